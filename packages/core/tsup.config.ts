@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig({
+  entry: ["src/index.ts"],
+  format: ["esm"],
+  target: "es2022",
+  dts: { compilerOptions: { composite: false } },
+  sourcemap: true,
+  clean: true,
+  tsconfig: "tsconfig.json"
+})

@@ -1,0 +1,13 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/cli.ts", "src/runtime/node.ts", "src/runtime/deno.ts"],
+  format: ["esm"],
+  target: "es2022",
+  platform: "node",
+  dts: { compilerOptions: { composite: false } },
+  sourcemap: true,
+  clean: true,
+  external: [/^@image-policy\//],
+  tsconfig: "tsconfig.json"
+})
