@@ -1,0 +1,222 @@
+/**
+ * The storage port. Every method is scoped by organization: there is no method that can read or
+ * write another organization's row. Reads of a single row return `Option`; the workflow turns
+ * `None` into the domain's `...NotFound`. Infrastructure failures (database gone) are defects:
+ * they surface as a 500 with a correlation id, never as a user error.
+ *
+ * `transaction` makes a workflow's state change, its audit row and its outbox rows atomic
+ * (ARCHITECTURE "Data flow"): if the effect fails, nothing of it is kept.
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { ApiKey } from "../ApiKey.js"
+import type { RepositoryAssignment } from "../Assignment.js"
+import type { AuditEvent } from "../Audit.js"
+import type {
+  ApiKeyId,
+  EventId,
+  OrgId,
+  PhaseId,
+  PolicyGroupId,
+  RepositoryId,
+  RoutineId,
+  SnoozeRequestId,
+  TeamId,
+  VcsConnectionId,
+  WebhookId
+} from "../Id.js"
+import type { Mapping } from "../Mapping.js"
+import type { Organization } from "../Organization.js"
+import type { ClaimedDelivery, Delivery, DeliveryAttempt, OutboxEvent } from "../Outbox.js"
+import type { RepositoryAlreadyTracked, Repository, Routine, ScanStatus, Team, VcsConnection } from "../Onboarding.js"
+import type { ExternalSource, Phase, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
+import type { SnoozeRequest } from "../SnoozeRequest.js"
+import type { WebhookDestination } from "../Webhook.js"
+
+/** A keyset page request: `cursor` is opaque (core `Cursor`), `limit` already validated (1..200). */
+export interface PageRequest {
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+/** A page of a list: `nextCursor` is present only when more rows exist. */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | null
+}
+
+/** A draft mapping as stored: the phase it belongs to is part of its identity. */
+export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
+
+/** A new event and the destinations it fans out to (one delivery row each). */
+export interface NewOutboxEvent {
+  readonly event: OutboxEvent
+  readonly destinations: ReadonlyArray<WebhookId>
+}
+
+/** An API key found by its secret's hash, with the organization that owns it. */
+export interface ApiKeyMatch {
+  readonly orgId: OrgId
+  readonly key: ApiKey
+}
+
+export interface StoreService {
+  /** Runs `effect` atomically. Nested calls join the outer transaction. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+  readonly organizations: {
+    readonly get: (orgId: OrgId) => Effect.Effect<Option.Option<Organization>>
+    readonly insert: (org: Organization) => Effect.Effect<void>
+  }
+  readonly teams: {
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<Team>>
+    readonly get: (orgId: OrgId, teamId: TeamId) => Effect.Effect<Option.Option<Team>>
+    readonly insert: (orgId: OrgId, team: Team) => Effect.Effect<void>
+  }
+  readonly routines: {
+    /** All routines of the org, or those of one team when `teamId` is given. */
+    readonly list: (orgId: OrgId, page: PageRequest, filter?: { readonly teamId?: TeamId }) => Effect.Effect<Page<Routine>>
+    readonly get: (orgId: OrgId, routineId: RoutineId) => Effect.Effect<Option.Option<Routine>>
+    readonly insert: (orgId: OrgId, routine: Routine) => Effect.Effect<void>
+  }
+  readonly vcsConnections: {
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<VcsConnection>>
+    readonly get: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<Option.Option<VcsConnection>>
+    readonly insert: (orgId: OrgId, connection: VcsConnection, settings: unknown) => Effect.Effect<void>
+    /** Adapter settings of the connection (fixture data or API base URL and token reference). */
+    readonly settings: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<Option.Option<unknown>>
+    readonly setStatus: (orgId: OrgId, id: VcsConnectionId, status: VcsConnection["status"]) => Effect.Effect<void>
+  }
+  readonly repositories: {
+    readonly list: (
+      orgId: OrgId,
+      page: PageRequest,
+      filter?: { readonly repositoryId?: RepositoryId }
+    ) => Effect.Effect<Page<Repository>>
+    readonly get: (orgId: OrgId, id: RepositoryId) => Effect.Effect<Option.Option<Repository>>
+    readonly findByExternalId: (
+      orgId: OrgId,
+      connectionId: VcsConnectionId,
+      externalRepoId: string
+    ) => Effect.Effect<Option.Option<Repository>>
+    /** External ids of the connection's tracked repositories (for the `tracked` flag of available-repos). */
+    readonly trackedExternalIds: (orgId: OrgId, connectionId: VcsConnectionId) => Effect.Effect<ReadonlySet<string>>
+    /** Fails with `RepositoryAlreadyTracked` when a racing writer tracked the same repository first. */
+    readonly insert: (orgId: OrgId, repository: Repository) => Effect.Effect<void, RepositoryAlreadyTracked>
+    readonly setScanStatus: (
+      orgId: OrgId,
+      id: RepositoryId,
+      branchName: string,
+      status: ScanStatus
+    ) => Effect.Effect<void>
+    /** Takes the repository's row lock until the transaction ends (serializes assignment writers). */
+    readonly lock: (orgId: OrgId, id: RepositoryId) => Effect.Effect<void>
+  }
+  readonly policyGroups: {
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<PolicyGroup>>
+    /** Every group of the org (for assignment checks and resolution; orgs have few groups). */
+    readonly all: (orgId: OrgId) => Effect.Effect<ReadonlyArray<PolicyGroup>>
+    readonly get: (orgId: OrgId, id: PolicyGroupId) => Effect.Effect<Option.Option<PolicyGroup>>
+    readonly insert: (orgId: OrgId, group: PolicyGroup) => Effect.Effect<void>
+    /** Takes the group's row lock until the transaction ends (serializes drafts and publish). */
+    readonly lock: (orgId: OrgId, id: PolicyGroupId) => Effect.Effect<void>
+    readonly setExternalState: (
+      orgId: OrgId,
+      groupId: PolicyGroupId,
+      phaseId: PhaseId,
+      state: Pick<ExternalSource, "lastSyncedAt" | "lastError" | "lastVersion">
+    ) => Effect.Effect<void>
+  }
+  readonly drafts: {
+    readonly listByPhase: (
+      orgId: OrgId,
+      groupId: PolicyGroupId,
+      phaseId: PhaseId,
+      page: PageRequest
+    ) => Effect.Effect<Page<DraftMapping>>
+    readonly listByGroup: (orgId: OrgId, groupId: PolicyGroupId) => Effect.Effect<ReadonlyArray<DraftMapping>>
+    readonly findByKey: (
+      orgId: OrgId,
+      groupId: PolicyGroupId,
+      phaseId: PhaseId,
+      key: string
+    ) => Effect.Effect<Option.Option<DraftMapping>>
+    /** Inserts or replaces the draft with the same (phase, key). */
+    readonly put: (orgId: OrgId, groupId: PolicyGroupId, mapping: DraftMapping) => Effect.Effect<void>
+  }
+  readonly published: {
+    readonly listByGroup: (orgId: OrgId, groupId: PolicyGroupId) => Effect.Effect<ReadonlyArray<PublishedMapping>>
+    /** Replaces the published mappings of the given phases of a group with `mappings`. */
+    readonly replace: (
+      orgId: OrgId,
+      groupId: PolicyGroupId,
+      phaseIds: ReadonlyArray<PhaseId>,
+      mappings: ReadonlyArray<PublishedMapping>
+    ) => Effect.Effect<void>
+  }
+  readonly assignments: {
+    readonly get: (orgId: OrgId, repositoryId: RepositoryId) => Effect.Effect<ReadonlyArray<RepositoryAssignment>>
+    readonly replace: (
+      orgId: OrgId,
+      repositoryId: RepositoryId,
+      assignments: ReadonlyArray<RepositoryAssignment>
+    ) => Effect.Effect<void>
+  }
+  readonly apiKeys: {
+    readonly insert: (orgId: OrgId, key: ApiKey) => Effect.Effect<void>
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<ApiKey>>
+    readonly get: (orgId: OrgId, id: ApiKeyId) => Effect.Effect<Option.Option<ApiKey>>
+    /** The only unscoped read: authentication starts from the secret, before the org is known. */
+    readonly findBySecretHash: (secretHash: string) => Effect.Effect<Option.Option<ApiKeyMatch>>
+    readonly update: (orgId: OrgId, key: ApiKey) => Effect.Effect<void>
+  }
+  readonly webhooks: {
+    readonly insert: (orgId: OrgId, destination: WebhookDestination) => Effect.Effect<void>
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<WebhookDestination>>
+    readonly all: (orgId: OrgId) => Effect.Effect<ReadonlyArray<WebhookDestination>>
+    readonly get: (orgId: OrgId, id: WebhookId) => Effect.Effect<Option.Option<WebhookDestination>>
+    readonly update: (orgId: OrgId, destination: WebhookDestination) => Effect.Effect<void>
+    readonly delete: (orgId: OrgId, id: WebhookId) => Effect.Effect<void>
+  }
+  readonly snoozeRequests: {
+    readonly insert: (orgId: OrgId, request: SnoozeRequest) => Effect.Effect<void>
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<SnoozeRequest>>
+    readonly get: (orgId: OrgId, id: SnoozeRequestId) => Effect.Effect<Option.Option<SnoozeRequest>>
+    readonly update: (orgId: OrgId, request: SnoozeRequest) => Effect.Effect<void>
+  }
+  readonly audit: {
+    readonly append: (orgId: OrgId, event: AuditEvent) => Effect.Effect<void>
+    /** Newest first. */
+    readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<AuditEvent>>
+  }
+  readonly outbox: {
+    readonly append: (orgId: OrgId, events: ReadonlyArray<NewOutboxEvent>) => Effect.Effect<void>
+    readonly getEvent: (orgId: OrgId, id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
+    /**
+     * Claims up to `limit` pending deliveries due at `now` whose lease is free or expired, leasing
+     * them to `worker` until `now + leaseMs`. Two workers never hold the same delivery at once
+     * (SKIP LOCKED on PostgreSQL); a crashed worker's lease simply expires.
+     */
+    readonly claim: (options: {
+      readonly worker: string
+      readonly now: Date
+      readonly leaseMs: number
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /** Records one attempt and the delivery's new state, releasing the lease. */
+    readonly recordAttempt: (
+      orgId: OrgId,
+      attempt: DeliveryAttempt,
+      next: Pick<Delivery, "status" | "nextAttemptAt">
+    ) => Effect.Effect<void>
+    readonly deliveries: (orgId: OrgId, webhookId: WebhookId, page: PageRequest) => Effect.Effect<Page<Delivery>>
+    readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<DeliveryAttempt>>
+    /** Puts a dead delivery back to pending, due now (replay keeps the CloudEvent id). */
+    readonly requeue: (orgId: OrgId, eventId: EventId, webhookId: WebhookId, now: Date) => Effect.Effect<boolean>
+  }
+}
+
+export class Store extends Context.Tag("@image-policy/core/Store")<Store, StoreService>() {}
+
+export type { Phase }

@@ -1,0 +1,89 @@
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import * as Id from "../src/Id.js"
+import * as Webhook from "../src/Webhook.js"
+
+const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
+const teamA = id<Id.TeamId>("team", 1)
+const teamB = id<Id.TeamId>("team", 2)
+const group = id<Id.PolicyGroupId>("policyGroup", 3)
+const otherGroup = id<Id.PolicyGroupId>("policyGroup", 4)
+
+const destination = (
+  n: number,
+  scope: Webhook.WebhookScope,
+  overrides: Partial<Webhook.WebhookDestination> = {}
+): Webhook.WebhookDestination => ({
+  id: id<Id.WebhookId>("webhook", n),
+  name: `d${n}`,
+  type: "generic",
+  endpointSealed: "sealed",
+  endpointPreview: "https://example.com/…/abcd",
+  signingSecretSealed: "sealed",
+  audienceTeamId: null,
+  scope,
+  events: ["service.policy_group.published", "service.snooze_request.created"],
+  status: "active",
+  disabledReason: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  ...overrides
+})
+
+const orgWide = destination(1, { kind: "organization" })
+const toTeamA = destination(2, { kind: "team", teamId: teamA })
+const toTeamB = destination(3, { kind: "team", teamId: teamB })
+const toGroup = destination(4, { kind: "policyGroup", policyGroupId: group })
+const toOtherGroup = destination(5, { kind: "policyGroup", policyGroupId: otherGroup })
+const disabled = destination(6, { kind: "organization" }, { status: "disabled" })
+const notSubscribed = destination(7, { kind: "organization" }, { events: ["service.webhook.test"] })
+const all = [orgWide, toTeamA, toTeamB, toGroup, toOtherGroup, disabled, notSubscribed]
+
+describe("Webhook.route (contracts section 5, Routing)", () => {
+  it("sends policy events to the organization, the group's notification team and the group's destinations", () => {
+    const ids = Webhook.route(
+      "service.policy_group.published",
+      { family: "policy", policyGroupId: group, notificationTeamId: teamA },
+      all
+    )
+    assert.deepStrictEqual(ids, [orgWide.id, toTeamA.id, toGroup.id])
+  })
+
+  it("sends policy events of a group with routing `none` to organization and group destinations only", () => {
+    const team = Webhook.notificationTeam({ kind: "none" }, teamA)
+    const ids = Webhook.route("service.policy_group.published", { family: "policy", policyGroupId: group, notificationTeamId: team }, all)
+    assert.deepStrictEqual(ids, [orgWide.id, toGroup.id])
+  })
+
+  it("resolves `inherit` to the organization's default team and `team` to the chosen one", () => {
+    assert.strictEqual(Webhook.notificationTeam({ kind: "inherit" }, teamB), teamB)
+    assert.strictEqual(Webhook.notificationTeam({ kind: "team", teamId: teamA }, teamB), teamA)
+  })
+
+  it("sends snooze events to the organization and the repository's team, never to group destinations", () => {
+    const ids = Webhook.route("service.snooze_request.created", { family: "snooze", repositoryTeamId: teamB }, all)
+    assert.deepStrictEqual(ids, [orgWide.id, toTeamB.id])
+  })
+
+  it("sends a test event only to its own destination, whatever it subscribed to", () => {
+    const ids = Webhook.route("service.webhook.test", { family: "webhook", webhookId: notSubscribed.id }, all)
+    assert.deepStrictEqual(ids, [notSubscribed.id])
+  })
+
+  it.prop("never routes to a disabled destination or one that did not select the type", [
+    fc.constantFrom("service.policy_group.published", "service.snooze_request.created", "service.policy_mapping.created"),
+    fc.boolean()
+  ], ([type, policy]) => {
+    const ids = Webhook.route(
+      type,
+      policy
+        ? { family: "policy", policyGroupId: group, notificationTeamId: teamA }
+        : { family: "snooze", repositoryTeamId: teamA },
+      all
+    )
+    for (const routed of ids) {
+      const d = all.find((x) => x.id === routed)!
+      assert.strictEqual(d.status, "active")
+      assert.isTrue(d.events.includes(type))
+    }
+  })
+})
