@@ -1,0 +1,99 @@
+/**
+ * Secrets at rest (VCS tokens, webhook signing secrets): AES-256-GCM through WebCrypto, so the
+ * same code runs on Node 20 and Deno. The key comes from `IMAGE_POLICY_SECRET_KEY` (base64 of 32
+ * bytes; contracts/README.md section 1).
+ *
+ * Sealed form: `v1.<base64url iv>.<base64url ciphertext+tag>`. The version prefix lets a later
+ * release change algorithm or key without guessing what an old value is. A fresh random 12-byte IV
+ * per seal: GCM must never reuse an IV under one key.
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+
+export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{
+  readonly reason: "malformed" | "decrypt-failed" | "bad-key"
+  /** Never contains the plaintext, the sealed value or the key. */
+  readonly message: string
+}> {}
+
+export class SecretBox extends Context.Tag("@image-policy/adapters/SecretBox")<SecretBox, {
+  readonly seal: (plaintext: string) => Effect.Effect<string>
+  readonly open: (sealed: string) => Effect.Effect<string, SecretBoxError>
+}>() {}
+
+const VERSION = "v1"
+const IV_BYTES = 12
+const KEY_BYTES = 32
+const TAG_BYTES = 16
+
+const subtle = () => globalThis.crypto.subtle
+
+/** A new random key, base64 (the format of `IMAGE_POLICY_SECRET_KEY`). */
+export const generateKey = (): string => Encoding.encodeBase64(globalThis.crypto.getRandomValues(new Uint8Array(KEY_BYTES)))
+
+/** Decodes and checks a base64 key; the error never echoes the key. */
+export const decodeKey = (base64: string): Either.Either<Uint8Array, SecretBoxError> =>
+  Encoding.decodeBase64(base64.trim()).pipe(
+    Either.mapLeft(() => new SecretBoxError({ reason: "bad-key", message: "secret key is not valid base64" })),
+    Either.filterOrLeft(
+      (bytes) => bytes.length === KEY_BYTES,
+      (bytes) =>
+        new SecretBoxError({
+          reason: "bad-key",
+          message: `secret key must be ${KEY_BYTES} bytes of base64, got ${bytes.length} bytes`
+        })
+    )
+  )
+
+const importKey = (raw: Uint8Array) =>
+  Effect.tryPromise({
+    try: () => subtle().importKey("raw", Uint8Array.from(raw), { name: "AES-GCM" }, false, ["encrypt", "decrypt"]),
+    catch: () => new SecretBoxError({ reason: "bad-key", message: "secret key was rejected by WebCrypto" })
+  })
+
+/** A SecretBox over a raw 32-byte key. */
+export const make = (rawKey: Uint8Array): Effect.Effect<SecretBox["Type"], SecretBoxError> =>
+  Effect.map(importKey(rawKey), (key) => {
+    const malformed = new SecretBoxError({ reason: "malformed", message: "sealed secret is malformed" })
+    const decryptFailed = new SecretBoxError({
+      reason: "decrypt-failed",
+      message: "sealed secret could not be decrypted (wrong key or tampered value)"
+    })
+    return SecretBox.of({
+      seal: (plaintext) =>
+        Effect.promise(async () => {
+          const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES))
+          const ciphertext = await subtle().encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext))
+          return `${VERSION}.${Encoding.encodeBase64Url(iv)}.${Encoding.encodeBase64Url(new Uint8Array(ciphertext))}`
+        }),
+      open: (sealed) => {
+        const parts = sealed.split(".")
+        if (parts.length !== 3 || parts[0] !== VERSION) return Effect.fail(malformed)
+        const iv = Encoding.decodeBase64Url(parts[1]!)
+        const ciphertext = Encoding.decodeBase64Url(parts[2]!)
+        if (
+          Either.isLeft(iv) || Either.isLeft(ciphertext) || iv.right.length !== IV_BYTES ||
+          ciphertext.right.length < TAG_BYTES
+        ) return Effect.fail(malformed)
+        return Effect.tryPromise({
+          try: () => subtle().decrypt({ name: "AES-GCM", iv: Uint8Array.from(iv.right) }, key, Uint8Array.from(ciphertext.right)),
+          catch: () => decryptFailed
+        }).pipe(
+          Effect.flatMap((plain) =>
+            Effect.try({
+              try: () => new TextDecoder("utf-8", { fatal: true }).decode(plain),
+              catch: () => decryptFailed
+            })
+          )
+        )
+      }
+    })
+  })
+
+/** The SecretBox for a base64 key (`IMAGE_POLICY_SECRET_KEY`); fails with `bad-key` when it is not 32 bytes. */
+export const layerFromKey = (base64Key: string): Layer.Layer<SecretBox, SecretBoxError> =>
+  Layer.effect(SecretBox, Effect.flatMap(decodeKey(base64Key), make))

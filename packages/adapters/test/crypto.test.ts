@@ -1,0 +1,148 @@
+import { Id, Ids as IdsPort } from "@image-policy/core"
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import * as Either from "effect/Either"
+import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
+import * as Ids from "../src/crypto/Ids.js"
+import * as SecretBox from "../src/crypto/SecretBox.js"
+
+const key = SecretBox.generateKey()
+const otherKey = SecretBox.generateKey()
+const box = (base64Key: string) => Effect.provide(SecretBox.SecretBox, SecretBox.layerFromKey(base64Key))
+
+// Flips one bit of the ciphertext part of a sealed value.
+const tamper = (sealed: string): string => {
+  const [version, iv, ciphertext] = sealed.split(".") as [string, string, string]
+  const bytes = Either.getOrThrow(Encoding.decodeBase64Url(ciphertext))
+  bytes[0] = bytes[0]! ^ 1
+  return `${version}.${iv}.${Encoding.encodeBase64Url(bytes)}`
+}
+
+describe("SecretBox", () => {
+  it.effect.prop("open(seal(s)) == s for any string", [fc.string({ unit: "grapheme", maxLength: 200 })], ([plain]) =>
+    Effect.gen(function*() {
+      const secrets = yield* box(key)
+      assert.strictEqual(yield* secrets.open(yield* secrets.seal(plain)), plain)
+    }))
+
+  it.effect("seals to v1.<iv>.<ciphertext>, never containing the plaintext, with a fresh IV each time", () =>
+    Effect.gen(function*() {
+      const secrets = yield* box(key)
+      const plain = "ghp_SuperSecretToken1234567890"
+      const first = yield* secrets.seal(plain)
+      const second = yield* secrets.seal(plain)
+      assert.match(first, /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/)
+      assert.notInclude(first, plain)
+      assert.notInclude(first, Encoding.encodeBase64Url(plain))
+      assert.notStrictEqual(first, second)
+    }))
+
+  it.effect("a tampered value fails with decrypt-failed and a message without secrets", () =>
+    Effect.gen(function*() {
+      const secrets = yield* box(key)
+      const error = yield* Effect.flip(secrets.open(tamper(yield* secrets.seal("webhook-signing-secret"))))
+      assert.strictEqual(error.reason, "decrypt-failed")
+      assert.notInclude(error.message, "webhook-signing-secret")
+      assert.notInclude(error.message, key)
+    }))
+
+  it.effect("a value sealed under another key fails with decrypt-failed", () =>
+    Effect.gen(function*() {
+      const sealed = yield* Effect.flatMap(box(otherKey), (s) => s.seal("token"))
+      const error = yield* Effect.flip(Effect.flatMap(box(key), (s) => s.open(sealed)))
+      assert.strictEqual(error.reason, "decrypt-failed")
+    }))
+
+  it.effect("malformed input is reported as malformed", () =>
+    Effect.gen(function*() {
+      const secrets = yield* box(key)
+      for (const input of ["", "plain text", "v2.AAAAAAAAAAAAAAAA.AAAA", "v1.AAAA.AAAAAAAAAAAAAAAAAAAAAAAA", "v1.!!!.???"]) {
+        const error = yield* Effect.flip(secrets.open(input))
+        assert.strictEqual(error.reason, "malformed", input)
+      }
+    }))
+
+  it.effect.prop("random input never throws: it opens to a typed error", [fc.string()], ([input]) =>
+    Effect.gen(function*() {
+      const secrets = yield* box(key)
+      const error = yield* Effect.flip(secrets.open(input))
+      assert.strictEqual(error._tag, "SecretBoxError")
+    }))
+
+  it.effect("a key that is not 32 bytes of base64 fails with bad-key, without echoing it", () =>
+    Effect.gen(function*() {
+      for (const bad of ["not base64 at all!", Encoding.encodeBase64(new Uint8Array(16))]) {
+        const error = yield* Effect.flip(box(bad))
+        assert.strictEqual(error.reason, "bad-key")
+        assert.notInclude(error.message, bad)
+      }
+    }))
+
+  it("generateKey gives 32 random bytes in base64", () => {
+    const bytes = Either.getOrThrow(Encoding.decodeBase64(SecretBox.generateKey()))
+    assert.strictEqual(bytes.length, 32)
+    assert.notStrictEqual(SecretBox.generateKey(), SecretBox.generateKey())
+  })
+})
+
+describe("ApiKeyHash", () => {
+  it.effect("hashes to the hex SHA-256 of the secret", () =>
+    Effect.gen(function*() {
+      // SHA-256("abc"), FIPS 180-2 test vector
+      assert.strictEqual(
+        yield* ApiKeyHash.hashSecret("abc"),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+      )
+    }))
+
+  it.effect.prop("verify(s, hash(s)) holds and another secret does not verify", [fc.string(), fc.string()], ([a, b]) =>
+    Effect.gen(function*() {
+      const hash = yield* ApiKeyHash.hashSecret(a)
+      assert.isTrue(yield* ApiKeyHash.verifySecret(a, hash))
+      assert.strictEqual(yield* ApiKeyHash.verifySecret(b, hash), a === b)
+    }))
+
+  it.effect("a malformed stored hash never verifies", () =>
+    Effect.gen(function*() {
+      const hash = yield* ApiKeyHash.hashSecret("secret")
+      assert.isFalse(yield* ApiKeyHash.verifySecret("secret", hash.slice(0, 63)))
+      assert.isFalse(yield* ApiKeyHash.verifySecret("secret", ""))
+      assert.isTrue(yield* ApiKeyHash.verifySecret("secret", hash.toUpperCase()))
+    }))
+
+  it.prop("constantTimeEqual agrees with ===", [fc.string(), fc.string()], ([a, b]) => {
+    assert.strictEqual(ApiKeyHash.constantTimeEqual(a, b), a === b)
+    assert.isTrue(ApiKeyHash.constantTimeEqual(a, a))
+  })
+})
+
+describe("Ids", () => {
+  const idPattern = /^repo_[0-9a-z]{26}$/
+
+  it.effect("gives well-formed, distinct ids and the requested number of bytes", () =>
+    Effect.gen(function*() {
+      const ids = yield* IdsPort
+      const generated = yield* Effect.all(Array.from({ length: 100 }, () => ids.next("repository")))
+      for (const id of generated) assert.match(id, idPattern)
+      assert.strictEqual(new Set(generated).size, 100)
+      assert.strictEqual((yield* ids.randomBytes(32)).length, 32)
+      assert.strictEqual((yield* ids.randomBytes(70_000)).length, 70_000)
+    }).pipe(Effect.provide(Ids.layer)))
+
+  it.effect("the seeded layer repeats its sequence for the same seed and differs for another", () =>
+    Effect.gen(function*() {
+      const run = (seed: number) =>
+        Effect.provide(
+          Effect.flatMap(IdsPort, (ids) => Effect.all([ids.next("organization"), ids.next("apiKey"), ids.randomBytes(8)])),
+          Ids.layerSeeded(seed)
+        )
+      const [a, b, c] = yield* Effect.all([run(7), run(7), run(8)])
+      assert.deepStrictEqual(a, b)
+      assert.notDeepEqual(a, c)
+      assert.isTrue(a[0].startsWith(`${Id.prefixes.organization}_`))
+      assert.isTrue(a[1].startsWith(`${Id.prefixes.apiKey}_`))
+      assert.notStrictEqual(a[0].slice(4), a[1].slice(4))
+    }))
+})

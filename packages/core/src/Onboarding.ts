@@ -1,0 +1,308 @@
+/**
+ * Repository onboarding (spec section 2 resources; section 4 rules 2-3; section 3 "POST repositories").
+ * The entities here are the shapes storage persists and the API returns, with the spec's field names.
+ * `validateOnboarding` is pure: the workflow looks up the connection, provider repository and branches,
+ * team, routine and any existing tracked repository, and hands them in. Unknown ids in the body are
+ * the workflow's business (it reads the store and answers 400 naming the path, contracts section 4).
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { RepositoryId, RoutineId, TeamId, VcsConnectionId } from "./Id.js"
+
+// ---------------------------------------------------------------------------------------------
+// Entities
+// ---------------------------------------------------------------------------------------------
+
+export const Team = Schema.Struct({
+  id: TeamId,
+  name: Schema.String
+})
+export type Team = typeof Team.Type
+
+/** `teamId` is null for a routine without a team, which onboarding rejects (spec 4.2). */
+export const Routine = Schema.Struct({
+  id: RoutineId,
+  teamId: Schema.NullOr(TeamId),
+  name: Schema.String,
+  active: Schema.Boolean,
+  intervalDays: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+})
+export type Routine = typeof Routine.Type
+
+export const VcsProvider = Schema.Literal("github", "gitlab")
+export type VcsProvider = typeof VcsProvider.Type
+
+export const ConnectionStatus = Schema.Literal("active", "inactive", "error")
+export type ConnectionStatus = typeof ConnectionStatus.Type
+
+export const VcsConnection = Schema.Struct({
+  id: VcsConnectionId,
+  provider: VcsProvider,
+  externalAccountName: Schema.String,
+  status: ConnectionStatus
+})
+export type VcsConnection = typeof VcsConnection.Type
+
+/** `externalRepoId` is the provider's id, never a service `RepositoryId` (spec section 2). */
+export const AvailableRepository = Schema.Struct({
+  externalRepoId: Schema.String,
+  fullName: Schema.String,
+  defaultBranch: Schema.String,
+  tracked: Schema.Boolean
+})
+export type AvailableRepository = typeof AvailableRepository.Type
+
+/** What the provider says about a repository; `tracked` is the service's knowledge, added later. */
+export type ProviderRepository = Omit<AvailableRepository, "tracked">
+
+export const AvailableBranch = Schema.Struct({
+  name: Schema.String,
+  isDefault: Schema.Boolean
+})
+export type AvailableBranch = typeof AvailableBranch.Type
+
+/** The spec shows only "queued" (section 3); the other values are our choice for the scan worker. */
+export const ScanStatus = Schema.Literal("queued", "running", "succeeded", "failed")
+export type ScanStatus = typeof ScanStatus.Type
+
+export const TrackedBranch = Schema.Struct({
+  branchName: Schema.String,
+  scan: Schema.Struct({ status: ScanStatus })
+})
+export type TrackedBranch = typeof TrackedBranch.Type
+
+export const Repository = Schema.Struct({
+  id: RepositoryId,
+  vcsConnectionId: VcsConnectionId,
+  externalRepoId: Schema.String,
+  fullName: Schema.String,
+  defaultBranch: Schema.String,
+  assignedTeamId: TeamId,
+  assignedRoutineId: RoutineId,
+  branches: Schema.Array(TrackedBranch),
+  createdAt: Schema.String
+})
+export type Repository = typeof Repository.Type
+
+// ---------------------------------------------------------------------------------------------
+// Request
+// ---------------------------------------------------------------------------------------------
+
+// Rejected rather than silently trimmed: a branch name with surrounding blanks is a client bug, and
+// quietly tracking a different name than the one sent would surprise the caller.
+export const BranchName = Schema.Trimmed.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+
+/** Body of POST /repositories (spec section 4). One repository per request (spec 4.2). */
+export const OnboardRequest = Schema.Struct({
+  vcsConnectionId: VcsConnectionId,
+  externalRepoId: Schema.NonEmptyString,
+  assignedTeamId: TeamId,
+  assignedRoutineId: RoutineId,
+  branchNames: Schema.NonEmptyArray(BranchName).pipe(Schema.maxItems(100))
+})
+export type OnboardRequest = typeof OnboardRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Errors (no HTTP status: the host maps them; contracts section 4 for the choices)
+// ---------------------------------------------------------------------------------------------
+
+/** Only active connections are usable for onboarding (spec section 2); contracts: 400. */
+export class ConnectionNotActive extends Schema.TaggedError<ConnectionNotActive>()("ConnectionNotActive", {
+  vcsConnectionId: VcsConnectionId,
+  status: ConnectionStatus
+}) {
+  override get message() {
+    return `VCS connection ${this.vcsConnectionId} is ${this.status}; only active connections can onboard repositories`
+  }
+}
+
+/** The provider does not list the repository for this connection. */
+export class RepositoryNotAvailable extends Schema.TaggedError<RepositoryNotAvailable>()("RepositoryNotAvailable", {
+  externalRepoId: Schema.String
+}) {
+  override get message() {
+    return `repository ${this.externalRepoId} is not available through this connection (try available-repos with refresh=1 once)`
+  }
+}
+
+/** spec 4.3: 409; it says nothing about whether team, routine or groups match. */
+export class RepositoryAlreadyTracked extends Schema.TaggedError<RepositoryAlreadyTracked>()("RepositoryAlreadyTracked", {
+  externalRepoId: Schema.String,
+  repositoryId: RepositoryId
+}) {
+  override get message() {
+    return `repository ${this.externalRepoId} is already tracked as ${this.repositoryId}`
+  }
+}
+
+export class DuplicateBranchName extends Schema.TaggedError<DuplicateBranchName>()("DuplicateBranchName", {
+  branchName: Schema.String,
+  path: Schema.String
+}) {
+  override get message() {
+    return `branch ${this.branchName} is listed more than once`
+  }
+}
+
+/** spec 4.2: the provider default branch must be among `branchNames`. */
+export class DefaultBranchNotIncluded extends Schema.TaggedError<DefaultBranchNotIncluded>()("DefaultBranchNotIncluded", {
+  defaultBranch: Schema.String,
+  path: Schema.Literal("branchNames")
+}) {
+  override get message() {
+    return `branchNames must include the default branch ${this.defaultBranch}`
+  }
+}
+
+export class BranchNotAvailable extends Schema.TaggedError<BranchNotAvailable>()("BranchNotAvailable", {
+  branchName: Schema.String,
+  path: Schema.String
+}) {
+  override get message() {
+    return `branch ${this.branchName} does not exist on the provider`
+  }
+}
+
+/** spec 4.2: a routine without a team is rejected. */
+export class RoutineWithoutTeam extends Schema.TaggedError<RoutineWithoutTeam>()("RoutineWithoutTeam", {
+  routineId: RoutineId
+}) {
+  override get message() {
+    return `routine ${this.routineId} belongs to no team`
+  }
+}
+
+/** spec 4.2: the routine must belong to the team given in `assignedTeamId`. */
+export class RoutineTeamMismatch extends Schema.TaggedError<RoutineTeamMismatch>()("RoutineTeamMismatch", {
+  routineId: RoutineId,
+  routineTeamId: TeamId,
+  assignedTeamId: TeamId
+}) {
+  override get message() {
+    return `routine ${this.routineId} belongs to team ${this.routineTeamId}, not to ${this.assignedTeamId}`
+  }
+}
+
+export type OnboardingError =
+  | ConnectionNotActive
+  | RepositoryNotAvailable
+  | RepositoryAlreadyTracked
+  | DuplicateBranchName
+  | DefaultBranchNotIncluded
+  | BranchNotAvailable
+  | RoutineWithoutTeam
+  | RoutineTeamMismatch
+
+export const OnboardingError = Schema.Union(
+  ConnectionNotActive,
+  RepositoryNotAvailable,
+  RepositoryAlreadyTracked,
+  DuplicateBranchName,
+  DefaultBranchNotIncluded,
+  BranchNotAvailable,
+  RoutineWithoutTeam,
+  RoutineTeamMismatch
+)
+
+// ---------------------------------------------------------------------------------------------
+// Rule
+// ---------------------------------------------------------------------------------------------
+
+export interface OnboardingPlan {
+  readonly externalRepoId: string
+  readonly fullName: string
+  readonly defaultBranch: string
+  /** In request order; duplicates are an error, never silently removed. */
+  readonly branches: ReadonlyArray<string>
+  /** One queued scan per branch (spec section 3). */
+  readonly scans: ReadonlyArray<{ readonly branchName: string; readonly status: "queued" }>
+}
+
+export interface OnboardingInput {
+  readonly request: OnboardRequest
+  readonly connection: VcsConnection
+  /** Undefined when the provider does not list the repository for this connection. */
+  readonly repository: ProviderRepository | undefined
+  /** Branches the provider reports for the repository. */
+  readonly branches: ReadonlyArray<AvailableBranch>
+  /** The team named by `assignedTeamId`. */
+  readonly team: Team
+  /** The routine named by `assignedRoutineId`. */
+  readonly routine: Routine
+  /** The tracked repository with the same provider id in this organization, if any. */
+  readonly existing: Repository | undefined
+}
+
+/**
+ * Validates POST /repositories. Checks run in this order and the first failure wins, so a client
+ * fixes the most fundamental problem first and the answer is deterministic:
+ * 1. connection active, 2. repository available on the provider, 3. not already tracked (409, spec 4.3),
+ * 4. no duplicate branch, 5. default branch included (spec 4.2), 6. each branch exists on the provider,
+ * 7. routine has a team, 8. routine's team equals `assignedTeamId` (spec 4.2).
+ * The 409 comes after the 400s about the connection and repository because those make the request
+ * meaningless, but before branch checks: a tracked repository cannot be onboarded whatever the branches.
+ */
+export const validateOnboarding = (input: OnboardingInput): Either.Either<OnboardingPlan, OnboardingError> => {
+  const { branches, connection, existing, request, routine } = input
+  if (connection.status !== "active") {
+    return Either.left(new ConnectionNotActive({ vcsConnectionId: connection.id, status: connection.status }))
+  }
+  const repository = input.repository
+  if (repository === undefined || repository.externalRepoId !== request.externalRepoId) {
+    return Either.left(new RepositoryNotAvailable({ externalRepoId: request.externalRepoId }))
+  }
+  if (existing !== undefined) {
+    return Either.left(new RepositoryAlreadyTracked({ externalRepoId: request.externalRepoId, repositoryId: existing.id }))
+  }
+  const seen = new Set<string>()
+  for (const [i, branchName] of request.branchNames.entries()) {
+    if (seen.has(branchName)) {
+      return Either.left(new DuplicateBranchName({ branchName, path: `branchNames[${i}]` }))
+    }
+    seen.add(branchName)
+  }
+  if (!seen.has(repository.defaultBranch)) {
+    return Either.left(new DefaultBranchNotIncluded({ defaultBranch: repository.defaultBranch, path: "branchNames" }))
+  }
+  const onProvider = new Set(branches.map((b) => b.name))
+  for (const [i, branchName] of request.branchNames.entries()) {
+    if (!onProvider.has(branchName)) {
+      return Either.left(new BranchNotAvailable({ branchName, path: `branchNames[${i}]` }))
+    }
+  }
+  if (routine.teamId === null) {
+    return Either.left(new RoutineWithoutTeam({ routineId: routine.id }))
+  }
+  if (routine.teamId !== request.assignedTeamId) {
+    return Either.left(
+      new RoutineTeamMismatch({
+        routineId: routine.id,
+        routineTeamId: routine.teamId,
+        assignedTeamId: request.assignedTeamId
+      })
+    )
+  }
+  return Either.right({
+    externalRepoId: repository.externalRepoId,
+    fullName: repository.fullName,
+    defaultBranch: repository.defaultBranch,
+    branches: [...request.branchNames],
+    scans: request.branchNames.map((branchName) => ({ branchName, status: "queued" as const }))
+  })
+}
+
+/** The tracked repository a valid plan creates; every initial branch scan is queued (spec section 3). */
+export const makeRepository = (
+  plan: OnboardingPlan,
+  options: { readonly id: RepositoryId; readonly request: OnboardRequest; readonly now: Date }
+): Repository => ({
+  id: options.id,
+  vcsConnectionId: options.request.vcsConnectionId,
+  externalRepoId: plan.externalRepoId,
+  fullName: plan.fullName,
+  defaultBranch: plan.defaultBranch,
+  assignedTeamId: options.request.assignedTeamId,
+  assignedRoutineId: options.request.assignedRoutineId,
+  branches: plan.branches.map((branchName) => ({ branchName, scan: { status: "queued" } })),
+  createdAt: options.now.toISOString()
+})
