@@ -1,7 +1,8 @@
+import { existsSync } from "node:fs"
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/cli.ts", "src/runtime/node.ts", "src/runtime/deno.ts"],
+  entry: ["src/index.ts", "src/cli.ts", "src/runtime/node.ts", "src/runtime/deno.ts"].filter((f) => existsSync(f)),
   format: ["esm"],
   target: "es2022",
   platform: "node",
