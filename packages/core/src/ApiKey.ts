@@ -1,0 +1,114 @@
+/**
+ * API keys (spec 2, 3, 5.6-5.7, 8; contracts 5). The secret exists only in the create answer;
+ * the store keeps its hash (computed by the adapters) and a short prefix for display.
+ */
+import * as Schema from "effect/Schema"
+import { ApiKeyId, ServiceAccountId } from "./Id.js"
+import { encodeRandom } from "./Id.js"
+import { Permission, permissionsOf, RoleName } from "./Permission.js"
+
+export const expiryPresets = [30, 90, 180, 365] as const
+const DAY_MS = 86_400_000
+
+/** 1..365 days, or `null` for an explicitly unlimited key (spec 8). */
+export const ExpiresInDays = Schema.NullOr(
+  Schema.Int.pipe(Schema.between(1, 365, { message: () => "must be an integer from 1 to 365, or null for unlimited" }))
+)
+
+const Name = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))
+
+export const ApiKeyCreateRequest = Schema.Union(
+  Schema.Struct({ name: Name, role: RoleName, expiresInDays: ExpiresInDays }),
+  Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission), expiresInDays: ExpiresInDays })
+)
+export type ApiKeyCreateRequest = typeof ApiKeyCreateRequest.Type
+
+export const ApiKey = Schema.Struct({
+  id: ApiKeyId,
+  serviceAccountId: ServiceAccountId,
+  name: Schema.String,
+  prefix: Schema.String,
+  secretHash: Schema.String,
+  role: Schema.NullOr(RoleName),
+  /** Explicit permission set; empty for role keys, whose permissions are resolved at check time. */
+  permissions: Schema.Array(Permission),
+  expiresAt: Schema.NullOr(Schema.String),
+  revokedAt: Schema.NullOr(Schema.String),
+  lastUsedAt: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+export type ApiKey = typeof ApiKey.Type
+
+export const ApiKeyStatus = Schema.Literal("active", "expired", "revoked")
+export type ApiKeyStatus = typeof ApiKeyStatus.Type
+
+/** Revocation wins over expiry: a revoked key reads as revoked forever. */
+export const status = (key: ApiKey, nowMs: number): ApiKeyStatus =>
+  key.revokedAt !== null
+    ? "revoked"
+    : key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs
+    ? "expired"
+    : "active"
+
+export const expiresAt = (createdAt: Date, days: number | null): string | null =>
+  days === null ? null : new Date(createdAt.getTime() + days * DAY_MS).toISOString()
+
+export const grantedPermissions = (key: ApiKey): ReadonlyArray<Permission> =>
+  key.role !== null ? permissionsOf({ role: key.role }) : key.permissions
+
+export const SECRET_PREFIX = "ipk_"
+
+/** `ipk_` + 52 base32 characters from 32 random bytes (supplied by the `Ids` port). */
+export const formatSecret = (bytes: Uint8Array): string =>
+  SECRET_PREFIX + encodeRandom(bytes.subarray(0, 16)) + encodeRandom(bytes.subarray(16, 32))
+
+const secretPattern = /^ipk_[0-9a-z]{52}$/
+/** A cheap syntactic check before hashing, so junk headers cost nothing. */
+export const looksLikeSecret = (text: string): boolean => secretPattern.test(text)
+
+/** What lists show to recognise a key: the scheme and the first 8 random characters. */
+export const secretPrefix = (secret: string): string => secret.slice(0, SECRET_PREFIX.length + 8)
+
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", { apiKeyId: Schema.String }) {}
+
+/** Revocation keeps every field for audit; revoking twice keeps the first revocation time. */
+export const revoke = (key: ApiKey, now: Date): ApiKey =>
+  key.revokedAt !== null ? key : { ...key, revokedAt: now.toISOString() }
+
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  name: Schema.String,
+  prefix: Schema.String,
+  role: Schema.optional(RoleName),
+  permissions: Schema.Array(Permission),
+  expiresAt: Schema.NullOr(Schema.String),
+  status: ApiKeyStatus,
+  revokedAt: Schema.NullOr(Schema.String),
+  lastUsedAt: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+export type ApiKeyView = typeof ApiKeyView.Type
+
+export const ApiKeyCreated = Schema.Struct({
+  id: ApiKeyId,
+  name: Schema.String,
+  prefix: Schema.String,
+  role: Schema.optional(RoleName),
+  permissions: Schema.Array(Permission),
+  expiresAt: Schema.NullOr(Schema.String),
+  secret: Schema.String
+})
+export type ApiKeyCreated = typeof ApiKeyCreated.Type
+
+export const toView = (key: ApiKey, nowMs: number): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  ...(key.role !== null ? { role: key.role } : {}),
+  permissions: grantedPermissions(key),
+  expiresAt: key.expiresAt,
+  status: status(key, nowMs),
+  revokedAt: key.revokedAt,
+  lastUsedAt: key.lastUsedAt,
+  createdAt: key.createdAt
+})

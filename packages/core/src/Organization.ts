@@ -1,0 +1,45 @@
+/** Organizations, their edition and grants, and the Automation API gate (spec 1; contracts 3). */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { OrgId, TeamId } from "./Id.js"
+
+export const Edition = Schema.Literal("free", "team", "enterprise")
+export type Edition = typeof Edition.Type
+
+export const Feature = Schema.Literal("automation-api")
+export type Feature = typeof Feature.Type
+
+export const Grant = Schema.Struct({ feature: Feature, expiresAt: Schema.NullOr(Schema.String) })
+export type Grant = typeof Grant.Type
+
+export const Organization = Schema.Struct({
+  id: OrgId,
+  name: Schema.String,
+  edition: Edition,
+  grants: Schema.Array(Grant),
+  defaultNotificationTeamId: Schema.NullOr(TeamId),
+  /** Default delay before external-phase changes become active. */
+  cooldownSeconds: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+})
+export type Organization = typeof Organization.Type
+
+export class AutomationApiNotIncluded extends Schema.TaggedError<AutomationApiNotIncluded>()(
+  "AutomationApiNotIncluded",
+  { orgId: OrgId }
+) {
+  override get message() {
+    return "the organization's edition does not include the Automation API"
+  }
+}
+
+const activeGrant = (grant: Grant, nowMs: number) =>
+  grant.feature === "automation-api" && (grant.expiresAt === null || Date.parse(grant.expiresAt) > nowMs)
+
+/** API access exists only with the enterprise edition or an unexpired `automation-api` grant. */
+export const checkAutomationApi = (
+  org: Organization,
+  nowMs: number
+): Either.Either<void, AutomationApiNotIncluded> =>
+  org.edition === "enterprise" || org.grants.some((g) => activeGrant(g, nowMs))
+    ? Either.void
+    : Either.left(new AutomationApiNotIncluded({ orgId: org.id }))

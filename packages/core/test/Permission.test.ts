@@ -1,0 +1,43 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, FastCheck as fc } from "effect"
+import * as Permission from "../src/Permission.js"
+
+describe("Permission (contracts section 3)", () => {
+  it("roles hold exactly the documented permissions", () => {
+    assert.deepStrictEqual([...Permission.roles.Owner].sort(), [...Permission.allPermissions].sort())
+    assert.deepStrictEqual(
+      [...Permission.roles["Security Administrator"]].sort(),
+      Permission.allPermissions.filter((p) => p !== "api-keys:manage").sort()
+    )
+    assert.deepStrictEqual([...Permission.roles["Policy Automation"]].sort(), [
+      "assignments:manage", "mappings:write", "policy:publish", "policy:read", "repositories:manage",
+      "repositories:read", "teams:read", "vcs:read"
+    ])
+    assert.deepStrictEqual([...Permission.roles["Read Only"]].sort(), [
+      "audit:read", "exceptions:read", "policy:read", "reports:read", "repositories:read", "teams:read", "vcs:read"
+    ])
+  })
+
+  it("a key with only mappings:write cannot publish or manage keys (spec 5.4)", () => {
+    const granted = Permission.permissionsOf({ permissions: ["mappings:write"] })
+    assert.isTrue(Either.isRight(Permission.requirePermissions(granted, ["mappings:write"])))
+    const denied = Permission.requirePermissions(granted, ["policy:publish"])
+    assert.isTrue(Either.isLeft(denied))
+    if (Either.isLeft(denied)) assert.deepStrictEqual(denied.left.missing, ["policy:publish"])
+    assert.isTrue(Either.isLeft(Permission.requirePermissions(granted, ["api-keys:manage"])))
+  })
+
+  it("Policy Automation cannot manage webhooks; Security Administrator cannot manage API keys", () => {
+    assert.isTrue(Either.isLeft(Permission.requirePermissions(Permission.roles["Policy Automation"], ["webhooks:manage"])))
+    assert.isTrue(Either.isRight(Permission.requirePermissions(Permission.roles["Security Administrator"], ["webhooks:manage"])))
+    assert.isTrue(Either.isLeft(Permission.requirePermissions(Permission.roles["Security Administrator"], ["api-keys:manage"])))
+  })
+
+  const perms = fc.subarray([...Permission.allPermissions])
+  it.prop("required ⊆ granted exactly when the check passes, and `missing` is required \\ granted", [perms, perms], ([granted, required]) => {
+    const result = Permission.requirePermissions(granted, required)
+    const missing = required.filter((p) => !granted.includes(p))
+    assert.strictEqual(Either.isRight(result), missing.length === 0)
+    if (Either.isLeft(result)) assert.deepStrictEqual(result.left.missing, missing)
+  })
+})
