@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, FastCheck as fc, Schema } from "effect"
+import * as Cursor from "../src/Cursor.js"
+
+const position = fc.record({
+  sortKey: fc.oneof(fc.string(), fc.integer(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+  id: fc.string()
+})
+
+describe("Cursor", () => {
+  it.prop("decode(encode(p)) equals p", [position], ([p]) => {
+    assert.deepStrictEqual(Either.getOrThrow(Cursor.decodeCursor(Cursor.encodeCursor(p))), p)
+  })
+
+  it.prop("a changed character is detected (or decodes to the same position); it never throws", [
+    position,
+    fc.nat(),
+    fc.constantFrom(..."ABCxyz019-_=+/.")
+  ], ([p, at, ch]) => {
+    const cursor = Cursor.encodeCursor(p)
+    const i = at % cursor.length
+    const mangled = cursor.slice(0, i) + ch + cursor.slice(i + 1)
+    const result = Cursor.decodeCursor(mangled)
+    if (Either.isRight(result)) assert.deepStrictEqual(result.right, p)
+    else assert.strictEqual(result.left._tag, "InvalidCursor")
+  })
+
+  it.prop("random strings never throw", [fc.string({ maxLength: 3000 })], ([s]) => {
+    const result = Cursor.decodeCursor(s)
+    assert.isTrue(Either.isLeft(result) || Either.isRight(result))
+  })
+
+  it("truncation is detected", () => {
+    const cursor = Cursor.encodeCursor({ sortKey: "2026-01-01T00:00:00.000Z", id: "team_abc" })
+    assert.isTrue(Either.isLeft(Cursor.decodeCursor(cursor.slice(0, -3))))
+  })
+
+  it("page requests default the limit to 50 and bound it to 1..200", () => {
+    const decode = Schema.decodeUnknownEither(Cursor.PageRequest)
+    assert.deepStrictEqual(Either.getOrThrow(decode({})), { limit: 50 })
+    assert.deepStrictEqual(Either.getOrThrow(decode({ limit: "200" })), { limit: 200 })
+    for (const limit of ["0", "201", "1.5", "x", "-1"]) assert.isTrue(Either.isLeft(decode({ limit })), limit)
+    assert.isTrue(Either.isLeft(decode({ cursor: "garbage" })))
+    const cursor = Cursor.encodeCursor({ sortKey: "a", id: "b" })
+    assert.deepStrictEqual(Either.getOrThrow(decode({ cursor })), { cursor, limit: 50 })
+  })
+})
