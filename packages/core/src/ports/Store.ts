@@ -26,13 +26,20 @@ import type {
   VcsConnectionId,
   WebhookId
 } from "../Id.js"
-import type { Mapping } from "../Mapping.js"
 import type { Organization } from "../Organization.js"
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, OutboxEvent } from "../Outbox.js"
 import type { RepositoryAlreadyTracked, Repository, Routine, ScanStatus, Team, VcsConnection } from "../Onboarding.js"
-import type { ExternalSource, Phase, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
+import type { DraftMapping, ExternalSource, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
 import type { WebhookDestination } from "../Webhook.js"
+
+/**
+ * List order (the same on every store, so cursors mean the same everywhere): teams, routines and
+ * policy groups by (name, id); VCS connections by (externalAccountName, id); repositories, drafts,
+ * API keys, webhooks and snooze requests by (createdAt, id); audit events newest first by (at, id);
+ * deliveries by (updatedAt, eventId). The cursor is `Cursor.encodeCursor({ sortKey, id })` of the
+ * last row of the page.
+ */
 
 /** A keyset page request: `cursor` is opaque (core `Cursor`), `limit` already validated (1..200). */
 export interface PageRequest {
@@ -46,8 +53,7 @@ export interface Page<A> {
   readonly nextCursor: string | null
 }
 
-/** A draft mapping as stored: the phase it belongs to is part of its identity. */
-export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
+export type { DraftMapping }
 
 /** A new event and the destinations it fans out to (one delivery row each). */
 export interface NewOutboxEvent {
@@ -219,4 +225,3 @@ export interface StoreService {
 
 export class Store extends Context.Tag("@image-policy/core/Store")<Store, StoreService>() {}
 
-export type { Phase }

@@ -1,0 +1,56 @@
+/**
+ * Chooses a store from its textual form (contracts section 1): `memory`, `pglite:DIR` (the
+ * embedded default, a data directory and no server) or a `postgres://` / `postgresql://` URL.
+ * SQL stores are migrated when the layer is built.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { Store } from "@image-policy/core"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as MemoryStore from "./memory/MemoryStore.js"
+import * as Migrations from "./sql/Migrations.js"
+import * as PgClient from "./sql/PgClient.js"
+import * as PgliteClient from "./sql/PgliteClient.js"
+import * as SqlStore from "./sql/SqlStore.js"
+
+export const defaultStore = "pglite:.image-policy/data"
+
+export type StoreSpec =
+  | { readonly _tag: "memory" }
+  | { readonly _tag: "pglite"; readonly dataDir: string }
+  | { readonly _tag: "postgres"; readonly url: string }
+
+export class InvalidStoreSpec extends Data.TaggedError("InvalidStoreSpec")<{ readonly input: string }> {
+  override get message() {
+    return "store must be `memory`, `pglite:DIR` or a postgres:// URL"
+  }
+}
+
+export const parse = (input: string): Either.Either<StoreSpec, InvalidStoreSpec> => {
+  const text = input.trim()
+  if (text === "memory") return Either.right({ _tag: "memory" })
+  if (text.startsWith("pglite:") && text.length > "pglite:".length) {
+    return Either.right({ _tag: "pglite", dataDir: text.slice("pglite:".length) })
+  }
+  if (/^postgres(ql)?:\/\//.test(text)) return Either.right({ _tag: "postgres", url: text })
+  // never echo the input: a mistyped URL may hold a password
+  return Either.left(new InvalidStoreSpec({ input: text.startsWith("postgres") ? "postgres…" : text.slice(0, 40) }))
+}
+
+/** The SQL store over a client, migrated before anyone can use it. */
+export const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>): Layer.Layer<Store, E> =>
+  Layer.effect(Store, Effect.zipRight(Effect.orDie(Migrations.run), SqlStore.make)).pipe(Layer.provide(client))
+
+/** The `Store` layer of a spec; SQL stores run their migrations first. */
+export const layer = (spec: StoreSpec): Layer.Layer<Store, unknown> => {
+  switch (spec._tag) {
+    case "memory":
+      return MemoryStore.layer
+    case "pglite":
+      return migrated(PgliteClient.layer({ dataDir: spec.dataDir }))
+    case "postgres":
+      return migrated(PgClient.layerFromUrl(spec.url))
+  }
+}

@@ -1,0 +1,470 @@
+/**
+ * The memory store: every organization's rows in plain maps, for embedding and fast tests.
+ *
+ * Transactions hold one global lock for their whole duration and record an undo step for every
+ * write; when the transaction fails the undo steps run in reverse, so a failed workflow leaves no
+ * state, no audit row and no outbox row. Operations outside a transaction take the same lock, so
+ * nobody reads another fiber's uncommitted writes and a rollback never clobbers a concurrent write.
+ */
+import type { Id } from "@image-policy/core"
+import {
+  type ApiKey,
+  type Assignment,
+  type Audit,
+  Cursor,
+  Onboarding,
+  type Organization,
+  type Outbox,
+  type PolicyGroup,
+  type SnoozeRequest,
+  Store,
+  type Webhook
+} from "@image-policy/core"
+import type { Page, PageRequest, StoreService } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+interface DeliveryRow extends Outbox.Delivery {
+  readonly orgId: Id.OrgId
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number | null
+}
+
+interface OrgState {
+  readonly org: Organization.Organization
+  readonly teams: Map<string, Onboarding.Team>
+  readonly routines: Map<string, Onboarding.Routine>
+  readonly connections: Map<string, { readonly connection: Onboarding.VcsConnection; readonly settings: unknown }>
+  readonly repositories: Map<string, Onboarding.Repository & { readonly vcsConnectionId: Id.VcsConnectionId }>
+  readonly groups: Map<string, PolicyGroup.PolicyGroup>
+  /** keyed by `phaseId|key` */
+  readonly drafts: Map<string, PolicyGroup.DraftMapping & { readonly groupId: Id.PolicyGroupId }>
+  readonly published: Map<string, ReadonlyArray<PolicyGroup.PublishedMapping>>
+  readonly assignments: Map<string, ReadonlyArray<Assignment.RepositoryAssignment>>
+  readonly apiKeys: Map<string, ApiKey.ApiKey>
+  readonly webhooks: Map<string, Webhook.WebhookDestination>
+  readonly snoozes: Map<string, SnoozeRequest.SnoozeRequest>
+  readonly audit: Array<Audit.AuditEvent>
+  readonly events: Map<string, Outbox.OutboxEvent>
+  readonly attempts: Array<Outbox.DeliveryAttempt>
+}
+
+const sortBy = <A>(rows: Iterable<A>, key: (a: A) => readonly [string, string], desc = false): Array<A> =>
+  [...rows].sort((a, b) => {
+    const [ka, ia] = key(a)
+    const [kb, ib] = key(b)
+    const c = ka < kb ? -1 : ka > kb ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0
+    return desc ? -c : c
+  })
+
+/** Keyset pagination over rows already sorted by `key` (the same order the SQL store uses). */
+export const paginate = <A>(
+  sorted: ReadonlyArray<A>,
+  key: (a: A) => readonly [string, string],
+  page: PageRequest,
+  desc = false
+): Page<A> => {
+  let rows = sorted
+  if (page.cursor !== undefined) {
+    const position = Either.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
+    const after = (a: A) => {
+      const [k, id] = key(a)
+      const sk = String(position.sortKey)
+      const c = k < sk ? -1 : k > sk ? 1 : id < position.id ? -1 : id > position.id ? 1 : 0
+      return desc ? c < 0 : c > 0
+    }
+    rows = rows.filter(after)
+  }
+  const items = rows.slice(0, page.limit)
+  const last = items[items.length - 1]
+  const nextCursor = rows.length > page.limit && last !== undefined
+    ? Cursor.encodeCursor({ sortKey: key(last)[0], id: key(last)[1] })
+    : null
+  return { items, nextCursor }
+}
+
+const byName = (a: { readonly name: string; readonly id: string }) => [a.name, a.id] as const
+const byCreated = (a: { readonly createdAt: string; readonly id: string }) => [a.createdAt, a.id] as const
+
+export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
+  const orgs = new Map<string, OrgState>()
+  const deliveries = new Map<string, DeliveryRow>()
+  const lock = yield* Effect.makeSemaphore(1)
+  const undoLog = FiberRef.unsafeMake<Array<() => void> | null>(null)
+
+  /** Runs a synchronous step under the lock (or inside the caller's transaction). */
+  const run = <A>(f: (undo: (step: () => void) => void) => A): Effect.Effect<A> =>
+    Effect.flatMap(FiberRef.get(undoLog), (log) =>
+      log !== null
+        ? Effect.sync(() => f((step) => log.push(step)))
+        : lock.withPermits(1)(Effect.sync(() => f(() => {}))))
+
+  const state = (orgId: string): OrgState | undefined => orgs.get(orgId)
+  const need = (orgId: string): OrgState => {
+    const s = orgs.get(orgId)
+    if (s === undefined) throw new Error(`memory store: organization ${orgId} does not exist`)
+    return s
+  }
+
+  /** Sets `map[key] = value`, recording how to undo it. */
+  const put = <K, V>(undo: (step: () => void) => void, map: Map<K, V>, key: K, value: V) => {
+    const had = map.has(key)
+    const previous = map.get(key)
+    map.set(key, value)
+    undo(() => (had ? map.set(key, previous as V) : map.delete(key)))
+  }
+  const remove = <K, V>(undo: (step: () => void) => void, map: Map<K, V>, key: K) => {
+    if (!map.has(key)) return
+    const previous = map.get(key) as V
+    map.delete(key)
+    undo(() => map.set(key, previous))
+  }
+  const push = <A>(undo: (step: () => void) => void, array: Array<A>, value: A) => {
+    array.push(value)
+    undo(() => {
+      const i = array.lastIndexOf(value)
+      if (i >= 0) array.splice(i, 1)
+    })
+  }
+
+  const getIn = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>, id: string) =>
+    run(() => Option.fromNullable(state(orgId) && pick(state(orgId)!).get(id)))
+  const valuesOf = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>): Array<V> => {
+    const s = state(orgId)
+    return s ? [...pick(s).values()] : []
+  }
+
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(FiberRef.get(undoLog), (outer) => {
+      if (outer !== null) return effect // nested: joins the outer transaction
+      return lock.withPermits(1)(Effect.suspend(() => {
+        const log: Array<() => void> = []
+        return Effect.locally(effect, undoLog, log).pipe(
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : Effect.sync(() => {
+                for (let i = log.length - 1; i >= 0; i--) log[i]!()
+              })
+          )
+        )
+      }))
+    })
+
+  const service: StoreService = {
+    transaction,
+    organizations: {
+      get: (orgId) => run(() => Option.fromNullable(state(orgId)?.org)),
+      insert: (org) =>
+        run((undo) => {
+          const existing = orgs.get(org.id)
+          if (existing) {
+            put(undo, orgs, org.id, { ...existing, org })
+            return
+          }
+          put(undo, orgs, org.id, {
+            org,
+            teams: new Map(),
+            routines: new Map(),
+            connections: new Map(),
+            repositories: new Map(),
+            groups: new Map(),
+            drafts: new Map(),
+            published: new Map(),
+            assignments: new Map(),
+            apiKeys: new Map(),
+            webhooks: new Map(),
+            snoozes: new Map(),
+            audit: [],
+            events: new Map(),
+            attempts: []
+          })
+        })
+    },
+    teams: {
+      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.teams), byName), byName, page)),
+      get: (orgId, id) => getIn(orgId, (s) => s.teams, id),
+      insert: (orgId, team) => run((undo) => put(undo, need(orgId).teams, team.id, team))
+    },
+    routines: {
+      list: (orgId, page, filter) =>
+        run(() => {
+          const rows = valuesOf(orgId, (s) => s.routines).filter((r) =>
+            filter?.teamId === undefined || r.teamId === filter.teamId
+          )
+          return paginate(sortBy(rows, byName), byName, page)
+        }),
+      get: (orgId, id) => getIn(orgId, (s) => s.routines, id),
+      insert: (orgId, routine) => run((undo) => put(undo, need(orgId).routines, routine.id, routine))
+    },
+    vcsConnections: {
+      list: (orgId, page) =>
+        run(() => {
+          const key = (c: Onboarding.VcsConnection) => [c.externalAccountName, c.id] as const
+          const rows = valuesOf(orgId, (s) => s.connections).map((c) => c.connection)
+          return paginate(sortBy(rows, key), key, page)
+        }),
+      get: (orgId, id) => run(() => Option.fromNullable(state(orgId)?.connections.get(id)?.connection)),
+      insert: (orgId, connection, settings) =>
+        run((undo) => put(undo, need(orgId).connections, connection.id, { connection, settings })),
+      settings: (orgId, id) => run(() => Option.fromNullable(state(orgId)?.connections.get(id)?.settings)),
+      setStatus: (orgId, id, status) =>
+        run((undo) => {
+          const s = state(orgId)
+          const row = s?.connections.get(id)
+          if (s && row) put(undo, s.connections, id, { ...row, connection: { ...row.connection, status } })
+        })
+    },
+    repositories: {
+      list: (orgId, page, filter) =>
+        run(() => {
+          const rows = valuesOf(orgId, (s) => s.repositories).filter((r) =>
+            filter?.repositoryId === undefined || r.id === filter.repositoryId
+          )
+          return paginate(sortBy(rows, byCreated), byCreated, page)
+        }),
+      get: (orgId, id) => getIn(orgId, (s) => s.repositories, id),
+      findByExternalId: (orgId, connectionId, externalRepoId) =>
+        run(() =>
+          Option.fromNullable(
+            valuesOf(orgId, (s) => s.repositories).find((r) =>
+              r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId
+            )
+          )
+        ),
+      trackedExternalIds: (orgId, connectionId) =>
+        run(() =>
+          new Set(
+            valuesOf(orgId, (s) => s.repositories).filter((r) => r.vcsConnectionId === connectionId).map((r) =>
+              r.externalRepoId
+            )
+          )
+        ),
+      insert: (orgId, repository) =>
+        Effect.flatten(run((undo) => {
+          const s = need(orgId)
+          const existing = [...s.repositories.values()].find((r) =>
+            r.vcsConnectionId === repository.vcsConnectionId && r.externalRepoId === repository.externalRepoId
+          )
+          if (existing) {
+            return Effect.fail(
+              new Onboarding.RepositoryAlreadyTracked({
+                externalRepoId: repository.externalRepoId,
+                repositoryId: existing.id
+              })
+            )
+          }
+          put(undo, s.repositories, repository.id, repository)
+          return Effect.void
+        })),
+      setScanStatus: (orgId, id, branchName, status) =>
+        run((undo) => {
+          const s = state(orgId)
+          const repo = s?.repositories.get(id)
+          if (!s || !repo) return
+          put(undo, s.repositories, id, {
+            ...repo,
+            branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
+          })
+        }),
+      lock: () => Effect.void // the memory store serializes every transaction already
+    },
+    policyGroups: {
+      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.groups), byName), byName, page)),
+      all: (orgId) => run(() => sortBy(valuesOf(orgId, (s) => s.groups), byName)),
+      get: (orgId, id) => getIn(orgId, (s) => s.groups, id),
+      insert: (orgId, group) => run((undo) => put(undo, need(orgId).groups, group.id, group)),
+      lock: () => Effect.void,
+      setExternalState: (orgId, groupId, phaseId, patch) =>
+        run((undo) => {
+          const s = state(orgId)
+          const group = s?.groups.get(groupId)
+          if (!s || !group) return
+          put(undo, s.groups, groupId, {
+            ...group,
+            phases: group.phases.map((p) =>
+              p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p
+            )
+          })
+        })
+    },
+    drafts: {
+      listByPhase: (orgId, groupId, phaseId, page) =>
+        run(() => {
+          const rows = valuesOf(orgId, (s) => s.drafts).filter((d) => d.groupId === groupId && d.phaseId === phaseId)
+          return paginate(sortBy(rows, byCreated).map(stripGroup), byCreated, page)
+        }),
+      listByGroup: (orgId, groupId) =>
+        run(() => sortBy(valuesOf(orgId, (s) => s.drafts).filter((d) => d.groupId === groupId), byCreated).map(stripGroup)),
+      findByKey: (orgId, groupId, phaseId, key) =>
+        run(() => {
+          const d = state(orgId)?.drafts.get(`${phaseId}|${key}`)
+          return d && d.groupId === groupId ? Option.some(stripGroup(d)) : Option.none()
+        }),
+      put: (orgId, groupId, mapping) =>
+        run((undo) => put(undo, need(orgId).drafts, `${mapping.phaseId}|${mapping.key}`, { ...mapping, groupId }))
+    },
+    published: {
+      listByGroup: (orgId, groupId) => run(() => state(orgId)?.published.get(groupId) ?? []),
+      replace: (orgId, groupId, phaseIds, mappings) =>
+        run((undo) => {
+          const s = need(orgId)
+          const kept = (s.published.get(groupId) ?? []).filter((m) => !phaseIds.includes(m.phaseId))
+          put(undo, s.published, groupId, [...kept, ...mappings.filter((m) => phaseIds.includes(m.phaseId))])
+        })
+    },
+    assignments: {
+      get: (orgId, repositoryId) => run(() => state(orgId)?.assignments.get(repositoryId) ?? []),
+      replace: (orgId, repositoryId, assignments) =>
+        run((undo) => put(undo, need(orgId).assignments, repositoryId, assignments))
+    },
+    apiKeys: {
+      insert: (orgId, key) => run((undo) => put(undo, need(orgId).apiKeys, key.id, key)),
+      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.apiKeys), byCreated), byCreated, page)),
+      get: (orgId, id) => getIn(orgId, (s) => s.apiKeys, id),
+      findBySecretHash: (secretHash) =>
+        run(() => {
+          for (const s of orgs.values()) {
+            for (const key of s.apiKeys.values()) {
+              if (key.secretHash === secretHash) return Option.some({ orgId: s.org.id, key })
+            }
+          }
+          return Option.none()
+        }),
+      update: (orgId, key) =>
+        run((undo) => {
+          const s = state(orgId)
+          if (s?.apiKeys.has(key.id)) put(undo, s.apiKeys, key.id, key)
+        })
+    },
+    webhooks: {
+      insert: (orgId, d) => run((undo) => put(undo, need(orgId).webhooks, d.id, d)),
+      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated), byCreated, page)),
+      all: (orgId) => run(() => sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated)),
+      get: (orgId, id) => getIn(orgId, (s) => s.webhooks, id),
+      update: (orgId, d) =>
+        run((undo) => {
+          const s = state(orgId)
+          if (s?.webhooks.has(d.id)) put(undo, s.webhooks, d.id, d)
+        }),
+      delete: (orgId, id) =>
+        run((undo) => {
+          const s = state(orgId)
+          if (!s) return
+          remove(undo, s.webhooks, id)
+          for (const [k, row] of deliveries) {
+            if (row.orgId === orgId && row.webhookId === id) remove(undo, deliveries, k)
+          }
+        })
+    },
+    snoozeRequests: {
+      insert: (orgId, r) => run((undo) => put(undo, need(orgId).snoozes, r.id, r)),
+      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.snoozes), byCreated), byCreated, page)),
+      get: (orgId, id) => getIn(orgId, (s) => s.snoozes, id),
+      update: (orgId, r) =>
+        run((undo) => {
+          const s = state(orgId)
+          if (s?.snoozes.has(r.id)) put(undo, s.snoozes, r.id, r)
+        })
+    },
+    audit: {
+      append: (orgId, event) => run((undo) => push(undo, need(orgId).audit, event)),
+      list: (orgId, page) =>
+        run(() => {
+          const key = (a: Audit.AuditEvent) => [a.at, a.id] as const
+          return paginate(sortBy(state(orgId)?.audit ?? [], key, true), key, page, true)
+        })
+    },
+    outbox: {
+      append: (orgId, events) =>
+        run((undo) => {
+          const s = need(orgId)
+          for (const { destinations, event } of events) {
+            put(undo, s.events, event.id, event)
+            for (const webhookId of destinations) {
+              put(undo, deliveries, `${event.id}|${webhookId}`, {
+                orgId: s.org.id,
+                eventId: event.id,
+                webhookId,
+                status: "pending",
+                attempts: 0,
+                nextAttemptAt: event.time,
+                lastStatusCode: null,
+                updatedAt: event.time,
+                leaseOwner: null,
+                leaseUntil: null
+              })
+            }
+          }
+        }),
+      getEvent: (orgId, id) => getIn(orgId, (s) => s.events, id),
+      claim: ({ leaseMs, limit, now, worker }) =>
+        run((undo) => {
+          const t = now.getTime()
+          const due = [...deliveries.entries()]
+            .filter(([, d]) =>
+              d.status === "pending" && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= t &&
+              (d.leaseUntil === null || d.leaseUntil < t)
+            )
+            .sort(([, a], [, b]) => Date.parse(a.nextAttemptAt!) - Date.parse(b.nextAttemptAt!))
+            .slice(0, limit)
+          return due.map(([k, d]) => {
+            put(undo, deliveries, k, { ...d, leaseOwner: worker, leaseUntil: t + leaseMs })
+            return { orgId: d.orgId, delivery: publicDelivery(d), event: orgs.get(d.orgId)!.events.get(d.eventId)! }
+          })
+        }),
+      recordAttempt: (orgId, attempt, next) =>
+        run((undo) => {
+          const k = `${attempt.eventId}|${attempt.webhookId}`
+          const d = deliveries.get(k)
+          if (!d || d.orgId !== orgId) return
+          push(undo, need(orgId).attempts, attempt)
+          put(undo, deliveries, k, {
+            ...d,
+            status: next.status,
+            nextAttemptAt: next.nextAttemptAt,
+            attempts: d.attempts + 1,
+            lastStatusCode: attempt.statusCode,
+            updatedAt: attempt.at,
+            leaseOwner: null,
+            leaseUntil: null
+          })
+        }),
+      deliveries: (orgId, webhookId, page) =>
+        run(() => {
+          const key = (d: Outbox.Delivery) => [d.updatedAt, d.eventId] as const
+          const rows = [...deliveries.values()].filter((d) => d.orgId === orgId && d.webhookId === webhookId)
+          return paginate(sortBy(rows, key).map(publicDelivery), key, page)
+        }),
+      attempts: (orgId, eventId, webhookId) =>
+        run(() => (state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),
+      requeue: (orgId, eventId, webhookId, now) =>
+        run((undo) => {
+          const k = `${eventId}|${webhookId}`
+          const d = deliveries.get(k)
+          if (!d || d.orgId !== orgId || d.status !== "dead") return false
+          put(undo, deliveries, k, {
+            ...d,
+            status: "pending",
+            nextAttemptAt: now.toISOString(),
+            updatedAt: now.toISOString(),
+            leaseOwner: null,
+            leaseUntil: null
+          })
+          return true
+        })
+    }
+  }
+  return service
+})
+
+const stripGroup = ({ groupId: _g, ...draft }: PolicyGroup.DraftMapping & { readonly groupId: Id.PolicyGroupId }) =>
+  draft as PolicyGroup.DraftMapping
+
+const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: DeliveryRow): Outbox.Delivery => d
+
+export const layer: Layer.Layer<Store> = Layer.effect(Store, make)

@@ -1,0 +1,491 @@
+/**
+ * The SQL store: one implementation of the core's `Store` port over `@effect/sql`, used on the
+ * embedded PGlite and on PostgreSQL. SQL errors are defects (the port's contract): a database that
+ * is gone answers 500 with a correlation id, never a user error. Rows are decoded with the core's
+ * schemas; a row that does not decode is a defect too.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import type { Id, Page, PageRequest, StoreService } from "@image-policy/core"
+import {
+  ApiKey,
+  Assignment,
+  Audit,
+  Cursor,
+  Onboarding,
+  Organization,
+  Outbox,
+  PolicyGroup,
+  SnoozeRequest,
+  Store,
+  Webhook
+} from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+const json = (value: unknown) => JSON.stringify(value)
+const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
+
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownSync(schema)
+  return (doc: unknown): A => decode(typeof doc === "string" ? JSON.parse(doc) : doc)
+}
+
+const DraftDoc = Schema.Struct({ ...PolicyGroup.PublishedMapping.fields, activeFrom: Schema.optional(Schema.String) })
+const decodeDraft = decoder(DraftDoc)
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const die = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.orDie(effect)
+
+  /** Keyset pagination on (`sortColumn`, `idColumn`); fetches one row more to know if more exist. */
+  const page = <A>(
+    rows: (after: { sortKey: string; id: string } | undefined, limit: number) => Effect.Effect<ReadonlyArray<any>, unknown>,
+    decode: (row: any) => A,
+    key: (a: A) => readonly [string, string],
+    request: PageRequest
+  ): Effect.Effect<Page<A>> =>
+    Effect.gen(function*() {
+      const after = request.cursor === undefined
+        ? undefined
+        : Either.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
+      const fetched = (yield* die(rows(after && { sortKey: String(after.sortKey), id: after.id }, request.limit + 1)))
+        .map(decode)
+      const items = fetched.slice(0, request.limit)
+      const last = items[items.length - 1]
+      return {
+        items,
+        nextCursor: fetched.length > request.limit && last !== undefined
+          ? Cursor.encodeCursor({ sortKey: key(last)[0], id: key(last)[1] })
+          : null
+      }
+    })
+
+  const one = <A>(rows: Effect.Effect<ReadonlyArray<any>, unknown>, decode: (row: any) => A) =>
+    Effect.map(die(rows), (r) => (r.length > 0 ? Option.some(decode(r[0])) : Option.none()))
+
+  const decodeOrg = decoder(Organization.Organization)
+  const decodeTeam = decoder(Onboarding.Team)
+  const decodeRoutine = decoder(Onboarding.Routine)
+  const decodeConnection = decoder(Onboarding.VcsConnection)
+  const decodeRepository = decoder(Onboarding.Repository)
+  const decodeGroup = decoder(PolicyGroup.PolicyGroup)
+  const decodePublished = decoder(PolicyGroup.PublishedMapping)
+  const decodeAssignments = decoder(Schema.Array(Assignment.RepositoryAssignment))
+  const decodeKey = decoder(ApiKey.ApiKey)
+  const decodeWebhook = decoder(Webhook.WebhookDestination)
+  const decodeSnooze = decoder(SnoozeRequest.SnoozeRequest)
+  const decodeAudit = decoder(Audit.AuditEvent)
+  const decodeEvent = decoder(Outbox.OutboxEvent)
+  const decodeAttempt = decoder(Outbox.DeliveryAttempt)
+  const doc = <A>(decode: (d: unknown) => A) => (row: any): A => decode(row.doc)
+  const byName = (a: { readonly name: string; readonly id: string }) => [a.name, a.id] as const
+  const byCreated = (a: { readonly createdAt: string; readonly id: string }) => [a.createdAt, a.id] as const
+  const toDelivery = (row: any): Outbox.Delivery => ({
+    eventId: row.eventId,
+    webhookId: row.webhookId,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.nextAttemptAt === null ? null : iso(row.nextAttemptAt),
+    lastStatusCode: row.lastStatusCode === null ? null : Number(row.lastStatusCode),
+    updatedAt: row.updatedAt
+  })
+
+  const store: StoreService = {
+    transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      // a failing BEGIN or COMMIT is a defect like every other SQL failure
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.die(e))
+      ) as Effect.Effect<A, E, R>,
+    organizations: {
+      get: (orgId) => one(sql`SELECT doc FROM organizations WHERE id = ${orgId}`, doc(decodeOrg)),
+      insert: (org) =>
+        die(sql`INSERT INTO organizations (id, doc) VALUES (${org.id}, ${json(org)}::jsonb)
+          ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`)
+    },
+    teams: {
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM teams WHERE org_id = ${orgId}
+              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY name, id LIMIT ${limit}`,
+          doc(decodeTeam),
+          byName,
+          request
+        ),
+      get: (orgId, id) => one(sql`SELECT doc FROM teams WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeTeam)),
+      insert: (orgId, team) =>
+        die(sql`INSERT INTO teams (org_id, id, name, doc) VALUES (${orgId}, ${team.id}, ${team.name}, ${json(team)}::jsonb)
+          ON CONFLICT (org_id, id) DO UPDATE SET name = EXCLUDED.name, doc = EXCLUDED.doc`)
+    },
+    routines: {
+      list: (orgId, request, filter) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM routines WHERE org_id = ${orgId}
+              ${filter?.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``}
+              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY name, id LIMIT ${limit}`,
+          doc(decodeRoutine),
+          byName,
+          request
+        ),
+      get: (orgId, id) => one(sql`SELECT doc FROM routines WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRoutine)),
+      insert: (orgId, r) =>
+        die(sql`INSERT INTO routines (org_id, id, team_id, name, doc)
+          VALUES (${orgId}, ${r.id}, ${r.teamId}, ${r.name}, ${json(r)}::jsonb)
+          ON CONFLICT (org_id, id) DO UPDATE SET team_id = EXCLUDED.team_id, name = EXCLUDED.name, doc = EXCLUDED.doc`)
+    },
+    vcsConnections: {
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM vcs_connections WHERE org_id = ${orgId}
+              ${after ? sql`AND (external_account_name, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY external_account_name, id LIMIT ${limit}`,
+          doc(decodeConnection),
+          (c) => [c.externalAccountName, c.id] as const,
+          request
+        ),
+      get: (orgId, id) =>
+        one(sql`SELECT doc FROM vcs_connections WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeConnection)),
+      insert: (orgId, c, settings) =>
+        die(sql`INSERT INTO vcs_connections (org_id, id, external_account_name, doc, settings)
+          VALUES (${orgId}, ${c.id}, ${c.externalAccountName}, ${json(c)}::jsonb, ${json(settings ?? null)}::jsonb)
+          ON CONFLICT (org_id, id) DO UPDATE SET external_account_name = EXCLUDED.external_account_name,
+            doc = EXCLUDED.doc, settings = EXCLUDED.settings`),
+      settings: (orgId, id) =>
+        Effect.map(
+          one(sql`SELECT settings FROM vcs_connections WHERE org_id = ${orgId} AND id = ${id}`, (r: any) =>
+            typeof r.settings === "string" ? JSON.parse(r.settings) : r.settings),
+          Option.filter((s) => s !== null)
+        ),
+      setStatus: (orgId, id, status) =>
+        die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
+          WHERE org_id = ${orgId} AND id = ${id}`)
+    },
+    repositories: {
+      list: (orgId, request, filter) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM repositories WHERE org_id = ${orgId}
+              ${filter?.repositoryId !== undefined ? sql`AND id = ${filter.repositoryId}` : sql``}
+              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at, id LIMIT ${limit}`,
+          doc(decodeRepository),
+          byCreated,
+          request
+        ),
+      get: (orgId, id) =>
+        one(sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRepository)),
+      findByExternalId: (orgId, connectionId, externalRepoId) =>
+        one(
+          sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND vcs_connection_id = ${connectionId}
+            AND external_repo_id = ${externalRepoId}`,
+          doc(decodeRepository)
+        ),
+      trackedExternalIds: (orgId, connectionId) =>
+        Effect.map(
+          die(sql<{ externalRepoId: string }>`SELECT external_repo_id FROM repositories
+            WHERE org_id = ${orgId} AND vcs_connection_id = ${connectionId}`),
+          (rows) => new Set(rows.map((r) => r.externalRepoId))
+        ),
+      insert: (orgId, repo) =>
+        Effect.gen(function*() {
+          // ON CONFLICT DO NOTHING keeps a PostgreSQL transaction usable after a racing insert
+          const inserted = yield* die(sql`INSERT INTO repositories
+            (org_id, id, vcs_connection_id, external_repo_id, created_at, doc)
+            VALUES (${orgId}, ${repo.id}, ${repo.vcsConnectionId}, ${repo.externalRepoId}, ${repo.createdAt}, ${json(repo)}::jsonb)
+            ON CONFLICT (org_id, vcs_connection_id, external_repo_id) DO NOTHING RETURNING id`)
+          if (inserted.length > 0) return
+          const rows = yield* die(sql<{ id: string }>`SELECT id FROM repositories WHERE org_id = ${orgId}
+            AND vcs_connection_id = ${repo.vcsConnectionId} AND external_repo_id = ${repo.externalRepoId}`)
+          return yield* Effect.fail(
+            new Onboarding.RepositoryAlreadyTracked({
+              externalRepoId: repo.externalRepoId,
+              repositoryId: (rows[0]?.id ?? repo.id) as Id.RepositoryId
+            })
+          )
+        }),
+      setScanStatus: (orgId, id, branchName, status) =>
+        Effect.gen(function*() {
+          const current = yield* one(
+            sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`,
+            doc(decodeRepository)
+          )
+          if (Option.isNone(current)) return
+          const repo = current.value
+          const next = {
+            ...repo,
+            branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
+          }
+          yield* die(sql`UPDATE repositories SET doc = ${json(next)}::jsonb WHERE org_id = ${orgId} AND id = ${id}`)
+        }),
+      lock: (orgId, id) => Effect.asVoid(die(sql`SELECT id FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`))
+    },
+    policyGroups: {
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId}
+              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY name, id LIMIT ${limit}`,
+          doc(decodeGroup),
+          byName,
+          request
+        ),
+      all: (orgId) =>
+        Effect.map(die(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} ORDER BY name, id`), (rows) =>
+          rows.map(doc(decodeGroup))),
+      get: (orgId, id) => one(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeGroup)),
+      insert: (orgId, g) =>
+        die(sql`INSERT INTO policy_groups (org_id, id, name, doc) VALUES (${orgId}, ${g.id}, ${g.name}, ${json(g)}::jsonb)
+          ON CONFLICT (org_id, id) DO UPDATE SET name = EXCLUDED.name, doc = EXCLUDED.doc`),
+      lock: (orgId, id) =>
+        Effect.asVoid(die(sql`SELECT id FROM policy_groups WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`)),
+      setExternalState: (orgId, groupId, phaseId, patch) =>
+        Effect.gen(function*() {
+          const current = yield* one(
+            sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} AND id = ${groupId} FOR UPDATE`,
+            doc(decodeGroup)
+          )
+          if (Option.isNone(current)) return
+          const group = current.value
+          const next = {
+            ...group,
+            phases: group.phases.map((p) => p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p)
+          }
+          yield* die(sql`UPDATE policy_groups SET doc = ${json(next)}::jsonb WHERE org_id = ${orgId} AND id = ${groupId}`)
+        })
+    },
+    drafts: {
+      listByPhase: (orgId, groupId, phaseId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${groupId} AND phase_id = ${phaseId}
+              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at, id LIMIT ${limit}`,
+          doc(decodeDraft),
+          byCreated,
+          request
+        ),
+      listByGroup: (orgId, groupId) =>
+        Effect.map(
+          die(sql`SELECT doc FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${groupId} ORDER BY created_at, id`),
+          (rows) => rows.map(doc(decodeDraft))
+        ),
+      findByKey: (orgId, groupId, phaseId, key) =>
+        one(
+          sql`SELECT doc FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${groupId}
+            AND phase_id = ${phaseId} AND key = ${key}`,
+          doc(decodeDraft)
+        ),
+      put: (orgId, groupId, m) =>
+        die(sql`INSERT INTO draft_mappings (org_id, group_id, phase_id, key, id, created_at, doc)
+          VALUES (${orgId}, ${groupId}, ${m.phaseId}, ${m.key}, ${m.id}, ${m.createdAt}, ${json(m)}::jsonb)
+          ON CONFLICT (org_id, phase_id, key) DO UPDATE SET id = EXCLUDED.id, created_at = EXCLUDED.created_at,
+            doc = EXCLUDED.doc`)
+    },
+    published: {
+      listByGroup: (orgId, groupId) =>
+        Effect.map(
+          die(sql`SELECT doc FROM published_mappings WHERE org_id = ${orgId} AND group_id = ${groupId}
+            ORDER BY phase_id, position`),
+          (rows) => rows.map(doc(decodePublished))
+        ),
+      replace: (orgId, groupId, phaseIds, mappings) =>
+        Effect.gen(function*() {
+          if (phaseIds.length === 0) return
+          yield* die(sql`DELETE FROM published_mappings WHERE org_id = ${orgId} AND group_id = ${groupId}
+            AND ${sql.in("phase_id", phaseIds)}`)
+          const rows = mappings.filter((m) => phaseIds.includes(m.phaseId)).map((m, position) => ({
+            orgId,
+            groupId,
+            phaseId: m.phaseId,
+            key: m.key,
+            position,
+            doc: json(m)
+          }))
+          // one multi-row INSERT per chunk instead of a statement per mapping
+          for (let i = 0; i < rows.length; i += 1000) {
+            const chunk = rows.slice(i, i + 1000)
+            yield* die(sql`INSERT INTO published_mappings (org_id, group_id, phase_id, key, position, doc)
+              SELECT * FROM jsonb_to_recordset(${json(chunk.map((r) => ({
+              org_id: r.orgId,
+              group_id: r.groupId,
+              phase_id: r.phaseId,
+              key: r.key,
+              position: r.position,
+              doc: JSON.parse(r.doc)
+            })))}::jsonb)
+              AS x(org_id text, group_id text, phase_id text, key text, position integer, doc jsonb)`)
+          }
+        })
+    },
+    assignments: {
+      get: (orgId, repositoryId) =>
+        Effect.map(
+          one(sql`SELECT doc FROM repository_assignments WHERE org_id = ${orgId} AND repository_id = ${repositoryId}`,
+            doc(decodeAssignments)),
+          Option.getOrElse(() => [])
+        ),
+      replace: (orgId, repositoryId, assignments) =>
+        die(sql`INSERT INTO repository_assignments (org_id, repository_id, doc)
+          VALUES (${orgId}, ${repositoryId}, ${json(assignments)}::jsonb)
+          ON CONFLICT (org_id, repository_id) DO UPDATE SET doc = EXCLUDED.doc`)
+    },
+    apiKeys: {
+      insert: (orgId, key) =>
+        die(sql`INSERT INTO api_keys (org_id, id, secret_hash, created_at, doc)
+          VALUES (${orgId}, ${key.id}, ${key.secretHash}, ${key.createdAt}, ${json(key)}::jsonb)`),
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM api_keys WHERE org_id = ${orgId}
+              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at, id LIMIT ${limit}`,
+          doc(decodeKey),
+          byCreated,
+          request
+        ),
+      get: (orgId, id) => one(sql`SELECT doc FROM api_keys WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeKey)),
+      findBySecretHash: (hash) =>
+        one(sql`SELECT org_id, doc FROM api_keys WHERE secret_hash = ${hash}`, (row: any) => ({
+          orgId: row.orgId as Id.OrgId,
+          key: decodeKey(row.doc)
+        })),
+      update: (orgId, key) =>
+        die(sql`UPDATE api_keys SET doc = ${json(key)}::jsonb WHERE org_id = ${orgId} AND id = ${key.id}`)
+    },
+    webhooks: {
+      insert: (orgId, d) =>
+        die(sql`INSERT INTO webhooks (org_id, id, created_at, doc) VALUES (${orgId}, ${d.id}, ${d.createdAt}, ${json(d)}::jsonb)`),
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM webhooks WHERE org_id = ${orgId}
+              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at, id LIMIT ${limit}`,
+          doc(decodeWebhook),
+          byCreated,
+          request
+        ),
+      all: (orgId) =>
+        Effect.map(die(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} ORDER BY created_at, id`), (rows) =>
+          rows.map(doc(decodeWebhook))),
+      get: (orgId, id) => one(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeWebhook)),
+      update: (orgId, d) =>
+        die(sql`UPDATE webhooks SET doc = ${json(d)}::jsonb WHERE org_id = ${orgId} AND id = ${d.id}`),
+      delete: (orgId, id) =>
+        Effect.gen(function*() {
+          yield* die(sql`DELETE FROM deliveries WHERE org_id = ${orgId} AND webhook_id = ${id}`)
+          yield* die(sql`DELETE FROM webhooks WHERE org_id = ${orgId} AND id = ${id}`)
+        })
+    },
+    snoozeRequests: {
+      insert: (orgId, r) =>
+        die(sql`INSERT INTO snooze_requests (org_id, id, created_at, doc)
+          VALUES (${orgId}, ${r.id}, ${r.createdAt}, ${json(r)}::jsonb)`),
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId}
+              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at, id LIMIT ${limit}`,
+          doc(decodeSnooze),
+          byCreated,
+          request
+        ),
+      get: (orgId, id) => one(sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeSnooze)),
+      update: (orgId, r) =>
+        die(sql`UPDATE snooze_requests SET doc = ${json(r)}::jsonb WHERE org_id = ${orgId} AND id = ${r.id}`)
+    },
+    audit: {
+      append: (orgId, e) =>
+        die(sql`INSERT INTO audit_events (org_id, id, at, doc) VALUES (${orgId}, ${e.id}, ${e.at}, ${json(e)}::jsonb)`),
+      list: (orgId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM audit_events WHERE org_id = ${orgId}
+              ${after ? sql`AND (at, id) < (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY at DESC, id DESC LIMIT ${limit}`,
+          doc(decodeAudit),
+          (a) => [a.at, a.id] as const,
+          request
+        )
+    },
+    outbox: {
+      append: (orgId, events) =>
+        Effect.gen(function*() {
+          for (const { destinations, event } of events) {
+            yield* die(sql`INSERT INTO outbox_events (org_id, id, doc) VALUES (${orgId}, ${event.id}, ${json(event)}::jsonb)`)
+            for (const webhookId of destinations) {
+              yield* die(sql`INSERT INTO deliveries (org_id, event_id, webhook_id, status, next_attempt_at, updated_at)
+                VALUES (${orgId}, ${event.id}, ${webhookId}, 'pending', ${event.time}::timestamptz, ${event.time})`)
+            }
+          }
+        }),
+      getEvent: (orgId, id) => one(sql`SELECT doc FROM outbox_events WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeEvent)),
+      claim: ({ leaseMs, limit, now, worker }) =>
+        Effect.map(
+          die(sql`UPDATE deliveries d SET lease_owner = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+            FROM (
+              SELECT org_id, event_id, webhook_id FROM deliveries
+              WHERE status = 'pending' AND next_attempt_at <= ${now.toISOString()}::timestamptz
+                AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz)
+              ORDER BY next_attempt_at LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED
+            ) c, outbox_events e
+            WHERE d.org_id = c.org_id AND d.event_id = c.event_id AND d.webhook_id = c.webhook_id
+              AND e.org_id = d.org_id AND e.id = d.event_id
+            RETURNING d.org_id, d.event_id, d.webhook_id, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
+              d.updated_at, e.doc`),
+          (rows) =>
+            rows
+              .map((row: any) => ({ orgId: row.orgId as string, delivery: toDelivery(row), event: decodeEvent(row.doc) }))
+              .sort((a, b) => Date.parse(a.delivery.nextAttemptAt!) - Date.parse(b.delivery.nextAttemptAt!))
+        ),
+      recordAttempt: (orgId, attempt, next) =>
+        Effect.gen(function*() {
+          yield* die(sql`INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
+            VALUES (${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb)
+            ON CONFLICT DO NOTHING`)
+          yield* die(sql`UPDATE deliveries SET status = ${next.status},
+              next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
+              last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
+            WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}`)
+        }),
+      deliveries: (orgId, webhookId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT * FROM deliveries WHERE org_id = ${orgId} AND webhook_id = ${webhookId}
+              ${after ? sql`AND (updated_at, event_id) > (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY updated_at, event_id LIMIT ${limit}`,
+          toDelivery,
+          (d) => [d.updatedAt, d.eventId] as const,
+          request
+        ),
+      attempts: (orgId, eventId, webhookId) =>
+        Effect.map(
+          die(sql`SELECT doc FROM delivery_attempts WHERE org_id = ${orgId} AND event_id = ${eventId}
+            AND webhook_id = ${webhookId} ORDER BY attempt`),
+          (rows) => rows.map(doc(decodeAttempt))
+        ),
+      requeue: (orgId, eventId, webhookId, now) =>
+        Effect.map(
+          die(sql`UPDATE deliveries SET status = 'pending', next_attempt_at = ${now.toISOString()}::timestamptz,
+              updated_at = ${now.toISOString()}, lease_owner = NULL, lease_until = NULL
+            WHERE org_id = ${orgId} AND event_id = ${eventId} AND webhook_id = ${webhookId} AND status = 'dead'
+            RETURNING event_id`),
+          (rows) => rows.length > 0
+        )
+    }
+  }
+  return store
+})
+
+export const layer: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.effect(Store, make)

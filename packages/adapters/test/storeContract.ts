@@ -1,0 +1,443 @@
+/**
+ * The storage contract: one suite, run against every store (memory, PGlite, PostgreSQL) by a
+ * one-line test file each, like @effect/sql-pg runs one suite per driver.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { Page, PageRequest, StoreService } from "@image-policy/core"
+import { Id, Onboarding, Store } from "@image-policy/core"
+import type { ApiKey, Audit, Mapping, Organization, Outbox, PolicyGroup, SnoozeRequest, Webhook } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import { afterAll, beforeAll } from "vitest"
+
+let counter = 0
+const randomBytes = () => {
+  const b = new Uint8Array(16)
+  globalThis.crypto.getRandomValues(b)
+  return b
+}
+const newId = <A>(kind: Id.Kind): A => Id.make(kind, randomBytes()) as A
+/** Monotonic timestamps so (createdAt, id) order is the insertion order. */
+const stamp = () => new Date(Date.UTC(2026, 0, 1) + ++counter * 1000).toISOString()
+
+const orgFixture = (): Organization.Organization => ({
+  id: newId("organization"),
+  name: "Acme",
+  edition: "enterprise",
+  grants: [{ feature: "automation-api", expiresAt: "2030-01-01T00:00:00.000Z" }],
+  defaultNotificationTeamId: null,
+  cooldownSeconds: 0
+})
+
+const allPages = <A>(list: (page: PageRequest) => Effect.Effect<Page<A>>, limit: number) =>
+  Effect.gen(function*() {
+    const items: Array<A> = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page: Page<A> = yield* list({ cursor, limit })
+      items.push(...page.items)
+      cursor = page.nextCursor ?? undefined
+      pages++
+      assert.isAtMost(page.items.length, limit)
+    } while (cursor !== undefined && pages < 100)
+    return { items, pages }
+  })
+
+export interface ContractOptions {
+  /** Runs the parallel-writer tests (real concurrency on PostgreSQL; serialized stores pass trivially). */
+  readonly concurrency?: boolean
+}
+
+export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, options: ContractOptions = {}) =>
+  describe(`store contract: ${name}`, () => {
+    const runtime = ManagedRuntime.make(layer)
+    let store: StoreService
+    beforeAll(async () => {
+      store = await runtime.runPromise(Store)
+    })
+    afterAll(() => runtime.dispose())
+
+    const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect)
+    const newOrg = () =>
+      Effect.gen(function*() {
+        const org = orgFixture()
+        yield* store.organizations.insert(org)
+        return org
+      })
+
+    const team = (name: string): Onboarding.Team => ({ id: newId("team"), name })
+    const routine = (teamId: Id.TeamId | null, name = "Weekly"): Onboarding.Routine => ({
+      id: newId("routine"), teamId, name, active: true, intervalDays: 7
+    })
+    const connection = (status: Onboarding.VcsConnection["status"] = "active"): Onboarding.VcsConnection => ({
+      id: newId("vcsConnection"), provider: "github", externalAccountName: `acme-${++counter}`, status
+    })
+    const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Onboarding.Repository => ({
+      id: newId("repository"), vcsConnectionId, externalRepoId, fullName: `acme/r${externalRepoId}`, defaultBranch: "main",
+      assignedTeamId: t, assignedRoutineId: r,
+      branches: [{ branchName: "main", scan: { status: "queued" } }, { branchName: "release", scan: { status: "queued" } }],
+      createdAt: stamp()
+    })
+    const group = (phaseIds: Array<Id.PhaseId>, name = `G${++counter}`): PolicyGroup.PolicyGroup => ({
+      id: newId("policyGroup"), name, applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+      phases: phaseIds.map((id, position) => ({ id, name: `P${position}`, sourceType: "internal" as const, position }))
+    })
+    const draft = (phaseId: Id.PhaseId, from: string, to: string): PolicyGroup.DraftMapping => {
+      const at = stamp()
+      return {
+        id: newId("mapping"), key: `docker.io/library/${from}|`, fromImage: from, toImage: to, reason: "pin",
+        createdAt: at, updatedAt: at, phaseId
+      } as Mapping.Mapping & { phaseId: Id.PhaseId }
+    }
+    const apiKey = (secretHash: string): ApiKey.ApiKey => ({
+      id: newId("apiKey"), serviceAccountId: newId("serviceAccount"), name: "ci", prefix: "ipk_abcdefgh", secretHash,
+      role: "Policy Automation", permissions: [], expiresAt: null, revokedAt: null, lastUsedAt: null, createdAt: stamp()
+    })
+    const webhook = (): Webhook.WebhookDestination => ({
+      id: newId("webhook"), name: "ops", type: "generic", endpointSealed: "v1.iv.ct", endpointPreview: "https://h.example/…/abcd",
+      signingSecretSealed: "v1.iv.ss", audienceTeamId: null, scope: { kind: "organization" },
+      events: ["service.policy_group.published"], status: "active", disabledReason: null, createdAt: stamp()
+    })
+    const audit = (action: string): Audit.AuditEvent => ({
+      id: newId("audit"), at: stamp(), actor: { kind: "system", name: "test" }, action, resourceType: "team",
+      resourceId: null, outcome: "success", detail: null
+    })
+    const event = (time = stamp()): Outbox.OutboxEvent => ({
+      id: newId("event"), type: "service.policy_group.published", subject: "policy_group/pg_x", time,
+      correlationId: "c1", data: { policy_group_id: "pg_x", action: "published", mapping_count: 1, changed_at: time }
+    })
+
+    it("organizations: insert and get; unknown org is None", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.organizations.get(org.id)), org)
+        assert.isTrue(Option.isNone(yield* store.organizations.get(newId("organization"))))
+      })))
+
+    it("teams and routines: round trip, name order, keyset pages, routine filter by team", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const teams = ["Delta", "Alpha", "Echo", "Charlie", "Bravo"].map(team)
+        for (const t of teams) yield* store.teams.insert(org.id, t)
+        const { items, pages } = yield* allPages((p) => store.teams.list(org.id, p), 2)
+        assert.deepStrictEqual(items.map((t) => t.name), ["Alpha", "Bravo", "Charlie", "Delta", "Echo"])
+        assert.strictEqual(pages, 3)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.teams.get(org.id, teams[0]!.id)), teams[0])
+        const r1 = routine(teams[0]!.id, "Daily")
+        const r2 = routine(null, "Loose")
+        yield* store.routines.insert(org.id, r1)
+        yield* store.routines.insert(org.id, r2)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.routines.get(org.id, r2.id)), r2)
+        const ofTeam = yield* store.routines.list(org.id, { limit: 50 }, { teamId: teams[0]!.id })
+        assert.deepStrictEqual(ofTeam.items, [r1])
+        assert.strictEqual(ofTeam.nextCursor, null)
+        assert.strictEqual((yield* store.routines.list(org.id, { limit: 50 })).items.length, 2)
+      })))
+
+    it("org scoping: another organization sees none of these rows through any method", () =>
+      run(Effect.gen(function*() {
+        const a = yield* newOrg()
+        const b = yield* newOrg()
+        const t = team("Platform")
+        const r = routine(t.id)
+        const c = connection()
+        yield* store.teams.insert(a.id, t)
+        yield* store.routines.insert(a.id, r)
+        yield* store.vcsConnections.insert(a.id, c, { fixture: true })
+        const repo = repository(c.id, "1", t.id, r.id)
+        yield* store.repositories.insert(a.id, repo)
+        const phase = newId<Id.PhaseId>("phase")
+        const g = group([phase])
+        yield* store.policyGroups.insert(a.id, g)
+        const d = draft(phase, "nginx:1", "nginx:2")
+        yield* store.drafts.put(a.id, g.id, d)
+        yield* store.assignments.replace(a.id, repo.id, [{ policyGroupId: g.id, branchNames: ["main"] }])
+        const w = webhook()
+        yield* store.webhooks.insert(a.id, w)
+        yield* store.audit.append(a.id, audit("team.create"))
+        const e = event()
+        yield* store.outbox.append(a.id, [{ event: e, destinations: [w.id] }])
+
+        assert.isTrue(Option.isNone(yield* store.teams.get(b.id, t.id)))
+        assert.isTrue(Option.isNone(yield* store.routines.get(b.id, r.id)))
+        assert.isTrue(Option.isNone(yield* store.vcsConnections.get(b.id, c.id)))
+        assert.isTrue(Option.isNone(yield* store.vcsConnections.settings(b.id, c.id)))
+        assert.isTrue(Option.isNone(yield* store.repositories.get(b.id, repo.id)))
+        assert.isTrue(Option.isNone(yield* store.repositories.findByExternalId(b.id, c.id, "1")))
+        assert.strictEqual((yield* store.repositories.trackedExternalIds(b.id, c.id)).size, 0)
+        assert.isTrue(Option.isNone(yield* store.policyGroups.get(b.id, g.id)))
+        assert.isTrue(Option.isNone(yield* store.drafts.findByKey(b.id, g.id, phase, d.key)))
+        assert.strictEqual((yield* store.drafts.listByGroup(b.id, g.id)).length, 0)
+        assert.strictEqual((yield* store.assignments.get(b.id, repo.id)).length, 0)
+        assert.isTrue(Option.isNone(yield* store.webhooks.get(b.id, w.id)))
+        assert.isTrue(Option.isNone(yield* store.outbox.getEvent(b.id, e.id)))
+        assert.strictEqual((yield* store.outbox.deliveries(b.id, w.id, { limit: 50 })).items.length, 0)
+        for (const list of [store.teams.list, store.routines.list, store.vcsConnections.list, store.repositories.list,
+          store.policyGroups.list, store.webhooks.list, store.audit.list, store.apiKeys.list, store.snoozeRequests.list]) {
+          assert.strictEqual((yield* list(b.id, { limit: 200 })).items.length, 0)
+        }
+      })))
+
+    it("repositories: round trip, filter by id, tracked ids, scan status, duplicate tracking refused", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const t = team("Platform")
+        const r = routine(t.id)
+        const c = connection()
+        yield* store.vcsConnections.insert(org.id, c, { fixture: { repositories: [] } })
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.vcsConnections.settings(org.id, c.id)), { fixture: { repositories: [] } })
+        const repo = repository(c.id, "1001", t.id, r.id)
+        yield* store.repositories.insert(org.id, repo)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.repositories.get(org.id, repo.id)), repo)
+        const dup = yield* Effect.either(store.repositories.insert(org.id, repository(c.id, "1001", t.id, r.id)))
+        assert.isTrue(Either.isLeft(dup) && dup.left._tag === "RepositoryAlreadyTracked" && dup.left.repositoryId === repo.id)
+        const other = repository(c.id, "1002", t.id, r.id)
+        yield* store.repositories.insert(org.id, other)
+        assert.deepStrictEqual((yield* store.repositories.list(org.id, { limit: 50 }, { repositoryId: other.id })).items, [other])
+        assert.deepStrictEqual([...(yield* store.repositories.trackedExternalIds(org.id, c.id))].sort(), ["1001", "1002"])
+        yield* store.repositories.setScanStatus(org.id, repo.id, "release", "running")
+        const updated = Option.getOrThrow(yield* store.repositories.get(org.id, repo.id))
+        assert.deepStrictEqual(updated.branches.map((b) => b.scan.status), ["queued", "running"])
+        yield* store.vcsConnections.setStatus(org.id, c.id, "inactive")
+        assert.strictEqual(Option.getOrThrow(yield* store.vcsConnections.get(org.id, c.id)).status, "inactive")
+      })))
+
+    it("policy groups, drafts and published mappings", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const [p1, p2] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
+        const g: PolicyGroup.PolicyGroup = {
+          ...group([p1, p2], "Base"),
+          phases: [
+            { id: p1, name: "Curated", sourceType: "internal", position: 0 },
+            {
+              id: p2, name: "Repo", sourceType: "external", position: 1,
+              external: { vcsConnectionId: newId("vcsConnection"), repositoryFullName: "acme/policy", branch: "main",
+                path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null }
+            }
+          ]
+        }
+        yield* store.policyGroups.insert(org.id, g)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)), g)
+        assert.deepStrictEqual((yield* store.policyGroups.all(org.id)).map((x) => x.id), [g.id])
+        yield* store.policyGroups.setExternalState(org.id, g.id, p2, { lastSyncedAt: "2026-01-02T00:00:00.000Z", lastError: "mappings[0].toImage: not exact", lastVersion: "abc" })
+        const ext = Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)).phases[1]!.external!
+        assert.deepStrictEqual([ext.lastSyncedAt, ext.lastError, ext.lastVersion], ["2026-01-02T00:00:00.000Z", "mappings[0].toImage: not exact", "abc"])
+
+        const d1 = draft(p1, "nginx:1", "nginx:1.27")
+        yield* store.drafts.put(org.id, g.id, d1)
+        const replaced = { ...d1, toImage: "nginx:1.28", updatedAt: stamp() }
+        yield* store.drafts.put(org.id, g.id, replaced)
+        assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, g.id), [replaced])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.drafts.findByKey(org.id, g.id, p1, d1.key)), replaced)
+        const more = [draft(p1, "redis:7", "redis:7.2"), draft(p1, "node:20", "node:20.11")]
+        for (const d of more) yield* store.drafts.put(org.id, g.id, d)
+        const { items } = yield* allPages((p) => store.drafts.listByPhase(org.id, g.id, p1, p), 2)
+        assert.deepStrictEqual(items.map((d) => d.id), [replaced.id, ...more.map((d) => d.id)])
+
+        const live = (d: PolicyGroup.DraftMapping, activeFrom: string): PolicyGroup.PublishedMapping => ({ ...d, activeFrom })
+        const external = live(draft(p2, "alpine:3", "alpine:3.20"), "2026-01-03T00:00:00.000Z")
+        yield* store.published.replace(org.id, g.id, [p2], [external])
+        yield* store.published.replace(org.id, g.id, [p1], [live(replaced, "2026-01-04T00:00:00.000Z")])
+        const published = yield* store.published.listByGroup(org.id, g.id)
+        assert.deepStrictEqual(published.map((m) => m.id).sort(), [external.id, replaced.id].sort())
+        yield* store.published.replace(org.id, g.id, [p1], [])
+        assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id)).map((m) => m.id), [external.id])
+        assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id))[0], external)
+      })))
+
+    it("assignments: replacement equals the request; empty clears", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repoId = newId<Id.RepositoryId>("repository")
+        const request = [
+          { policyGroupId: newId<Id.PolicyGroupId>("policyGroup"), branchNames: ["main", "release"] },
+          { policyGroupId: newId<Id.PolicyGroupId>("policyGroup"), branchNames: ["main"] }
+        ]
+        yield* store.assignments.replace(org.id, repoId, request)
+        assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), request)
+        yield* store.assignments.replace(org.id, repoId, request.slice(1))
+        assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), request.slice(1))
+        yield* store.assignments.replace(org.id, repoId, [])
+        assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), [])
+      })))
+
+    it("API keys: found by hash with their org, revocation keeps metadata", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const hash = `h${randomBytes().join("")}`
+        const key = apiKey(hash)
+        yield* store.apiKeys.insert(org.id, key)
+        const match = Option.getOrThrow(yield* store.apiKeys.findBySecretHash(hash))
+        assert.strictEqual(match.orgId, org.id)
+        assert.deepStrictEqual(match.key, key)
+        assert.isTrue(Option.isNone(yield* store.apiKeys.findBySecretHash("nope")))
+        const revoked = { ...key, revokedAt: "2026-02-01T00:00:00.000Z", lastUsedAt: "2026-01-15T00:00:00.000Z" }
+        yield* store.apiKeys.update(org.id, revoked)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)), revoked)
+        assert.deepStrictEqual((yield* store.apiKeys.list(org.id, { limit: 10 })).items, [revoked])
+      })))
+
+    it("webhooks and snooze requests: insert, update, delete", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const w = webhook()
+        yield* store.webhooks.insert(org.id, w)
+        const disabled = { ...w, status: "disabled" as const, disabledReason: "410 Gone" }
+        yield* store.webhooks.update(org.id, disabled)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.webhooks.get(org.id, w.id)), disabled)
+        assert.deepStrictEqual(yield* store.webhooks.all(org.id), [disabled])
+        yield* store.webhooks.delete(org.id, w.id)
+        assert.isTrue(Option.isNone(yield* store.webhooks.get(org.id, w.id)))
+
+        const s: SnoozeRequest.SnoozeRequest = {
+          id: newId("snoozeRequest"), repositoryId: newId("repository"), fromImage: "nginx:1", reason: "vendor",
+          until: "2026-03-01T00:00:00.000Z", status: "pending", createdAt: stamp(), reviewedAt: null, reviewComment: null
+        }
+        yield* store.snoozeRequests.insert(org.id, s)
+        const approved = { ...s, status: "approved" as const, reviewedAt: "2026-01-05T00:00:00.000Z", reviewComment: "ok" }
+        yield* store.snoozeRequests.update(org.id, approved)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.snoozeRequests.get(org.id, s.id)), approved)
+        assert.deepStrictEqual((yield* store.snoozeRequests.list(org.id, { limit: 5 })).items, [approved])
+      })))
+
+    it("audit events list newest first across pages", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const rows = [1, 2, 3, 4, 5].map((n) => audit(`a${n}`))
+        for (const row of rows) yield* store.audit.append(org.id, row)
+        const { items, pages } = yield* allPages((p) => store.audit.list(org.id, p), 2)
+        assert.deepStrictEqual(items.map((a) => a.action), ["a5", "a4", "a3", "a2", "a1"])
+        assert.strictEqual(pages, 3)
+        assert.deepStrictEqual(items[0], rows[4])
+      })))
+
+    it("crash safety: a failed transaction leaves no state, no audit row and no outbox row", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const t = team("Ghost")
+        const e = event()
+        const w = webhook()
+        yield* store.webhooks.insert(org.id, w)
+        const result = yield* Effect.either(store.transaction(Effect.gen(function*() {
+          yield* store.teams.insert(org.id, t)
+          yield* store.audit.append(org.id, audit("team.create"))
+          yield* store.outbox.append(org.id, [{ event: e, destinations: [w.id] }])
+          return yield* Effect.fail("boom" as const)
+        })))
+        assert.isTrue(Either.isLeft(result))
+        assert.isTrue(Option.isNone(yield* store.teams.get(org.id, t.id)))
+        assert.strictEqual((yield* store.audit.list(org.id, { limit: 10 })).items.length, 0)
+        assert.isTrue(Option.isNone(yield* store.outbox.getEvent(org.id, e.id)))
+        assert.strictEqual((yield* store.outbox.deliveries(org.id, w.id, { limit: 10 })).items.length, 0)
+        // a defect rolls back too, and a nested transaction joins the outer one
+        const t2 = team("Nested")
+        yield* Effect.exit(store.transaction(Effect.gen(function*() {
+          yield* store.transaction(store.teams.insert(org.id, t2))
+          return yield* Effect.die("defect")
+        })))
+        assert.isTrue(Option.isNone(yield* store.teams.get(org.id, t2.id)))
+        const t3 = team("Committed")
+        yield* store.transaction(store.transaction(store.teams.insert(org.id, t3)))
+        assert.isTrue(Option.isSome(yield* store.teams.get(org.id, t3.id)))
+      })))
+
+    it("outbox: claim leases, record attempts, dead letters and replay", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const w = webhook()
+        yield* store.webhooks.insert(org.id, w)
+        const e = event("2026-01-01T00:00:00.000Z")
+        yield* store.outbox.append(org.id, [{ event: e, destinations: [w.id] }])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.outbox.getEvent(org.id, e.id)), e)
+        const now = new Date("2026-01-01T00:00:10.000Z")
+        const mine = (claims: ReadonlyArray<Outbox.ClaimedDelivery>) => claims.filter((c) => c.event.id === e.id)
+        const first = mine(yield* store.outbox.claim({ worker: "w1", now, leaseMs: 30_000, limit: 1000 }))
+        assert.strictEqual(first.length, 1)
+        assert.strictEqual(first[0]!.orgId, org.id)
+        assert.deepStrictEqual(first[0]!.event, e)
+        assert.strictEqual(mine(yield* store.outbox.claim({ worker: "w2", now, leaseMs: 30_000, limit: 1000 })).length, 0, "leased")
+        const afterLease = new Date(now.getTime() + 31_000)
+        const again = mine(yield* store.outbox.claim({ worker: "w2", now: afterLease, leaseMs: 30_000, limit: 1000 }))
+        assert.strictEqual(again.length, 1, "an expired lease is claimable again")
+
+        const attempt: Outbox.DeliveryAttempt = {
+          eventId: e.id, webhookId: w.id, attempt: 1, at: "2026-01-01T00:00:42.000Z", statusCode: 503, durationMs: 12,
+          outcome: "retry", errorCode: null
+        }
+        yield* store.outbox.recordAttempt(org.id, attempt, { status: "pending", nextAttemptAt: "2026-01-01T00:05:00.000Z" })
+        const early = new Date("2026-01-01T00:04:00.000Z")
+        assert.strictEqual(mine(yield* store.outbox.claim({ worker: "w3", now: early, leaseMs: 1000, limit: 1000 })).length, 0, "not due")
+        const [delivery] = (yield* store.outbox.deliveries(org.id, w.id, { limit: 10 })).items
+        assert.deepStrictEqual(
+          { status: delivery!.status, attempts: delivery!.attempts, lastStatusCode: delivery!.lastStatusCode, next: delivery!.nextAttemptAt },
+          { status: "pending", attempts: 1, lastStatusCode: 503, next: "2026-01-01T00:05:00.000Z" }
+        )
+        yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 2, at: "2026-01-01T00:05:01.000Z" }, { status: "dead", nextAttemptAt: null })
+        assert.deepStrictEqual((yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt), [1, 2])
+        const late = new Date("2026-01-02T00:00:00.000Z")
+        assert.strictEqual(mine(yield* store.outbox.claim({ worker: "w3", now: late, leaseMs: 1000, limit: 1000 })).length, 0, "dead")
+        assert.isFalse(yield* store.outbox.requeue(newId("organization"), e.id, w.id, late), "other org cannot replay")
+        assert.isTrue(yield* store.outbox.requeue(org.id, e.id, w.id, late))
+        const replayed = mine(yield* store.outbox.claim({ worker: "w3", now: late, leaseMs: 1000, limit: 1000 }))
+        assert.strictEqual(replayed[0]?.event.id, e.id, "replay keeps the CloudEvent id")
+      })))
+
+    if (options.concurrency) {
+      it("concurrency: parallel upserts of one draft key leave exactly one draft", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const phase = newId<Id.PhaseId>("phase")
+          const g = group([phase])
+          yield* store.policyGroups.insert(org.id, g)
+          const writer = (n: number) =>
+            store.transaction(Effect.gen(function*() {
+              yield* store.policyGroups.lock(org.id, g.id)
+              const existing = yield* store.drafts.findByKey(org.id, g.id, phase, "docker.io/library/nginx:1|")
+              const base = Option.getOrElse(existing, () => draft(phase, "nginx:1", "nginx:1"))
+              yield* store.drafts.put(org.id, g.id, { ...base, toImage: `nginx:1.${n}` })
+            }))
+          yield* Effect.all(Array.from({ length: 20 }, (_, n) => writer(n)), { concurrency: "unbounded" })
+          const drafts = yield* store.drafts.listByGroup(org.id, g.id)
+          assert.strictEqual(drafts.length, 1)
+        })))
+
+      it("concurrency: parallel onboarding of one repository tracks it once", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const c = connection()
+          yield* store.vcsConnections.insert(org.id, c, null)
+          const t = newId<Id.TeamId>("team")
+          const r = newId<Id.RoutineId>("routine")
+          const results = yield* Effect.all(
+            Array.from({ length: 10 }, () =>
+              Effect.either(store.transaction(store.repositories.insert(org.id, repository(c.id, "42", t, r))))),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(results.filter(Either.isRight).length, 1)
+          assert.isTrue(results.filter(Either.isLeft).every((e) => e.left instanceof Onboarding.RepositoryAlreadyTracked))
+          assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
+        })))
+
+      it("concurrency: two workers claiming the same deliveries get disjoint sets", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const w = webhook()
+          yield* store.webhooks.insert(org.id, w)
+          const events = Array.from({ length: 50 }, () => event("2020-01-01T00:00:00.000Z"))
+          yield* store.outbox.append(org.id, events.map((e) => ({ event: e, destinations: [w.id] })))
+          const ours = new Set(events.map((e) => e.id as string))
+          const now = new Date("2020-01-01T00:01:00.000Z")
+          const claim = (worker: string) =>
+            Effect.map(store.outbox.claim({ worker, now, leaseMs: 60_000, limit: 30 }), (cs) =>
+              cs.filter((c) => ours.has(c.event.id)).map((c) => c.event.id as string))
+          const [a, b] = yield* Effect.all([claim("a"), claim("b")], { concurrency: 2 })
+          const overlap = a.filter((id) => b.includes(id))
+          assert.deepStrictEqual(overlap, [])
+        })))
+    }
+  })

@@ -1,0 +1,144 @@
+/**
+ * Image mappings (spec 2 "Image mapping", rule 8; contracts 5 "Mapping POST upserts by key").
+ * A mapping is identified by its normalized fromImage and its platform scope (absent == "").
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { MappingId } from "./Id.js"
+import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
+import { normalizePlatformScope, PlatformScope } from "./Platform.js"
+
+const IsoDateTime = Schema.String.pipe(
+  Schema.filter((s) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ||
+    "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z"
+  )
+)
+
+export const MappingInput = Schema.Struct({
+  fromImage: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
+  toImage: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
+  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  platformScope: Schema.optional(PlatformScope),
+  mappingContext: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  applicableDateTime: Schema.optional(IsoDateTime),
+  bypassCooldown: Schema.optional(Schema.Boolean),
+  order: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000)))
+})
+export type MappingInput = typeof MappingInput.Type
+
+export const Mapping = Schema.Struct({
+  id: MappingId,
+  key: Schema.String,
+  ...MappingInput.fields,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+export type Mapping = typeof Mapping.Type
+
+export interface FieldError {
+  readonly path: string
+  readonly message: string
+}
+
+export class InvalidMapping extends Schema.TaggedError<InvalidMapping>()("InvalidMapping", {
+  errors: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
+}) {
+  override get message() {
+    return this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+  }
+}
+
+/** Fields that only an external mappings file may set (spec 2, "external file only"). */
+export const fileOnlyFields = ["mappingContext", "applicableDateTime", "bypassCooldown", "order"] as const
+
+/**
+ * Checks a mapping beyond its schema: fromImage is a reference (or, in files, a pattern); toImage
+ * is exact and never a pattern; the API refuses file-only fields. The platform scope is normalized.
+ * `pathPrefix` prefixes error paths (e.g. `mappings[3].`).
+ */
+export const validateMappingInput = (
+  input: MappingInput,
+  options: { readonly source: "api" | "file"; readonly pathPrefix?: string }
+): Either.Either<MappingInput, InvalidMapping> => {
+  const prefix = options.pathPrefix ?? ""
+  const errors: Array<FieldError> = []
+  if (isPattern(input.fromImage)) {
+    if (options.source === "api") {
+      errors.push({ path: `${prefix}fromImage`, message: "wildcards are only allowed in external mappings files" })
+    } else if (Either.isLeft(parseImagePattern(input.fromImage))) {
+      errors.push({ path: `${prefix}fromImage`, message: "not a valid image reference pattern" })
+    }
+  } else {
+    const from = normalizedText(input.fromImage)
+    if (Either.isLeft(from)) errors.push({ path: `${prefix}fromImage`, message: from.left.message })
+  }
+  if (!isExactReference(input.toImage)) {
+    errors.push({
+      path: `${prefix}toImage`,
+      message: "must be an exact image reference: a valid reference with a tag or a digest and no wildcard"
+    })
+  }
+  if (options.source === "api") {
+    for (const field of fileOnlyFields) {
+      if (input[field] !== undefined) {
+        errors.push({ path: `${prefix}${field}`, message: "only an external mappings file may set this field" })
+      }
+    }
+  }
+  const scope = normalizePlatformScope(input.platformScope)
+  if (Either.isLeft(scope)) errors.push({ path: `${prefix}platformScope`, message: scope.left.message })
+  if (errors.length > 0) return Either.left(new InvalidMapping({ errors }))
+  const { platformScope: _scope, ...rest } = input
+  const canonical = Either.getOrThrow(scope)
+  return Either.right(canonical === "" ? rest : { ...rest, platformScope: canonical })
+}
+
+/** The normalized form of a fromImage (reference or pattern); the input itself when it does not parse. */
+export const normalizedFrom = (fromImage: string): string =>
+  isPattern(fromImage)
+    ? Either.getOrElse(Either.map(parseImagePattern(fromImage), formatImagePattern), () => fromImage)
+    : Either.getOrElse(normalizedText(fromImage), () => fromImage)
+
+/** Mapping identity: normalized fromImage + canonical platform scope (absent == ""). */
+export const mappingKey = (fromImage: string, platformScope?: string): string =>
+  `${normalizedFrom(fromImage)}|${Either.getOrElse(normalizePlatformScope(platformScope), () => platformScope ?? "")}`
+
+const content = (m: MappingInput) =>
+  [m.fromImage, m.toImage, m.reason, m.platformScope, m.mappingContext, m.applicableDateTime, m.bypassCooldown, m.order]
+
+const sameContent = (a: MappingInput, b: MappingInput) => {
+  const x = content(a)
+  const y = content(b)
+  return x.every((v, i) => v === y[i])
+}
+
+/** Copies the input's fields, leaving absent optional fields absent. */
+const fieldsOf = (input: MappingInput): MappingInput => {
+  const out: Record<string, unknown> = { fromImage: input.fromImage, toImage: input.toImage }
+  for (const k of ["reason", "platformScope", ...fileOnlyFields] as const) {
+    if (input[k] !== undefined) out[k] = input[k]
+  }
+  return out as MappingInput
+}
+
+/**
+ * Spec rule 8: a draft with the same key is updated in place (id and createdAt kept); the same
+ * request applied twice equals applying it once ("unchanged", updatedAt kept).
+ */
+export const upsertDraft = <M extends Mapping>(
+  drafts: ReadonlyArray<M>,
+  input: MappingInput,
+  ctx: { readonly id: MappingId; readonly now: string }
+): { readonly mappings: ReadonlyArray<Mapping>; readonly mapping: Mapping; readonly outcome: "created" | "updated" | "unchanged" } => {
+  const key = mappingKey(input.fromImage, input.platformScope)
+  const index = drafts.findIndex((d) => d.key === key)
+  const existing = index === -1 ? undefined : drafts[index]
+  if (existing === undefined) {
+    const mapping: Mapping = { id: ctx.id, key, ...fieldsOf(input), createdAt: ctx.now, updatedAt: ctx.now }
+    return { mappings: [...drafts, mapping], mapping, outcome: "created" }
+  }
+  if (sameContent(existing, input)) return { mappings: drafts, mapping: existing, outcome: "unchanged" }
+  const mapping: Mapping = { id: existing.id, key, ...fieldsOf(input), createdAt: existing.createdAt, updatedAt: ctx.now }
+  return { mappings: drafts.map((d, i) => (i === index ? mapping : d)), mapping, outcome: "updated" }
+}

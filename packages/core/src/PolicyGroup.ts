@@ -1,0 +1,192 @@
+/**
+ * Policy groups and their phases (spec 2, 3; rules 7 and 9; contracts 5 "Phase (in details)").
+ * A phase is managed either through the API (internal) or by a mappings file (external).
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { PhaseId, PolicyGroupId, TeamId, VcsConnectionId } from "./Id.js"
+import { Mapping } from "./Mapping.js"
+
+export const NotificationRouting = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("inherit") }),
+  Schema.Struct({ kind: Schema.Literal("none") }),
+  Schema.Struct({ kind: Schema.Literal("team"), teamId: TeamId })
+)
+export type NotificationRouting = typeof NotificationRouting.Type
+
+export const ExternalSource = Schema.Struct({
+  vcsConnectionId: VcsConnectionId,
+  repositoryFullName: Schema.String,
+  branch: Schema.String,
+  path: Schema.String,
+  lastSyncedAt: Schema.NullOr(Schema.String),
+  lastError: Schema.NullOr(Schema.String),
+  /** Blob sha of the last applied file version: the same version is never applied twice. */
+  lastVersion: Schema.NullOr(Schema.String)
+})
+export type ExternalSource = typeof ExternalSource.Type
+
+export const SourceType = Schema.Literal("internal", "external")
+export type SourceType = typeof SourceType.Type
+
+export const Phase = Schema.Struct({
+  id: PhaseId,
+  name: Schema.String,
+  sourceType: SourceType,
+  position: Schema.Int,
+  external: Schema.optional(ExternalSource)
+})
+export type Phase = typeof Phase.Type
+
+export const PolicyGroup = Schema.Struct({
+  id: PolicyGroupId,
+  name: Schema.String,
+  applyToAllRepos: Schema.Boolean,
+  notificationRouting: NotificationRouting,
+  /** Cooldown of external phases; `null` = the organization's default. */
+  cooldownSeconds: Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+  phases: Schema.Array(Phase)
+})
+export type PolicyGroup = typeof PolicyGroup.Type
+
+export const PublishedMapping = Schema.Struct({
+  ...Mapping.fields,
+  phaseId: PhaseId,
+  /** When the mapping takes effect: publish time for API phases, after cooldown for external ones. */
+  activeFrom: Schema.String
+})
+export type PublishedMapping = typeof PublishedMapping.Type
+
+export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
+
+// API views -----------------------------------------------------------------------------------
+
+export const PolicyGroupListItem = Schema.Struct({ id: PolicyGroupId, name: Schema.String, applyToAllRepos: Schema.Boolean })
+
+export const PhaseView = Schema.Struct({
+  id: PhaseId,
+  name: Schema.String,
+  sourceType: SourceType,
+  external: Schema.optional(Schema.Struct({
+    repositoryFullName: Schema.String,
+    branch: Schema.String,
+    path: Schema.String,
+    lastSyncedAt: Schema.NullOr(Schema.String),
+    lastError: Schema.NullOr(Schema.String)
+  }))
+})
+export type PhaseView = typeof PhaseView.Type
+
+export const PolicyGroupDetails = Schema.Struct({
+  id: PolicyGroupId,
+  name: Schema.String,
+  applyToAllRepos: Schema.Boolean,
+  phases: Schema.Array(PhaseView),
+  publishedMappings: Schema.Array(PublishedMapping)
+})
+export type PolicyGroupDetails = typeof PolicyGroupDetails.Type
+
+const byPosition = (a: Phase, b: Phase) => a.position - b.position
+
+export const toDetails = (group: PolicyGroup, published: ReadonlyArray<PublishedMapping>): PolicyGroupDetails => ({
+  id: group.id,
+  name: group.name,
+  applyToAllRepos: group.applyToAllRepos,
+  phases: [...group.phases].sort(byPosition).map((p) => ({
+    id: p.id,
+    name: p.name,
+    sourceType: p.sourceType,
+    ...(p.external
+      ? {
+        external: {
+          repositoryFullName: p.external.repositoryFullName,
+          branch: p.external.branch,
+          path: p.external.path,
+          lastSyncedAt: p.external.lastSyncedAt,
+          lastError: p.external.lastError
+        }
+      }
+      : {})
+  })),
+  publishedMappings: published
+})
+
+// Rules ---------------------------------------------------------------------------------------
+
+export class PolicyGroupNotFound extends Schema.TaggedError<PolicyGroupNotFound>()("PolicyGroupNotFound", {
+  policyGroupId: Schema.String
+}) {}
+
+export class PhaseNotFound extends Schema.TaggedError<PhaseNotFound>()("PhaseNotFound", {
+  policyGroupId: PolicyGroupId,
+  phaseId: Schema.String
+}) {}
+
+export class ExternalPhaseReadOnly extends Schema.TaggedError<ExternalPhaseReadOnly>()("ExternalPhaseReadOnly", {
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId
+}) {
+  override get message() {
+    return "this phase is managed by an external mappings file; change the file instead"
+  }
+}
+
+export const findPhase = (group: PolicyGroup, phaseId: string): Either.Either<Phase, PhaseNotFound> => {
+  const phase = group.phases.find((p) => p.id === phaseId)
+  return phase ? Either.right(phase) : Either.left(new PhaseNotFound({ policyGroupId: group.id, phaseId }))
+}
+
+/** Spec rule 7: mapping edits through the API are refused on an external phase. */
+export const ensureInternalPhase = (
+  group: PolicyGroup,
+  phaseId: string
+): Either.Either<Phase, ExternalPhaseReadOnly | PhaseNotFound> =>
+  Either.flatMap(findPhase(group, phaseId), (phase): Either.Either<Phase, ExternalPhaseReadOnly> =>
+    phase.sourceType === "external"
+      ? Either.left(new ExternalPhaseReadOnly({ policyGroupId: group.id, phaseId: phase.id }))
+      : Either.right(phase))
+
+export interface PublishChanges {
+  readonly created: ReadonlyArray<PublishedMapping>
+  readonly updated: ReadonlyArray<PublishedMapping>
+  readonly removed: ReadonlyArray<PublishedMapping>
+}
+
+const sameContent = (a: Mapping, b: Mapping) =>
+  a.fromImage === b.fromImage && a.toImage === b.toImage && a.reason === b.reason &&
+  a.platformScope === b.platformScope && a.mappingContext === b.mappingContext &&
+  a.applicableDateTime === b.applicableDateTime && a.bypassCooldown === b.bypassCooldown && a.order === b.order
+
+/**
+ * Spec rule 9 and the states table: the complete draft of the group's internal phases becomes its
+ * published policy, unrelated draft changes included; drafts removed since the last publish vanish.
+ * External phases follow their files and are untouched here. The result describes policy only:
+ * there is nothing in it that could open a remediation request (publishing opens none at once).
+ */
+export const publish = (input: {
+  readonly group: PolicyGroup
+  readonly drafts: ReadonlyArray<DraftMapping>
+  readonly published: ReadonlyArray<PublishedMapping>
+  readonly now: Date
+}): { readonly published: ReadonlyArray<PublishedMapping>; readonly changes: PublishChanges } => {
+  const internal = new Set(input.group.phases.filter((p) => p.sourceType === "internal").map((p) => p.id))
+  const slot = (m: { readonly phaseId: string; readonly key: string }) => `${m.phaseId}\u0000${m.key}`
+  const before = new Map(input.published.filter((m) => internal.has(m.phaseId)).map((m) => [slot(m), m]))
+  const now = input.now.toISOString()
+  const created: Array<PublishedMapping> = []
+  const updated: Array<PublishedMapping> = []
+  const next: Array<PublishedMapping> = input.published.filter((m) => !internal.has(m.phaseId))
+  for (const draft of input.drafts) {
+    if (!internal.has(draft.phaseId)) continue
+    const previous = before.get(slot(draft))
+    before.delete(slot(draft))
+    if (previous && sameContent(previous, draft)) {
+      next.push(previous)
+      continue
+    }
+    const live: PublishedMapping = { ...draft, activeFrom: now }
+    ;(previous ? updated : created).push(live)
+    next.push(live)
+  }
+  return { published: next, changes: { created, updated, removed: [...before.values()] } }
+}

@@ -1,0 +1,81 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, FastCheck as fc } from "effect"
+import * as Id from "../src/Id.js"
+import * as PolicyGroup from "../src/PolicyGroup.js"
+
+const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
+const internalA = id<Id.PhaseId>("phase", 1)
+const internalB = id<Id.PhaseId>("phase", 2)
+const external = id<Id.PhaseId>("phase", 3)
+
+const group: PolicyGroup.PolicyGroup = {
+  id: id("policyGroup", 1),
+  name: "Base images",
+  applyToAllRepos: false,
+  notificationRouting: { kind: "inherit" },
+  cooldownSeconds: null,
+  phases: [
+    { id: internalA, name: "Curated", sourceType: "internal", position: 0 },
+    { id: internalB, name: "Hotfixes", sourceType: "internal", position: 1 },
+    {
+      id: external, name: "From repo", sourceType: "external", position: 2,
+      external: {
+        vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "acme/policy", branch: "main",
+        path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null
+      }
+    }
+  ]
+}
+
+const t0 = "2026-01-01T00:00:00.000Z"
+const draft = (n: number, phaseId: Id.PhaseId, toTag = "2"): PolicyGroup.DraftMapping => ({
+  id: id("mapping", n),
+  key: `docker.io/library/img${n}:1|`,
+  fromImage: `img${n}:1`,
+  toImage: `img${n}:${toTag}`,
+  createdAt: t0,
+  updatedAt: t0,
+  phaseId
+})
+
+describe("PolicyGroup", () => {
+  it("refuses API mapping edits on an external phase (rule 7) and names unknown phases", () => {
+    assert.isTrue(Either.isRight(PolicyGroup.ensureInternalPhase(group, internalA)))
+    const refused = PolicyGroup.ensureInternalPhase(group, external)
+    assert.isTrue(Either.isLeft(refused) && refused.left._tag === "ExternalPhaseReadOnly")
+    const unknown = PolicyGroup.ensureInternalPhase(group, "ph_nope")
+    assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "PhaseNotFound")
+  })
+
+  it("publishes the whole draft, unrelated changes included, and keeps external phases (rule 9)", () => {
+    const externalLive = { ...draft(9, external), activeFrom: t0 }
+    const now = new Date("2026-02-01T00:00:00Z")
+    const first = PolicyGroup.publish({ group, drafts: [draft(1, internalA), draft(2, internalB)], published: [externalLive], now })
+    assert.strictEqual(first.changes.created.length, 2)
+    assert.deepStrictEqual(first.published.map((m) => m.id).sort(), [draft(1, internalA).id, draft(2, internalB).id, externalLive.id].sort())
+    // the draft of phase A changes, phase B's draft is deleted: both go live together
+    const second = PolicyGroup.publish({ group, drafts: [draft(1, internalA, "3")], published: first.published, now })
+    assert.deepStrictEqual(second.changes.updated.map((m) => m.toImage), ["img1:3"])
+    assert.deepStrictEqual(second.changes.removed.map((m) => m.id), [draft(2, internalB).id])
+    assert.isTrue(second.published.some((m) => m.id === externalLive.id), "external phase untouched")
+  })
+
+  it.prop("publishing twice without draft changes changes nothing the second time", [
+    fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 20 }),
+    fc.boolean()
+  ], ([ns, toB]) => {
+    const drafts = ns.map((n) => draft(n, toB && n % 2 ? internalB : internalA))
+    const now = new Date("2026-02-01T00:00:00Z")
+    const once = PolicyGroup.publish({ group, drafts, published: [], now })
+    const twice = PolicyGroup.publish({ group, drafts, published: once.published, now: new Date("2026-03-01T00:00:00Z") })
+    assert.deepStrictEqual(twice.published, once.published)
+    assert.deepStrictEqual(twice.changes, { created: [], updated: [], removed: [] })
+    assert.strictEqual(once.published.length, drafts.length)
+  })
+
+  it("details list phases by position with the external binding, never connection internals", () => {
+    const details = PolicyGroup.toDetails(group, [])
+    assert.deepStrictEqual(details.phases.map((p) => p.sourceType), ["internal", "internal", "external"])
+    assert.deepStrictEqual(Object.keys(details.phases[2]!.external!).sort(), ["branch", "lastError", "lastSyncedAt", "path", "repositoryFullName"])
+  })
+})
