@@ -1,10 +1,12 @@
 /** @image-policy/core: pure policy rules, schemas, ports and workflows. Depends on `effect` only. */
 export const version = "0.1.0"
 
+export * as Address from "./Address.js"
 export * as ApiKey from "./ApiKey.js"
 export * as Assignment from "./Assignment.js"
 export * as Audit from "./Audit.js"
 export * as Cursor from "./Cursor.js"
+export * as Delivery from "./Delivery.js"
 export * as Event from "./Event.js"
 export * as Id from "./Id.js"
 export * as ImageReference from "./ImageReference.js"
