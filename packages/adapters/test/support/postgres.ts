@@ -89,15 +89,9 @@ export const postgresTestDatabase = async (name: string): Promise<TestDatabase> 
  */
 export const pgDescribe = async (name: string, fn: (url: string) => void): Promise<void> => {
   const db = await postgresTestDatabase(name)
-  if (db.available) {
-    // registered at file level so the database is dropped even when `-t` filters this suite out
-    afterAll(() => db.drop())
-    describe(`PostgreSQL: ${name}`, () => {
-      fn(db.url)
-    })
-  } else {
-    describe.skip(`PostgreSQL: ${name} (${db.reason})`, () => {
-      fn("postgres://unavailable")
-    })
-  }
+  // registered at file level so the database is dropped even when `-t` filters this suite out
+  if (db.available) afterAll(() => db.drop())
+  describe.skipIf(!db.available)(`PostgreSQL: ${name}${db.available ? "" : ` (skipped: ${db.reason})`}`, () => {
+    fn(db.available ? db.url : "postgres://unavailable")
+  })
 }
