@@ -75,13 +75,17 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
 export const revoke = (key: ApiKey, now: Date): ApiKey =>
   key.revokedAt !== null ? key : { ...key, revokedAt: now.toISOString() }
 
-export const ApiKeyView = Schema.Struct({
+const viewFields = {
   id: ApiKeyId,
   name: Schema.String,
   prefix: Schema.String,
   role: Schema.optional(RoleName),
   permissions: Schema.Array(Permission),
-  expiresAt: Schema.NullOr(Schema.String),
+  expiresAt: Schema.NullOr(Schema.String)
+}
+
+export const ApiKeyView = Schema.Struct({
+  ...viewFields,
   status: ApiKeyStatus,
   revokedAt: Schema.NullOr(Schema.String),
   lastUsedAt: Schema.NullOr(Schema.String),
@@ -89,15 +93,8 @@ export const ApiKeyView = Schema.Struct({
 })
 export type ApiKeyView = typeof ApiKeyView.Type
 
-export const ApiKeyCreated = Schema.Struct({
-  id: ApiKeyId,
-  name: Schema.String,
-  prefix: Schema.String,
-  role: Schema.optional(RoleName),
-  permissions: Schema.Array(Permission),
-  expiresAt: Schema.NullOr(Schema.String),
-  secret: Schema.String
-})
+/** The create answer: the only place the secret is ever shown. */
+export const ApiKeyCreated = Schema.Struct({ ...viewFields, secret: Schema.String })
 export type ApiKeyCreated = typeof ApiKeyCreated.Type
 
 export const toView = (key: ApiKey, nowMs: number): ApiKeyView => ({

@@ -107,7 +107,8 @@ export const mappingKey = (fromImage: string, platformScope?: string): string =>
 const content = (m: MappingInput) =>
   [m.fromImage, m.toImage, m.reason, m.platformScope, m.mappingContext, m.applicableDateTime, m.bypassCooldown, m.order]
 
-const sameContent = (a: MappingInput, b: MappingInput) => {
+/** Whether two mappings say the same thing (ids and timestamps aside). */
+export const sameContent = (a: MappingInput, b: MappingInput): boolean => {
   const x = content(a)
   const y = content(b)
   return x.every((v, i) => v === y[i])

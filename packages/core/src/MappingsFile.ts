@@ -7,7 +7,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { MappingId, PhaseId } from "./Id.js"
-import { type FieldError, mappingKey, MappingInput, validateMappingInput } from "./Mapping.js"
+import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
 import type { PublishedMapping } from "./PolicyGroup.js"
 
 export const maxEntries = 10_000
@@ -65,11 +65,6 @@ export const decodeMappingsFile = (text: string): Either.Either<ReadonlyArray<Ma
 }
 
 export const encodeMappingsFile = (mappings: ReadonlyArray<MappingInput>): string => JSON.stringify({ mappings }, null, 2)
-
-const sameContent = (a: MappingInput, b: MappingInput) =>
-  a.fromImage === b.fromImage && a.toImage === b.toImage && a.reason === b.reason && a.platformScope === b.platformScope &&
-  a.mappingContext === b.mappingContext && a.applicableDateTime === b.applicableDateTime &&
-  a.bypassCooldown === b.bypassCooldown && a.order === b.order
 
 export interface MappingsDiff {
   readonly added: ReadonlyArray<MappingInput>

@@ -5,7 +5,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { PhaseId, PolicyGroupId, TeamId, VcsConnectionId } from "./Id.js"
-import { Mapping } from "./Mapping.js"
+import { Mapping, sameContent } from "./Mapping.js"
 
 export const NotificationRouting = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("inherit") }),
@@ -151,11 +151,6 @@ export interface PublishChanges {
   readonly updated: ReadonlyArray<PublishedMapping>
   readonly removed: ReadonlyArray<PublishedMapping>
 }
-
-const sameContent = (a: Mapping, b: Mapping) =>
-  a.fromImage === b.fromImage && a.toImage === b.toImage && a.reason === b.reason &&
-  a.platformScope === b.platformScope && a.mappingContext === b.mappingContext &&
-  a.applicableDateTime === b.applicableDateTime && a.bypassCooldown === b.bypassCooldown && a.order === b.order
 
 /**
  * Spec rule 9 and the states table: the complete draft of the group's internal phases becomes its

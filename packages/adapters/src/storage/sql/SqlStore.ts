@@ -5,6 +5,7 @@
  * schemas; a row that does not decode is a defect too.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import { SqlError } from "@effect/sql/SqlError"
 import type { Id, Page, PageRequest, StoreService } from "@image-policy/core"
 import {
@@ -67,6 +68,29 @@ export const make = Effect.gen(function*() {
   const one = <A>(rows: Effect.Effect<ReadonlyArray<any>, unknown>, decode: (row: any) => A) =>
     Effect.map(die(rows), (r) => (r.length > 0 ? Option.some(decode(r[0])) : Option.none()))
 
+  /**
+   * One page of an org's documents from `table`, in keyset order on (`sortColumn`, id). The table
+   * and column names are constants of this file, never user input.
+   */
+  const docPage = <A extends { readonly id: string }>(
+    table: string,
+    sortColumn: "name" | "created_at" | "external_account_name",
+    orgId: string,
+    request: PageRequest,
+    decode: (d: unknown) => A,
+    sortKey: (a: A) => string,
+    filter: Statement.Fragment = sql``
+  ): Effect.Effect<Page<A>> =>
+    page(
+      (after, limit) =>
+        sql`SELECT doc FROM ${sql(table)} WHERE org_id = ${orgId} ${filter}
+          ${after ? sql`AND (${sql(sortColumn)}, id) > (${after.sortKey}, ${after.id})` : sql``}
+          ORDER BY ${sql(sortColumn)}, id LIMIT ${limit}`,
+      doc(decode),
+      (a) => [sortKey(a), a.id] as const,
+      request
+    )
+
   const decodeOrg = decoder(Organization.Organization)
   const decodeTeam = decoder(Onboarding.Team)
   const decodeRoutine = decoder(Onboarding.Routine)
@@ -82,7 +106,6 @@ export const make = Effect.gen(function*() {
   const decodeEvent = decoder(Outbox.OutboxEvent)
   const decodeAttempt = decoder(Outbox.DeliveryAttempt)
   const doc = <A>(decode: (d: unknown) => A) => (row: any): A => decode(row.doc)
-  const byName = (a: { readonly name: string; readonly id: string }) => [a.name, a.id] as const
   const byCreated = (a: { readonly createdAt: string; readonly id: string }) => [a.createdAt, a.id] as const
   const toDelivery = (row: any): Outbox.Delivery => ({
     eventId: row.eventId,
@@ -108,15 +131,7 @@ export const make = Effect.gen(function*() {
     },
     teams: {
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM teams WHERE org_id = ${orgId}
-              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY name, id LIMIT ${limit}`,
-          doc(decodeTeam),
-          byName,
-          request
-        ),
+        docPage("teams", "name", orgId, request, decodeTeam, (t) => t.name),
       get: (orgId, id) => one(sql`SELECT doc FROM teams WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeTeam)),
       insert: (orgId, team) =>
         die(sql`INSERT INTO teams (org_id, id, name, doc) VALUES (${orgId}, ${team.id}, ${team.name}, ${json(team)}::jsonb)
@@ -124,16 +139,8 @@ export const make = Effect.gen(function*() {
     },
     routines: {
       list: (orgId, request, filter) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM routines WHERE org_id = ${orgId}
-              ${filter?.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``}
-              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY name, id LIMIT ${limit}`,
-          doc(decodeRoutine),
-          byName,
-          request
-        ),
+        docPage("routines", "name", orgId, request, decodeRoutine, (r) => r.name,
+          filter?.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``),
       get: (orgId, id) => one(sql`SELECT doc FROM routines WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRoutine)),
       insert: (orgId, r) =>
         die(sql`INSERT INTO routines (org_id, id, team_id, name, doc)
@@ -142,15 +149,8 @@ export const make = Effect.gen(function*() {
     },
     vcsConnections: {
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM vcs_connections WHERE org_id = ${orgId}
-              ${after ? sql`AND (external_account_name, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY external_account_name, id LIMIT ${limit}`,
-          doc(decodeConnection),
-          (c) => [c.externalAccountName, c.id] as const,
-          request
-        ),
+        docPage("vcs_connections", "external_account_name", orgId, request, decodeConnection,
+          (c) => c.externalAccountName),
       get: (orgId, id) =>
         one(sql`SELECT doc FROM vcs_connections WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeConnection)),
       insert: (orgId, c, settings) =>
@@ -170,16 +170,8 @@ export const make = Effect.gen(function*() {
     },
     repositories: {
       list: (orgId, request, filter) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM repositories WHERE org_id = ${orgId}
-              ${filter?.repositoryId !== undefined ? sql`AND id = ${filter.repositoryId}` : sql``}
-              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY created_at, id LIMIT ${limit}`,
-          doc(decodeRepository),
-          byCreated,
-          request
-        ),
+        docPage("repositories", "created_at", orgId, request, decodeRepository, (r) => r.createdAt,
+          filter?.repositoryId !== undefined ? sql`AND id = ${filter.repositoryId}` : sql``),
       get: (orgId, id) =>
         one(sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRepository)),
       findByExternalId: (orgId, connectionId, externalRepoId) =>
@@ -229,15 +221,7 @@ export const make = Effect.gen(function*() {
     },
     policyGroups: {
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId}
-              ${after ? sql`AND (name, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY name, id LIMIT ${limit}`,
-          doc(decodeGroup),
-          byName,
-          request
-        ),
+        docPage("policy_groups", "name", orgId, request, decodeGroup, (g) => g.name),
       all: (orgId) =>
         Effect.map(die(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} ORDER BY name, id`), (rows) =>
           rows.map(doc(decodeGroup))),
@@ -343,15 +327,7 @@ export const make = Effect.gen(function*() {
         die(sql`INSERT INTO api_keys (org_id, id, secret_hash, created_at, doc)
           VALUES (${orgId}, ${key.id}, ${key.secretHash}, ${key.createdAt}, ${json(key)}::jsonb)`),
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM api_keys WHERE org_id = ${orgId}
-              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY created_at, id LIMIT ${limit}`,
-          doc(decodeKey),
-          byCreated,
-          request
-        ),
+        docPage("api_keys", "created_at", orgId, request, decodeKey, (k) => k.createdAt),
       get: (orgId, id) => one(sql`SELECT doc FROM api_keys WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeKey)),
       findBySecretHash: (hash) =>
         one(sql`SELECT org_id, doc FROM api_keys WHERE secret_hash = ${hash}`, (row: any) => ({
@@ -365,15 +341,7 @@ export const make = Effect.gen(function*() {
       insert: (orgId, d) =>
         die(sql`INSERT INTO webhooks (org_id, id, created_at, doc) VALUES (${orgId}, ${d.id}, ${d.createdAt}, ${json(d)}::jsonb)`),
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM webhooks WHERE org_id = ${orgId}
-              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY created_at, id LIMIT ${limit}`,
-          doc(decodeWebhook),
-          byCreated,
-          request
-        ),
+        docPage("webhooks", "created_at", orgId, request, decodeWebhook, (w) => w.createdAt),
       all: (orgId) =>
         Effect.map(die(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} ORDER BY created_at, id`), (rows) =>
           rows.map(doc(decodeWebhook))),
@@ -391,15 +359,7 @@ export const make = Effect.gen(function*() {
         die(sql`INSERT INTO snooze_requests (org_id, id, created_at, doc)
           VALUES (${orgId}, ${r.id}, ${r.createdAt}, ${json(r)}::jsonb)`),
       list: (orgId, request) =>
-        page(
-          (after, limit) =>
-            sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId}
-              ${after ? sql`AND (created_at, id) > (${after.sortKey}, ${after.id})` : sql``}
-              ORDER BY created_at, id LIMIT ${limit}`,
-          doc(decodeSnooze),
-          byCreated,
-          request
-        ),
+        docPage("snooze_requests", "created_at", orgId, request, decodeSnooze, (r) => r.createdAt),
       get: (orgId, id) => one(sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeSnooze)),
       update: (orgId, r) =>
         die(sql`UPDATE snooze_requests SET doc = ${json(r)}::jsonb WHERE org_id = ${orgId} AND id = ${r.id}`)
