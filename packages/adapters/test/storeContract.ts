@@ -423,6 +423,31 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
           assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
         })))
 
+      it("concurrency: racing assignment replacements leave exactly one writer's complete set", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const c = connection()
+          yield* store.vcsConnections.insert(org.id, c, null)
+          const repo = repository(c.id, "7", newId("team"), newId("routine"))
+          yield* store.repositories.insert(org.id, repo)
+          const requests = Array.from({ length: 10 }, () =>
+            [newId<Id.PolicyGroupId>("policyGroup"), newId<Id.PolicyGroupId>("policyGroup")].map((policyGroupId) => ({
+              policyGroupId,
+              branchNames: ["main", "release"]
+            })))
+          yield* Effect.all(
+            requests.map((request) =>
+              store.transaction(Effect.gen(function*() {
+                yield* store.repositories.lock(org.id, repo.id)
+                yield* store.assignments.get(org.id, repo.id)
+                yield* store.assignments.replace(org.id, repo.id, request)
+              }))),
+            { concurrency: "unbounded" }
+          )
+          const final = yield* store.assignments.get(org.id, repo.id)
+          assert.isTrue(requests.some((r) => JSON.stringify(r) === JSON.stringify(final)), "one request, whole")
+        })))
+
       it("concurrency: two workers claiming the same deliveries get disjoint sets", () =>
         run(Effect.gen(function*() {
           const org = yield* newOrg()
