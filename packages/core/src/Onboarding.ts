@@ -306,3 +306,8 @@ export const makeRepository = (
   branches: plan.branches.map((branchName) => ({ branchName, scan: { status: "queued" } })),
   createdAt: options.now.toISOString()
 })
+
+/** A repository id in a path that this organization does not track (404: nothing is disclosed). */
+export class RepositoryNotFound extends Schema.TaggedError<RepositoryNotFound>()("RepositoryNotFound", {
+  repositoryId: Schema.String
+}) {}

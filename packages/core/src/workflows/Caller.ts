@@ -1,0 +1,74 @@
+/**
+ * What every workflow knows about the call it serves, and the two records every state change
+ * leaves in the same transaction: its audit row and its outbox events.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { Actor } from "../Audit.js"
+import * as Event from "../Event.js"
+import type { AuditEventId, EventId, OrgId } from "../Id.js"
+import { Ids } from "../ports/Ids.js"
+import { type NewOutboxEvent, Store } from "../ports/Store.js"
+import { route, type RoutingContext } from "../Webhook.js"
+
+export interface Caller {
+  readonly orgId: OrgId
+  readonly actor: Actor
+  /** Ties the audit row, the events and the logs of one request together. */
+  readonly correlationId: string
+}
+
+export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** Appends the audit row of a successful change (inside the caller's transaction). */
+export const audit = (caller: Caller, action: string, resourceType: string, resourceId: string | null) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const ids = yield* Ids
+    const at = yield* now
+    yield* store.audit.append(caller.orgId, {
+      id: (yield* ids.next("audit")) as AuditEventId,
+      at: at.toISOString(),
+      actor: caller.actor,
+      action,
+      resourceType,
+      resourceId,
+      outcome: "success",
+      detail: null
+    })
+  })
+
+/**
+ * Builds events (their data redacted by the catalog's closed schemas), routes them to the
+ * organization's matching destinations, and appends them to the outbox.
+ */
+export const emit = (
+  caller: Caller,
+  routing: RoutingContext,
+  events: ReadonlyArray<{ readonly type: Event.EventType; readonly data: Record<string, unknown> }>
+) =>
+  Effect.gen(function*() {
+    if (events.length === 0) return
+    const store = yield* Store
+    const ids = yield* Ids
+    const at = (yield* now).toISOString()
+    const destinations = yield* store.webhooks.all(caller.orgId)
+    const rows: Array<NewOutboxEvent> = []
+    for (const { data, type } of events) {
+      // a builder that does not fit its own schema is a bug in the workflow, not user input
+      const draft = Either.getOrThrow(Event.buildEvent(type, data))
+      rows.push({
+        event: {
+          id: (yield* ids.next("event")) as EventId,
+          type,
+          subject: draft.subject,
+          time: at,
+          correlationId: caller.correlationId,
+          data: draft.data
+        },
+        destinations: route(type, routing, destinations)
+      })
+    }
+    yield* store.outbox.append(caller.orgId, rows)
+  })

@@ -1,0 +1,100 @@
+/**
+ * Draft mappings and publishing (spec rules 7-9). Drafts change only the draft; publishing makes
+ * the whole group draft live and tells subscribers what changed. Publishing opens no remediation.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { MappingId, PhaseId, PolicyGroupId } from "../Id.js"
+import * as Mapping from "../Mapping.js"
+import { Ids } from "../ports/Ids.js"
+import { Store } from "../ports/Store.js"
+import * as PolicyGroup from "../PolicyGroup.js"
+import { notificationTeam } from "../Webhook.js"
+import { audit, type Caller, emit, now } from "./Caller.js"
+
+const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
+  Effect.flatMap(Store, (store) =>
+    Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
+      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
+      onSome: Effect.succeed
+    })))
+
+/** POST .../phases/{phaseId}/mappings: upsert a draft by key (rule 8); refused on external phases (rule 7). */
+export const addDraftMapping = Effect.fn("Policy.addDraftMapping")(function*(
+  caller: Caller,
+  groupId: PolicyGroupId,
+  phaseId: PhaseId,
+  input: Mapping.MappingInput
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  return yield* store.transaction(Effect.gen(function*() {
+    yield* store.policyGroups.lock(caller.orgId, groupId)
+    const group = yield* loadGroup(caller, groupId)
+    const phase = yield* PolicyGroup.ensureInternalPhase(group, phaseId)
+    const valid = yield* Mapping.validateMappingInput(input, { source: "api" })
+    const key = Mapping.mappingKey(valid.fromImage, valid.platformScope)
+    const existing = yield* store.drafts.findByKey(caller.orgId, groupId, phase.id, key)
+    const result = Mapping.upsertDraft(Option.toArray(existing), valid, {
+      id: (yield* ids.next("mapping")) as MappingId,
+      now: (yield* now).toISOString()
+    })
+    if (result.outcome !== "unchanged") {
+      yield* store.drafts.put(caller.orgId, groupId, { ...result.mapping, phaseId: phase.id })
+      yield* audit(caller, `mapping.${result.outcome}`, "policy_mapping", result.mapping.id)
+    }
+    return { mapping: { ...result.mapping, phaseId: phase.id }, outcome: result.outcome }
+  }))
+})
+
+/** POST .../publish: the whole group draft goes live (rule 9), one group per call. */
+export const publishGroup = Effect.fn("Policy.publishGroup")(function*(caller: Caller, groupId: PolicyGroupId) {
+  const store = yield* Store
+  return yield* store.transaction(Effect.gen(function*() {
+    yield* store.policyGroups.lock(caller.orgId, groupId)
+    const group = yield* loadGroup(caller, groupId)
+    const at = yield* now
+    const result = PolicyGroup.publish({
+      group,
+      drafts: yield* store.drafts.listByGroup(caller.orgId, groupId),
+      published: yield* store.published.listByGroup(caller.orgId, groupId),
+      now: at
+    })
+    const internal = group.phases.filter((p) => p.sourceType === "internal").map((p) => p.id)
+    yield* store.published.replace(caller.orgId, groupId, internal, result.published)
+    yield* audit(caller, "policy_group.publish", "policy_group", groupId)
+    const org = yield* store.organizations.get(caller.orgId)
+    const routing = {
+      family: "policy" as const,
+      policyGroupId: groupId,
+      notificationTeamId: notificationTeam(
+        group.notificationRouting,
+        Option.match(org, { onNone: () => null, onSome: (o) => o.defaultNotificationTeamId })
+      )
+    }
+    const changedAt = at.toISOString()
+    const mappingEvent = (action: "created" | "updated" | "removed") => (m: PolicyGroup.PublishedMapping) => ({
+      type: `service.policy_mapping.${action}` as const,
+      data: {
+        mapping_id: m.id,
+        policy_group_id: groupId,
+        phase_id: m.phaseId,
+        from_image: m.fromImage,
+        to_image: m.toImage,
+        platform_scope: m.platformScope ?? "",
+        action,
+        changed_at: changedAt
+      }
+    })
+    yield* emit(caller, routing, [
+      {
+        type: "service.policy_group.published",
+        data: { policy_group_id: groupId, action: "published", mapping_count: result.published.length, changed_at: changedAt }
+      },
+      ...result.changes.created.map(mappingEvent("created")),
+      ...result.changes.updated.map(mappingEvent("updated")),
+      ...result.changes.removed.map(mappingEvent("removed"))
+    ])
+    return { group, published: result.published, changes: result.changes }
+  }))
+})

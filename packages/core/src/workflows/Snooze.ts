@@ -1,0 +1,91 @@
+/** Snooze requests: create, review, reopen, each with its event (spec 3, 6; contracts 6). */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { SnoozeRequestId } from "../Id.js"
+import { normalizeImageReference } from "../ImageReference.js"
+import { Ids } from "../ports/Ids.js"
+import { Store } from "../ports/Store.js"
+import * as SnoozeRequest from "../SnoozeRequest.js"
+import { audit, type Caller, emit, now } from "./Caller.js"
+
+/** An id or reference inside a request body that does not resolve: 400 naming its path (contracts 4). */
+export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceInBody>()("InvalidReferenceInBody", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+export class SnoozeRequestNotFound extends Schema.TaggedError<SnoozeRequestNotFound>()("SnoozeRequestNotFound", {
+  snoozeRequestId: Schema.String
+}) {}
+
+const emitTransition = (caller: Caller, request: SnoozeRequest.SnoozeRequest, t: SnoozeRequest.SnoozeTransition, at: Date) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const repository = yield* store.repositories.get(caller.orgId, request.repositoryId)
+    yield* emit(caller, {
+      family: "snooze",
+      repositoryTeamId: Option.match(repository, { onNone: () => null, onSome: (r) => r.assignedTeamId })
+    }, [{
+      type: `service.snooze_request.${t.action}` as const,
+      data: {
+        snooze_request_id: request.id,
+        previous_status: t.previousStatus,
+        current_status: t.currentStatus,
+        action: t.action,
+        repository_id: request.repositoryId,
+        changed_at: at.toISOString()
+      }
+    }])
+  })
+
+export const createSnoozeRequest = Effect.fn("Snooze.create")(function*(
+  caller: Caller,
+  input: SnoozeRequest.SnoozeCreateRequest
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  return yield* store.transaction(Effect.gen(function*() {
+    if (Option.isNone(yield* store.repositories.get(caller.orgId, input.repositoryId))) {
+      return yield* new InvalidReferenceInBody({ path: "repositoryId", message: "no tracked repository has this id" })
+    }
+    if (Either.isLeft(normalizeImageReference(input.fromImage))) {
+      return yield* new InvalidReferenceInBody({ path: "fromImage", message: "not a valid image reference" })
+    }
+    const at = yield* now
+    const { event, request } = yield* SnoozeRequest.create(input, {
+      id: (yield* ids.next("snoozeRequest")) as SnoozeRequestId,
+      now: at
+    })
+    yield* store.snoozeRequests.insert(caller.orgId, request)
+    yield* audit(caller, "snooze_request.create", "snooze_request", request.id)
+    yield* emitTransition(caller, request, event, at)
+    return request
+  }))
+})
+
+const transition = (
+  name: string,
+  apply: (r: SnoozeRequest.SnoozeRequest, at: Date) => Either.Either<
+    { readonly request: SnoozeRequest.SnoozeRequest; readonly event: SnoozeRequest.SnoozeTransition },
+    SnoozeRequest.InvalidSnoozeTransition
+  >
+) =>
+(caller: Caller, id: SnoozeRequestId) =>
+  Effect.flatMap(Store, (store) =>
+    store.transaction(Effect.gen(function*() {
+      const current = yield* store.snoozeRequests.get(caller.orgId, id)
+      if (Option.isNone(current)) return yield* new SnoozeRequestNotFound({ snoozeRequestId: id })
+      const at = yield* now
+      const { event, request } = yield* apply(current.value, at)
+      yield* store.snoozeRequests.update(caller.orgId, request)
+      yield* audit(caller, `snooze_request.${name}`, "snooze_request", id)
+      yield* emitTransition(caller, request, event, at)
+      return request
+    })))
+
+export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decision: SnoozeRequest.SnoozeReviewRequest) =>
+  transition("review", (r, at) => SnoozeRequest.review(r, decision, at))(caller, id)
+
+export const reopenSnoozeRequest = transition("reopen", (r) => SnoozeRequest.reopen(r))
