@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
+import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 
@@ -152,4 +153,54 @@ describe("workflows", () => {
         const reopen = yield* Effect.either(Workflows.Snooze.reopenSnoozeRequest(caller, request.id))
         assert.isTrue(Either.isLeft(reopen) && reopen.left._tag === "InvalidSnoozeTransition")
       })))
+})
+
+describe("API key workflows", () => {
+  const AuthLayer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(9), ApiKeyHash.layer)
+  const setup = Effect.gen(function*() {
+    const store = yield* Store
+    yield* seed(store)
+    yield* TestClock.setTime(Date.parse("2026-02-01T00:00:00Z"))
+    return store
+  })
+
+  it.effect("the secret is shown once, authenticates, is never stored, and revocation keeps the metadata", () =>
+    Effect.gen(function*() {
+      const store = yield* setup
+      const created = yield* Workflows.ApiKeys.create(caller, { name: "ci", role: "Policy Automation", expiresInDays: 30 })
+      assert.match(created.secret, /^ipk_/)
+      assert.strictEqual(created.expiresAt, "2026-03-03T00:00:00.000Z")
+      const stored = (yield* store.apiKeys.list(orgId, { limit: 10 })).items[0]!
+      assert.notInclude(JSON.stringify(stored), created.secret)
+      const listed = yield* Workflows.ApiKeys.list(caller, { limit: 10 })
+      assert.notProperty(listed.items[0]!, "secret")
+      assert.strictEqual(listed.items[0]!.status, "active")
+
+      const principal = yield* Workflows.ApiKeys.authenticate(created.secret, orgId, ["mappings:write"])
+      assert.strictEqual(principal.apiKeyId, created.id)
+      const fail = (secret: string | undefined, org: string, perms: ReadonlyArray<any>) =>
+        Effect.map(Effect.flip(Workflows.ApiKeys.authenticate(secret, org, perms)), (e) => e._tag)
+      assert.strictEqual(yield* fail(undefined, orgId, []), "Unauthenticated")
+      assert.strictEqual(yield* fail("ipk_" + "a".repeat(52), orgId, []), "Unauthenticated")
+      assert.strictEqual(yield* fail(created.secret, id("organization", 2), []), "OrganizationNotFound")
+      assert.strictEqual(yield* fail(created.secret, orgId, ["webhooks:manage"]), "PermissionDenied")
+
+      yield* TestClock.setTime(Date.parse("2026-03-03T00:00:00Z"))
+      const expired = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, []))
+      assert.isTrue(expired._tag === "Unauthenticated" && expired.reason === "expired")
+      const revoked = yield* Workflows.ApiKeys.revoke(caller, created.id)
+      assert.strictEqual(revoked.status, "revoked")
+      assert.strictEqual(revoked.name, "ci")
+      const after = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, []))
+      assert.isTrue(after._tag === "Unauthenticated" && after.reason === "revoked")
+    }).pipe(Effect.provide(AuthLayer)))
+
+  it.effect("the edition gate answers 403 before permissions are looked at", () =>
+    Effect.gen(function*() {
+      const store = yield* setup
+      const created = yield* Workflows.ApiKeys.create(caller, { name: "ci", permissions: ["policy:read"], expiresInDays: null })
+      yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "team", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
+      const gated = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, ["webhooks:manage"]))
+      assert.strictEqual(gated._tag, "AutomationApiNotIncluded")
+    }).pipe(Effect.provide(AuthLayer)))
 })

@@ -7,6 +7,8 @@
  * every authenticated request. SHA-256 is also available in WebCrypto on Node and Deno, with no
  * native dependency.
  */
+import { SecretHasher } from "@image-policy/core"
+import * as Layer from "effect/Layer"
 import * as Effect from "effect/Effect"
 
 const toHex = (bytes: Uint8Array): string => {
@@ -38,3 +40,6 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
 /** Whether `secret` hashes to `hash` (hex, case-insensitive). */
 export const verifySecret = (secret: string, hash: string): Effect.Effect<boolean> =>
   Effect.map(hashSecret(secret), (computed) => constantTimeEqual(computed, hash.toLowerCase()))
+
+/** The core's `SecretHasher` port over `hashSecret`. */
+export const layer: Layer.Layer<SecretHasher> = Layer.succeed(SecretHasher, { hash: hashSecret })
