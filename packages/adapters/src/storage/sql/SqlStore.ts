@@ -91,6 +91,17 @@ export const make = Effect.gen(function*() {
       request
     )
 
+  /** Read-modify-write of one document under its row lock; a missing row is left alone. */
+  const updateDoc = <A>(table: string, orgId: string, id: string, decode: (d: unknown) => A, change: (a: A) => A) =>
+    Effect.gen(function*() {
+      const current = yield* one(
+        sql`SELECT doc FROM ${sql(table)} WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`,
+        doc(decode)
+      )
+      if (Option.isNone(current)) return
+      yield* die(sql`UPDATE ${sql(table)} SET doc = ${json(change(current.value))}::jsonb WHERE org_id = ${orgId} AND id = ${id}`)
+    })
+
   const decodeOrg = decoder(Organization.Organization)
   const decodeTeam = decoder(Onboarding.Team)
   const decodeRoutine = decoder(Onboarding.Routine)
@@ -204,19 +215,10 @@ export const make = Effect.gen(function*() {
           )
         }),
       setScanStatus: (orgId, id, branchName, status) =>
-        Effect.gen(function*() {
-          const current = yield* one(
-            sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`,
-            doc(decodeRepository)
-          )
-          if (Option.isNone(current)) return
-          const repo = current.value
-          const next = {
-            ...repo,
-            branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
-          }
-          yield* die(sql`UPDATE repositories SET doc = ${json(next)}::jsonb WHERE org_id = ${orgId} AND id = ${id}`)
-        }),
+        updateDoc("repositories", orgId, id, decodeRepository, (repo) => ({
+          ...repo,
+          branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
+        })),
       lock: (orgId, id) => Effect.asVoid(die(sql`SELECT id FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`))
     },
     policyGroups: {
@@ -232,19 +234,10 @@ export const make = Effect.gen(function*() {
       lock: (orgId, id) =>
         Effect.asVoid(die(sql`SELECT id FROM policy_groups WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`)),
       setExternalState: (orgId, groupId, phaseId, patch) =>
-        Effect.gen(function*() {
-          const current = yield* one(
-            sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} AND id = ${groupId} FOR UPDATE`,
-            doc(decodeGroup)
-          )
-          if (Option.isNone(current)) return
-          const group = current.value
-          const next = {
-            ...group,
-            phases: group.phases.map((p) => p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p)
-          }
-          yield* die(sql`UPDATE policy_groups SET doc = ${json(next)}::jsonb WHERE org_id = ${orgId} AND id = ${groupId}`)
-        })
+        updateDoc("policy_groups", orgId, groupId, decodeGroup, (group) => ({
+          ...group,
+          phases: group.phases.map((p) => p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p)
+        }))
     },
     drafts: {
       listByPhase: (orgId, groupId, phaseId, request) =>
