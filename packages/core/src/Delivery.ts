@@ -52,14 +52,44 @@ export const parseRetrySchedule = (text: string): Either.Either<ReadonlyArray<nu
   return Either.right(delays)
 }
 
+const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+const month = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+const time = "(\\d{2}):(\\d{2}):(\\d{2})"
+// the three HTTP-date forms a recipient must accept (RFC 9110 5.6.7); `Date.parse` would accept
+// far more, differently per runtime
+const imfFixdate = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${month} (\\d{4}) ${time} GMT$`)
+const rfc850 = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${month}-(\\d{2}) ${time} GMT$`)
+const asctime = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${month} ( \\d|\\d{2}) ${time} (\\d{4})$`)
+
+const utc = (year: number, monthName: string, day: number, h: number, m: number, s: number): number | undefined => {
+  const monthIndex = months.indexOf(monthName)
+  if (h > 23 || m > 59 || s > 60) return undefined
+  const at = Date.UTC(year, monthIndex, day, h, m, Math.min(s, 59))
+  // refuses 31 Feb and the like instead of rolling over into the next month
+  return new Date(at).getUTCDate() === day ? at : undefined
+}
+
+const parseHttpDate = (text: string): number | undefined => {
+  let m = imfFixdate.exec(text)
+  if (m !== null) return utc(Number(m[3]), m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]))
+  m = rfc850.exec(text)
+  if (m !== null) {
+    // two-digit years: RFC 9110 reads them as the most recent such year that is not far in the future
+    const yy = Number(m[3])
+    return utc(yy < 70 ? 2000 + yy : 1900 + yy, m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]))
+  }
+  m = asctime.exec(text)
+  if (m !== null) return utc(Number(m[7]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]))
+  return undefined
+}
+
 /** A `Retry-After` header: delta-seconds or an HTTP date; a past date means now, junk means nothing. */
 export const parseRetryAfter = (header: string | undefined, nowMs: number): Option.Option<number> => {
   if (header === undefined) return Option.none()
   const text = header.trim()
-  if (/^\d+$/.test(text)) return Option.some(Number(text))
-  if (text.length < 8 || text.length > 64 || !/[a-z]/i.test(text)) return Option.none()
-  const at = Date.parse(text)
-  return Number.isNaN(at) ? Option.none() : Option.some(Math.max(0, Math.ceil((at - nowMs) / 1000)))
+  if (/^\d{1,10}$/.test(text)) return Option.some(Number(text))
+  const at = parseHttpDate(text)
+  return at === undefined ? Option.none() : Option.some(Math.max(0, Math.ceil((at - nowMs) / 1000)))
 }
 
 export type NextStep =

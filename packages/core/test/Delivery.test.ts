@@ -19,7 +19,9 @@ describe("Delivery policy (spec 6)", () => {
     assert.deepStrictEqual(Delivery.parseRetryAfter("120", now), Option.some(120))
     assert.deepStrictEqual(Delivery.parseRetryAfter("Thu, 01 Jan 2026 00:01:00 GMT", now), Option.some(60))
     assert.deepStrictEqual(Delivery.parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now), Option.some(0))
-    for (const junk of [undefined, "", "-5", "soon", "1.5", "12abc"]) assert.isTrue(Option.isNone(Delivery.parseRetryAfter(junk, now)), String(junk))
+    assert.deepStrictEqual(Delivery.parseRetryAfter("Thursday, 01-Jan-26 00:02:00 GMT", now), Option.some(120))
+    assert.deepStrictEqual(Delivery.parseRetryAfter("Thu Jan  1 00:00:30 2026", now), Option.some(30))
+    for (const junk of [undefined, "", "-5", "soon", "1.5", "12abc", "Tue, 31 Feb 2026 00:00:00 GMT", "2026-01-01T00:01:00Z", "Mon 5"]) assert.isTrue(Option.isNone(Delivery.parseRetryAfter(junk, now)), String(junk))
   })
 
   it("parses a configured schedule and refuses a bad one", () => {
