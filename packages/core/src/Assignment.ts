@@ -212,6 +212,28 @@ export type AssignmentView = typeof AssignmentView.Type
  * whose group has since become all-repos is shown once, as `all_repositories`, because that is
  * how the group applies now.
  */
+const byNameThenId = (a: { readonly name: string; readonly id: string }, b: { readonly name: string; readonly id: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+
+/**
+ * The groups that apply to one branch of a repository, in resolution order (docs/policy-resolution.md):
+ * all-repository groups by (name, id), then the explicit assignments naming the branch, as stored.
+ */
+export const groupsForBranch = <G extends GroupInfo & { readonly name: string }>(input: {
+  readonly groups: ReadonlyArray<G>
+  readonly assignments: ReadonlyArray<RepositoryAssignment>
+  readonly branchName: string
+}): ReadonlyArray<G> => {
+  const byId = new Map(input.groups.map((g) => [g.id, g] as const))
+  const explicit = input.assignments
+    .filter((a) => a.branchNames.includes(input.branchName))
+    .flatMap((a) => {
+      const group = byId.get(a.policyGroupId)
+      return group === undefined || group.applyToAllRepos ? [] : [group]
+    })
+  return [...input.groups.filter((g) => g.applyToAllRepos).sort(byNameThenId), ...explicit]
+}
+
 export const assignmentView = (input: {
   readonly groups: ReadonlyArray<{ readonly id: PolicyGroupId; readonly name: string; readonly applyToAllRepos: boolean }>
   readonly assignments: ReadonlyArray<RepositoryAssignment>
@@ -221,7 +243,7 @@ export const assignmentView = (input: {
   const byId = new Map(input.groups.map((g) => [g.id, g] as const))
   const allRepos: Array<AssignmentViewItem> = input.groups
     .filter((g) => g.applyToAllRepos)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .sort(byNameThenId)
     .map((g) => ({
       id: g.id,
       name: g.name,

@@ -311,3 +311,38 @@ export const makeRepository = (
 export class RepositoryNotFound extends Schema.TaggedError<RepositoryNotFound>()("RepositoryNotFound", {
   repositoryId: Schema.String
 }) {}
+
+/** A team id in a path that this organization does not have. */
+export class TeamNotFound extends Schema.TaggedError<TeamNotFound>()("TeamNotFound", {
+  teamId: Schema.String
+}) {}
+
+/** A VCS connection id in a path that this organization does not have. */
+export class VcsConnectionNotFound extends Schema.TaggedError<VcsConnectionNotFound>()("VcsConnectionNotFound", {
+  vcsConnectionId: Schema.String
+}) {}
+
+/** The tracked repository as the API shows it (spec 2 "Repository (tracked)"; contracts 5). */
+export const RepositoryView = Schema.Struct({
+  id: RepositoryId,
+  fullName: Schema.String,
+  assignedTeamId: TeamId,
+  assignedRoutineId: RoutineId,
+  branches: Schema.Array(TrackedBranch)
+})
+export type RepositoryView = typeof RepositoryView.Type
+
+export const toRepositoryView = (repository: Repository): RepositoryView => ({
+  id: repository.id,
+  fullName: repository.fullName,
+  assignedTeamId: repository.assignedTeamId,
+  assignedRoutineId: repository.assignedRoutineId,
+  branches: repository.branches
+})
+
+/** The answer of POST /repositories: the repository and its initial scans, all queued. */
+export const OnboardResult = Schema.Struct({
+  repository: RepositoryView,
+  scans: Schema.Array(Schema.Struct({ branchName: Schema.String, status: Schema.Literal("queued") }))
+})
+export type OnboardResult = typeof OnboardResult.Type

@@ -185,3 +185,23 @@ export const publish = (input: {
   }
   return { published: next, changes: { created, updated, removed: [...before.values()] } }
 }
+
+/** POST .../sync on a phase managed through the API: there is no file to follow. */
+export class PhaseNotExternal extends Schema.TaggedError<PhaseNotExternal>()("PhaseNotExternal", {
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId
+}) {
+  override get message() {
+    return "this phase is managed through the API; only external phases follow a mappings file"
+  }
+}
+
+/** The deployment cannot read mappings files yet for this phase's connection. */
+export class ExternalSyncUnavailable extends Schema.TaggedError<ExternalSyncUnavailable>()("ExternalSyncUnavailable", {
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId
+}) {
+  override get message() {
+    return "syncing external phases is not available in this deployment yet; the phase was left unchanged"
+  }
+}

@@ -5,6 +5,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { Actor } from "../Audit.js"
 import * as Event from "../Event.js"
 import type { AuditEventId, EventId, OrgId } from "../Id.js"
@@ -18,6 +19,12 @@ export interface Caller {
   /** Ties the audit row, the events and the logs of one request together. */
   readonly correlationId: string
 }
+
+/** An id or reference inside a request body that does not resolve: 400 naming its path (contracts 4). */
+export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceInBody>()("InvalidReferenceInBody", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
 
 export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 

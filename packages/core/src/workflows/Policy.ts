@@ -4,13 +4,18 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { MappingId, PhaseId, PolicyGroupId } from "../Id.js"
+import * as Either from "effect/Either"
+import type { MappingId, PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
 import * as Mapping from "../Mapping.js"
 import { Ids } from "../ports/Ids.js"
+import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
+import * as Assignment from "../Assignment.js"
+import { RepositoryNotFound } from "../Onboarding.js"
+import * as Resolution from "../Resolution.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { notificationTeam } from "../Webhook.js"
-import { audit, type Caller, emit, now } from "./Caller.js"
+import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 
 const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
   Effect.flatMap(Store, (store) =>
@@ -97,4 +102,77 @@ export const publishGroup = Effect.fn("Policy.publishGroup")(function*(caller: C
     ])
     return { group, published: result.published, changes: result.changes }
   }))
+})
+
+export const listGroups = Effect.fn("Policy.listGroups")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  const result = yield* store.policyGroups.list(caller.orgId, page)
+  return {
+    items: result.items.map(({ applyToAllRepos, id, name }) => ({ id, name, applyToAllRepos })),
+    nextCursor: result.nextCursor
+  }
+})
+
+/** GET .../details: phases (in position order) and the published mappings. */
+export const groupDetails = Effect.fn("Policy.groupDetails")(function*(caller: Caller, groupId: PolicyGroupId) {
+  const store = yield* Store
+  const group = yield* loadGroup(caller, groupId)
+  return PolicyGroup.toDetails(group, yield* store.published.listByGroup(caller.orgId, groupId))
+})
+
+/** GET .../phases/{phaseId}/mappings (contracts 5): the phase's draft, what a retrying client reads first (rule 8). */
+export const listDraftMappings = Effect.fn("Policy.listDraftMappings")(function*(
+  caller: Caller,
+  groupId: PolicyGroupId,
+  phaseId: PhaseId,
+  page: PageRequest
+) {
+  const store = yield* Store
+  const group = yield* loadGroup(caller, groupId)
+  const phase = yield* PolicyGroup.findPhase(group, phaseId)
+  return yield* store.drafts.listByPhase(caller.orgId, groupId, phase.id, page)
+})
+
+/**
+ * POST .../phases/{phaseId}/sync. Reading mappings files from providers arrives with the VCS
+ * adapters; until then an external phase answers a clear refusal and changes nothing.
+ */
+export const syncPhase = Effect.fn("Policy.syncPhase")(function*(caller: Caller, groupId: PolicyGroupId, phaseId: PhaseId) {
+  const group = yield* loadGroup(caller, groupId)
+  const phase = yield* PolicyGroup.findPhase(group, phaseId)
+  if (phase.sourceType !== "external") {
+    return yield* new PolicyGroup.PhaseNotExternal({ policyGroupId: groupId, phaseId: phase.id })
+  }
+  return yield* new PolicyGroup.ExternalSyncUnavailable({ policyGroupId: groupId, phaseId: phase.id })
+})
+
+/**
+ * GET /repositories/{id}/resolve: which published mapping applies to `image` on a tracked branch
+ * (default: the repository's default branch), and why. Groups apply in the documented order:
+ * all-repository groups first, then the repository's explicit assignments for that branch.
+ */
+export const resolve = Effect.fn("Policy.resolve")(function*(
+  caller: Caller,
+  repositoryId: RepositoryId,
+  query: { readonly image: string; readonly branch?: string | undefined; readonly platform?: string | undefined }
+) {
+  const store = yield* Store
+  const repository = yield* Effect.flatMap(store.repositories.get(caller.orgId, repositoryId), Option.match({
+    onNone: () => Effect.fail(new RepositoryNotFound({ repositoryId })),
+    onSome: Effect.succeed
+  }))
+  const branch = query.branch ?? repository.defaultBranch
+  if (!repository.branches.some((b) => b.branchName === branch)) {
+    return yield* new InvalidReferenceInBody({ path: "branch", message: `branch ${branch} is not tracked for this repository` })
+  }
+  const groups = yield* store.policyGroups.all(caller.orgId)
+  const assignments = yield* store.assignments.get(caller.orgId, repositoryId)
+  const applying = Assignment.groupsForBranch({ groups, assignments, branchName: branch })
+  const policy: Array<Resolution.ResolutionPolicy[number]> = []
+  for (const group of applying) {
+    policy.push({ group, phases: group.phases, published: yield* store.published.listByGroup(caller.orgId, group.id) })
+  }
+  const result = Resolution.resolve({ policy, image: query.image, platform: query.platform, now: yield* now })
+  return yield* Either.mapLeft(result, (e) =>
+    new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message }))
 })

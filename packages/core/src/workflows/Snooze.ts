@@ -6,15 +6,12 @@ import * as Schema from "effect/Schema"
 import type { SnoozeRequestId } from "../Id.js"
 import { normalizeImageReference } from "../ImageReference.js"
 import { Ids } from "../ports/Ids.js"
+import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
 import * as SnoozeRequest from "../SnoozeRequest.js"
-import { audit, type Caller, emit, now } from "./Caller.js"
+import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 
-/** An id or reference inside a request body that does not resolve: 400 naming its path (contracts 4). */
-export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceInBody>()("InvalidReferenceInBody", {
-  path: Schema.String,
-  message: Schema.String
-}) {}
+export { InvalidReferenceInBody }
 
 export class SnoozeRequestNotFound extends Schema.TaggedError<SnoozeRequestNotFound>()("SnoozeRequestNotFound", {
   snoozeRequestId: Schema.String
@@ -89,3 +86,8 @@ export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decisio
   transition("review", (r, at) => SnoozeRequest.review(r, decision, at))(caller, id)
 
 export const reopenSnoozeRequest = transition("reopen", (r) => SnoozeRequest.reopen(r))
+
+export const listSnoozeRequests = Effect.fn("Snooze.list")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  return yield* store.snoozeRequests.list(caller.orgId, page)
+})

@@ -1,0 +1,52 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { OrgId } from "../Id.js"
+import type { AvailableBranch, ProviderRepository, VcsConnection } from "../Onboarding.js"
+
+/**
+ * Why a provider could not answer. `retryAfterSeconds` is set when the provider asked us to slow
+ * down (answered as 429 with `Retry-After`). Never carries a token or the provider's raw text.
+ */
+export class VcsProviderError extends Schema.TaggedError<VcsProviderError>()("VcsProviderError", {
+  reason: Schema.Literal("not-configured", "unauthorized", "not-found", "rate-limited", "unavailable"),
+  retryAfterSeconds: Schema.optional(Schema.Number)
+}) {
+  override get message() {
+    switch (this.reason) {
+      case "not-configured":
+        return "this connection has no provider adapter configured in this deployment"
+      case "unauthorized":
+        return "the provider rejected the connection's credentials"
+      case "not-found":
+        return "the provider does not know this repository"
+      case "rate-limited":
+        return "the provider asked us to slow down; retry later"
+      case "unavailable":
+        return "the provider could not be reached"
+    }
+  }
+}
+
+/** What the adapter needs to talk to the provider on behalf of one connection. */
+export interface ConnectionContext {
+  readonly orgId: OrgId
+  readonly connection: VcsConnection
+  /** The adapter settings stored with the connection (fixture data or API base URL and token reference). */
+  readonly settings: unknown
+}
+
+/**
+ * A code-hosting provider (GitHub, GitLab, or the fixture provider of seed files). Provider quota
+ * is spent only when `refresh` is set or nothing is cached yet (spec 4, rule 1).
+ */
+export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<VcsProvider, {
+  readonly listRepositories: (
+    ctx: ConnectionContext,
+    options: { readonly refresh: boolean }
+  ) => Effect.Effect<ReadonlyArray<ProviderRepository>, VcsProviderError>
+  readonly listBranches: (
+    ctx: ConnectionContext,
+    repository: { readonly fullName: string; readonly defaultBranch: string }
+  ) => Effect.Effect<ReadonlyArray<AvailableBranch>, VcsProviderError>
+}>() {}

@@ -1,0 +1,154 @@
+/**
+ * Onboarding and the organization reads around it (spec 4: repositories, VCS connections, available
+ * repositories and branches, teams, routines; rules 1-3, 10).
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
+import * as Onboarding from "../Onboarding.js"
+import { Ids } from "../ports/Ids.js"
+import type { PageRequest } from "../ports/Store.js"
+import { Store } from "../ports/Store.js"
+import { VcsProvider } from "../ports/VcsProvider.js"
+import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+
+const mapPage = <A, B>(page: { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }, f: (a: A) => B) => ({
+  items: page.items.map(f),
+  nextCursor: page.nextCursor
+})
+
+export const listTeams = Effect.fn("Onboarding.listTeams")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  return yield* store.teams.list(caller.orgId, page)
+})
+
+/** GET /teams/{teamId}/routines: the team must exist in this organization (404 otherwise). */
+export const listTeamRoutines = Effect.fn("Onboarding.listTeamRoutines")(function*(
+  caller: Caller,
+  teamId: TeamId,
+  page: PageRequest
+) {
+  const store = yield* Store
+  if (Option.isNone(yield* store.teams.get(caller.orgId, teamId))) {
+    return yield* new Onboarding.TeamNotFound({ teamId })
+  }
+  const result = yield* store.routines.list(caller.orgId, page, { teamId })
+  return mapPage(result, ({ teamId: _teamId, ...routine }) => routine)
+})
+
+/** GET /routines (contracts 5): every routine with its `teamId`, null for a routine without team. */
+export const listRoutines = Effect.fn("Onboarding.listRoutines")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  return yield* store.routines.list(caller.orgId, page)
+})
+
+export const listConnections = Effect.fn("Onboarding.listConnections")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  return yield* store.vcsConnections.list(caller.orgId, page)
+})
+
+const loadConnection = (caller: Caller, id: VcsConnectionId) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const connection = yield* store.vcsConnections.get(caller.orgId, id)
+    if (Option.isNone(connection)) return Option.none()
+    const settings = yield* store.vcsConnections.settings(caller.orgId, id)
+    return Option.some({ orgId: caller.orgId, connection: connection.value, settings: Option.getOrNull(settings) })
+  })
+
+const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
+  Effect.flatMap(loadConnection(caller, id), Option.match({
+    onNone: () => Effect.fail(new Onboarding.VcsConnectionNotFound({ vcsConnectionId: id })),
+    onSome: Effect.succeed
+  }))
+
+/**
+ * GET /vcs-connections/{id}/available-repos: what the provider lists, each marked `tracked` when this
+ * organization already tracks it. `refresh` asks the provider again and spends its quota (rule 1).
+ */
+export const availableRepositories = Effect.fn("Onboarding.availableRepositories")(function*(
+  caller: Caller,
+  connectionId: VcsConnectionId,
+  options: { readonly refresh: boolean }
+) {
+  const store = yield* Store
+  const vcs = yield* VcsProvider
+  const ctx = yield* connectionInPath(caller, connectionId)
+  const repositories = yield* vcs.listRepositories(ctx, options)
+  const tracked = yield* store.repositories.trackedExternalIds(caller.orgId, connectionId)
+  return repositories.map((r): Onboarding.AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
+})
+
+/** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
+export const availableBranches = Effect.fn("Onboarding.availableBranches")(function*(
+  caller: Caller,
+  connectionId: VcsConnectionId,
+  repository: { readonly fullName: string; readonly defaultBranch: string }
+) {
+  const vcs = yield* VcsProvider
+  const ctx = yield* connectionInPath(caller, connectionId)
+  return yield* vcs.listBranches(ctx, repository)
+})
+
+export const listRepositories = Effect.fn("Onboarding.listRepositories")(function*(
+  caller: Caller,
+  page: PageRequest,
+  filter: { readonly repositoryId?: RepositoryId }
+) {
+  const store = yield* Store
+  const result = yield* store.repositories.list(caller.orgId, page, filter)
+  return mapPage(result, Onboarding.toRepositoryView)
+})
+
+const required = <A>(found: Option.Option<A>, path: string, what: string) =>
+  Option.match(found, {
+    onNone: () => Effect.fail(new InvalidReferenceInBody({ path, message: `no ${what} of this organization has this id` })),
+    onSome: Effect.succeed
+  })
+
+/**
+ * POST /repositories: one repository per request (rule 2), checked by the core's rule in its
+ * documented order; the repository and its queued scans are written with their audit row at once.
+ * The provider is asked only when the connection is usable, so a bad request costs no quota.
+ */
+export const onboardRepository = Effect.fn("Onboarding.onboardRepository")(function*(
+  caller: Caller,
+  request: Onboarding.OnboardRequest
+) {
+  const store = yield* Store
+  const vcs = yield* VcsProvider
+  const ids = yield* Ids
+  const ctx = yield* Effect.flatMap(loadConnection(caller, request.vcsConnectionId), (c) =>
+    required(c, "vcsConnectionId", "VCS connection"))
+  const team = yield* Effect.flatMap(store.teams.get(caller.orgId, request.assignedTeamId), (t) =>
+    required(t, "assignedTeamId", "team"))
+  const routine = yield* Effect.flatMap(store.routines.get(caller.orgId, request.assignedRoutineId), (r) =>
+    required(r, "assignedRoutineId", "routine"))
+  const existing = yield* store.repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
+  let repository: Onboarding.ProviderRepository | undefined
+  let branches: ReadonlyArray<Onboarding.AvailableBranch> = []
+  if (ctx.connection.status === "active" && Option.isNone(existing)) {
+    const listed = yield* vcs.listRepositories(ctx, { refresh: false })
+    repository = listed.find((r) => r.externalRepoId === request.externalRepoId)
+    if (repository !== undefined) branches = yield* vcs.listBranches(ctx, repository)
+  }
+  const plan = yield* Onboarding.validateOnboarding({
+    request,
+    connection: ctx.connection,
+    repository: Option.isSome(existing) ? { ...existing.value } : repository,
+    branches,
+    team,
+    routine,
+    existing: Option.getOrUndefined(existing)
+  })
+  const created = Onboarding.makeRepository(plan, {
+    id: (yield* ids.next("repository")) as RepositoryId,
+    request,
+    now: yield* now
+  })
+  yield* store.transaction(Effect.gen(function*() {
+    yield* store.repositories.insert(caller.orgId, created)
+    yield* audit(caller, "repository.create", "repository", created.id)
+  }))
+  return { repository: Onboarding.toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult
+})
