@@ -62,12 +62,17 @@ export const SECRET_PREFIX = "ipk_"
 export const formatSecret = (bytes: Uint8Array): string =>
   SECRET_PREFIX + encodeRandom(bytes.subarray(0, 16)) + encodeRandom(bytes.subarray(16, 32))
 
-const secretPattern = /^ipk_[0-9a-z]{52}$/
+/** Secrets the service mints (`ipk_` + 52 base32) and seeded secrets (contracts 2: at least 32 printable characters). */
+export const minSecretLength = 32
+export const maxSecretLength = 256
+const secretPattern = /^[\x21-\x7e]{32,256}$/
 /** A cheap syntactic check before hashing, so junk headers cost nothing. */
 export const looksLikeSecret = (text: string): boolean => secretPattern.test(text)
 
 /** What lists show to recognise a key: the scheme and the first 8 random characters. */
-export const secretPrefix = (secret: string): string => secret.slice(0, SECRET_PREFIX.length + 8)
+export const secretPrefix = (secret: string): string =>
+  // a seeded secret has no public scheme part: show only 4 of its characters
+  secret.startsWith(SECRET_PREFIX) ? secret.slice(0, SECRET_PREFIX.length + 8) : secret.slice(0, 4)
 
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", { apiKeyId: Schema.String }) {}
 

@@ -1,0 +1,69 @@
+/**
+ * The host composed: the `/api/v1` definition, its handlers, authentication and the request
+ * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
+ * (runtime/deno.ts) serve this same application.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { ApiKeyHash, FixtureVcs, Ids } from "@image-policy/adapters"
+import type { Store } from "@image-policy/core"
+import * as Layer from "effect/Layer"
+import { Api } from "./api/Api.js"
+import { ApiKeysHandlers } from "./handlers/Access.js"
+import { AuditHandlers, SnoozeRequestsHandlers } from "./handlers/Exceptions.js"
+import { MetaHandlers } from "./handlers/Meta.js"
+import { OrganizationHandlers } from "./handlers/Organization.js"
+import { PolicyHandlers } from "./handlers/Policy.js"
+import { RepositoriesHandlers } from "./handlers/Repositories.js"
+import * as Auth from "./http/Auth.js"
+import * as BodyGuard from "./http/BodyGuard.js"
+import * as Lifecycle from "./http/Lifecycle.js"
+import * as RateLimit from "./http/RateLimit.js"
+
+export interface Options {
+  /** Base URL clients reach the service at (OpenAPI `servers`, CloudEvent `dataschema`). */
+  readonly publicUrl?: string | undefined
+  /** Per-key token bucket; `null` turns limiting off. */
+  readonly rateLimit: RateLimit.Options | null
+  readonly maxBodyBytes: number
+  readonly accessLog: boolean
+}
+
+export const defaults: Options = {
+  rateLimit: RateLimit.defaults,
+  maxBodyBytes: BodyGuard.defaultMaxBodyBytes,
+  accessLog: true
+}
+
+/** The API with every handler; needs the workflows' services (see `services`). */
+export const apiLayer = (options: Options) =>
+  Layer.mergeAll(
+    HttpApiBuilder.api(Api).pipe(
+      Layer.provide([
+        MetaHandlers(options),
+        OrganizationHandlers,
+        RepositoriesHandlers,
+        PolicyHandlers,
+        ApiKeysHandlers,
+        SnoozeRequestsHandlers,
+        AuditHandlers
+      ]),
+      Layer.provide(Auth.layer(options))
+    ),
+    HttpApiBuilder.middleware(Lifecycle.middleware(options))
+  )
+
+/** Ids, key hashing (cached) and the VCS providers around a store. */
+export const services = <E, R>(store: Layer.Layer<Store, E, R>) =>
+  Layer.mergeAll(
+    store,
+    Ids.layer,
+    Auth.cachedHasher().pipe(Layer.provide(ApiKeyHash.layer)),
+    FixtureVcs.layer
+  )
+
+/** The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch runtime). */
+export const webHandler = <E>(options: Options, store: Layer.Layer<Store, E>) =>
+  HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(apiLayer(options), HttpServer.layerContext).pipe(Layer.provide(services(store)))
+  )

@@ -1,0 +1,28 @@
+/** Shapes shared by the API groups: organization paths, pages and their query parameters. */
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import { Cursor } from "@image-policy/core"
+import * as Schema from "effect/Schema"
+
+/**
+ * Ids in paths are plain strings: a malformed id names nothing in the organization, so it is a 404
+ * like any other unknown id (contracts 4), never a 400.
+ */
+export const PathId = Schema.String.pipe(Schema.maxLength(200))
+
+export const OrgPath = Schema.Struct({ orgId: PathId })
+
+/** `items` and, when more rows exist, the opaque `nextCursor` to pass back as `cursor`. */
+export const Page = <A, I>(item: Schema.Schema<A, I, never>) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    nextCursor: Schema.optional(Schema.String)
+  })
+
+export const PageParams = Cursor.PageRequest
+
+export const toPage = <A>(page: { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }) =>
+  page.nextCursor === null ? { items: page.items } : { items: page.items, nextCursor: page.nextCursor }
+
+export const Created = <A, I>(schema: Schema.Schema<A, I, never>): Schema.Schema<A, I, never> =>
+  schema.annotations(HttpApiSchema.annotations({ status: 201 }))
+

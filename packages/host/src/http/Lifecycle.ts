@@ -1,0 +1,86 @@
+/**
+ * The outermost layer of every request: a request id, every failure rendered as problem JSON
+ * (contracts 4; unknown routes included), defects logged without secrets and answered 500 with a
+ * correlation id, and one structured access log line.
+ */
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Problem } from "../api/Problem.js"
+import * as Problems from "./Problems.js"
+import { RequestInfo } from "./RequestInfo.js"
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
+
+const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const given = request.headers["x-request-id"]
+  return given !== undefined && requestIdPattern.test(given) ? given : globalThis.crypto.randomUUID()
+}
+
+const tagOf = (u: unknown) => (typeof u === "object" && u !== null ? (u as any)._tag : undefined)
+
+const failureProblem = (error: unknown): Problem | undefined => {
+  if (error instanceof Problem) return error
+  if (error instanceof HttpApiError.HttpApiDecodeError) return Problems.fromDecodeError(error.issues)
+  switch (tagOf(error)) {
+    case "RouteNotFound":
+      return Problems.make({ status: 404, type: "/problems/route-not-found", detail: "no such route; see GET /api/v1/openapi.json" })
+    case "RequestError":
+      return Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
+  }
+  return Problems.fromDomain(error)
+}
+
+/** A defect's description for the log: its kind and message, never the request or its body. */
+const describeDefect = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: typeof error }
+}
+
+const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
+  const failure = Cause.failureOption(cause)
+  const problem = Option.isSome(failure) ? failureProblem(failure.value) : undefined
+  if (problem !== undefined) return Effect.succeed(Problems.render(problem, requestId))
+  if (Cause.isInterruptedOnly(cause)) {
+    return Effect.succeed(Problems.render(
+      Problems.make({ status: 503, type: "/problems/interrupted", detail: "the request was interrupted", retryAfterSeconds: 1 }),
+      requestId
+    ))
+  }
+  return Effect.as(
+    Effect.logError("unexpected failure").pipe(Effect.annotateLogs({ requestId, defect: describeDefect(cause) })),
+    Problems.render(
+      Problems.make({
+        status: 500,
+        type: "/problems/internal-error",
+        detail: "an unexpected error occurred; quote the correlationId when reporting it"
+      }),
+      requestId
+    )
+  )
+}
+
+export const middleware = (options: { readonly accessLog: boolean }) => (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const started = options.accessLog ? performance.now() : 0
+    const info: { readonly id: string; route: string | undefined } = { id: requestIdOf(request), route: undefined }
+    const response = yield* app.pipe(
+      Effect.provideService(RequestInfo, info),
+      Effect.catchAllCause((cause) => toResponse(cause, info.id))
+    )
+    if (options.accessLog) {
+      yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
+        requestId: info.id,
+        method: request.method,
+        route: info.route ?? new URL(request.url, "http://localhost").pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100
+      }))
+    }
+    return HttpServerResponse.setHeader(response, "x-request-id", info.id)
+  })

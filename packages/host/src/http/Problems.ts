@@ -1,0 +1,160 @@
+/**
+ * Every non-2xx answer is RFC 9457 problem JSON (contracts 4). Domain errors carry no status: this
+ * table is the one place that gives each its status, its stable `type` and the field it names.
+ * Unknown failures are defects: logged without secrets and answered 500 with a correlation id.
+ */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import { Problem, type FieldError } from "../api/Problem.js"
+
+interface Rule {
+  readonly status: number
+  /** The field a single-field error names, when the error itself carries no `path`. */
+  readonly path?: string
+  /** A fixed detail, for errors whose own message must not reach the caller. */
+  readonly detail?: string
+}
+
+const rules: Record<string, Rule> = {
+  // authentication and authority (contracts 4: 401 -> 404 -> 403 -> 403)
+  Unauthenticated: { status: 401, detail: "a valid, active API key is required in the x-api-key header" },
+  OrganizationNotFound: { status: 404, detail: "no such organization for this API key; check the org id in the path" },
+  AutomationApiNotIncluded: { status: 403 },
+  PermissionDenied: { status: 403 },
+  // onboarding (spec 4 rules 2-3)
+  ConnectionNotActive: { status: 400, path: "vcsConnectionId" },
+  RepositoryNotAvailable: { status: 400, path: "externalRepoId" },
+  RepositoryAlreadyTracked: { status: 409 },
+  DuplicateBranchName: { status: 400 },
+  DefaultBranchNotIncluded: { status: 400 },
+  BranchNotAvailable: { status: 400 },
+  RoutineWithoutTeam: { status: 400, path: "assignedRoutineId" },
+  RoutineTeamMismatch: { status: 400, path: "assignedRoutineId" },
+  // assignments (spec 4 rules 4-6)
+  PolicyGroupNotFoundInBody: { status: 400 },
+  AllReposGroupNotAssignable: { status: 400 },
+  BranchNotTracked: { status: 400 },
+  DuplicateAssignment: { status: 400 },
+  EmptyBranchNames: { status: 400 },
+  DuplicateBranchInAssignment: { status: 400 },
+  // policy (spec 4 rules 7-9)
+  InvalidMapping: { status: 400 },
+  ExternalPhaseReadOnly: { status: 409 },
+  PhaseNotExternal: { status: 409 },
+  ExternalSyncUnavailable: { status: 409 },
+  // snooze requests
+  SnoozeUntilNotInFuture: { status: 400 },
+  InvalidSnoozeTransition: { status: 409 },
+  // generic
+  InvalidReferenceInBody: { status: 400 },
+  InvalidCursor: { status: 400, path: "cursor" },
+  // resources named in the path (404 also hides other organizations' resources)
+  RepositoryNotFound: { status: 404, detail: "no such repository in this organization" },
+  TeamNotFound: { status: 404, detail: "no such team in this organization" },
+  VcsConnectionNotFound: { status: 404, detail: "no such VCS connection in this organization" },
+  PolicyGroupNotFound: { status: 404, detail: "no such policy group in this organization" },
+  PhaseNotFound: { status: 404, detail: "no such phase in this policy group" },
+  ApiKeyNotFound: { status: 404, detail: "no such API key in this organization" },
+  SnoozeRequestNotFound: { status: 404, detail: "no such snooze request in this organization" }
+}
+
+const providerStatus = { "not-configured": 409, "unauthorized": 409, "not-found": 404, "rate-limited": 429, "unavailable": 503 } as const
+
+const titles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+/** `BranchNotTracked` -> `/problems/branch-not-tracked` */
+const typeOf = (tag: string) => `/problems/${tag.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`
+
+export const make = (options: {
+  readonly status: number
+  readonly type: string
+  readonly detail: string
+  readonly errors?: ReadonlyArray<FieldError> | undefined
+  readonly retryAfterSeconds?: number | undefined
+}): Problem =>
+  new Problem({
+    type: options.type,
+    title: titles[options.status] ?? "Error",
+    status: options.status,
+    detail: options.detail,
+    ...(options.errors && options.errors.length > 0 ? { errors: options.errors } : {}),
+    ...(options.retryAfterSeconds !== undefined ? { retryAfterSeconds: Math.max(1, Math.ceil(options.retryAfterSeconds)) } : {})
+  })
+
+export const validation = (errors: ReadonlyArray<FieldError>, detail = "the request is not valid; see errors") =>
+  make({ status: 400, type: "/problems/validation-error", detail, errors })
+
+const isTagged = (u: unknown): u is { readonly _tag: string; readonly message?: string } & Record<string, unknown> =>
+  typeof u === "object" && u !== null && typeof (u as any)._tag === "string"
+
+/** The problem for a known domain error, or `undefined` when the error is not a user error. */
+export const fromDomain = (error: unknown): Problem | undefined => {
+  if (error instanceof Problem) return error
+  if (!isTagged(error)) return undefined
+  if (error._tag === "VcsProviderError") {
+    const reason = error.reason as keyof typeof providerStatus
+    return make({
+      status: providerStatus[reason],
+      type: `/problems/vcs-provider-${reason}`,
+      detail: String(error.message),
+      retryAfterSeconds: reason === "rate-limited" ? (error.retryAfterSeconds as number | undefined) ?? 60 : reason === "unavailable" ? 30 : undefined
+    })
+  }
+  const rule = rules[error._tag]
+  if (rule === undefined) return undefined
+  const detail = rule.detail ?? String(error.message ?? error._tag)
+  const list = Array.isArray(error.errors)
+    ? (error.errors as ReadonlyArray<FieldError>)
+    : typeof error.path === "string"
+    ? [{ path: error.path, message: detail }]
+    : rule.path !== undefined
+    ? [{ path: rule.path, message: detail }]
+    : undefined
+  return make({ status: rule.status, type: typeOf(error._tag), detail, errors: list })
+}
+
+/** For handlers: a domain failure becomes its problem; anything else stays a defect. */
+export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> =>
+  Effect.catchAll(effect, (error) => {
+    const problem = fromDomain(error)
+    return problem === undefined ? Effect.die(error) : Effect.fail(problem)
+  })
+
+const formatPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>(
+    (acc, segment) => typeof segment === "number" ? `${acc}[${segment}]` : acc === "" ? String(segment) : `${acc}.${String(segment)}`,
+    ""
+  ) || "(body)"
+
+/** A schema failure of the body, query or path (the framework's HttpApiDecodeError). */
+export const fromDecodeError = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>) =>
+  validation(issues.map((i) => ({ path: formatPath(i.path), message: i.message })))
+
+export const render = (problem: Problem, correlationId: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(
+    {
+      type: problem.type,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+      ...(problem.errors ? { errors: problem.errors } : {}),
+      ...(problem.retryAfterSeconds !== undefined ? { retryAfterSeconds: problem.retryAfterSeconds } : {}),
+      correlationId
+    },
+    {
+      status: problem.status,
+      contentType: "application/problem+json",
+      headers: problem.retryAfterSeconds !== undefined ? { "retry-after": String(problem.retryAfterSeconds) } : undefined
+    }
+  )

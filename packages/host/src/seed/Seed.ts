@@ -1,0 +1,292 @@
+/**
+ * Seed files (contracts 2): organizations with their teams, routines, VCS connections (fixture
+ * data or a provider API), policy groups and API keys. A seed is validated whole before anything
+ * is written, and every problem is reported with its JSON path; a valid seed is written in one
+ * transaction. An organization whose fixed `id` already exists is left as it is, so a service can
+ * load the same seed at every start.
+ */
+import { FixtureVcs } from "@image-policy/adapters"
+import { ApiKey, Id, Ids, Onboarding, Organization, Permission, SecretHasher, Store } from "@image-policy/core"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+
+const Routine = Schema.Struct({
+  name: Name,
+  active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  intervalDays: Schema.Int.pipe(Schema.between(1, 365))
+})
+
+const Team = Schema.Struct({ name: Name, routines: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }) })
+
+const Connection = Schema.Struct({
+  provider: Onboarding.VcsProvider,
+  externalAccountName: Name,
+  status: Schema.optionalWith(Onboarding.ConnectionStatus, { default: () => "active" as const }),
+  fixture: Schema.optional(Schema.Struct({ repositories: Schema.Array(FixtureVcs.FixtureRepository) })),
+  api: Schema.optional(Schema.Struct({ baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)), tokenEnv: Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/)) }))
+})
+
+const Phase = Schema.Struct({
+  name: Name,
+  source: Schema.Literal("internal", "external"),
+  file: Schema.optional(Schema.Struct({ connection: Name, repository: Name, branch: Name, path: Name }))
+})
+
+const Group = Schema.Struct({
+  name: Name,
+  applyToAllRepos: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  notificationTeam: Schema.optionalWith(Schema.String, { default: () => "inherit" }),
+  cooldownSeconds: Schema.optionalWith(Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))), { default: () => null }),
+  phases: Schema.optionalWith(Schema.Array(Phase), { default: () => [] })
+})
+
+const Key = Schema.Struct({
+  name: Name,
+  secret: Schema.String.pipe(
+    Schema.filter((s) => ApiKey.looksLikeSecret(s) || "must be 32 to 256 printable characters without spaces")
+  ),
+  role: Schema.optional(Permission.RoleName),
+  permissions: Schema.optional(Schema.NonEmptyArray(Permission.Permission)),
+  expiresInDays: ApiKey.ExpiresInDays
+})
+
+const Org = Schema.Struct({
+  id: Schema.optional(Id.OrgId),
+  name: Name,
+  edition: Organization.Edition,
+  grants: Schema.optionalWith(Schema.Array(Schema.Struct({ feature: Organization.Feature, expiresAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })), { default: () => [] }),
+  defaultNotificationTeam: Schema.optional(Name),
+  cooldownSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
+  teams: Schema.optionalWith(Schema.Array(Team), { default: () => [] }),
+  routinesWithoutTeam: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }),
+  vcsConnections: Schema.optionalWith(Schema.Array(Connection), { default: () => [] }),
+  policyGroups: Schema.optionalWith(Schema.Array(Group), { default: () => [] }),
+  apiKeys: Schema.optionalWith(Schema.Array(Key), { default: () => [] })
+})
+
+export const SeedFile = Schema.Struct({ organizations: Schema.Array(Org) })
+export type SeedFile = typeof SeedFile.Type
+
+export interface SeedProblem {
+  readonly path: string
+  readonly message: string
+}
+
+export class InvalidSeed extends Data.TaggedError("InvalidSeed")<{ readonly problems: ReadonlyArray<SeedProblem> }> {
+  override get message() {
+    return `invalid seed:\n${this.problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`
+  }
+}
+
+const formatPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((acc, s) => typeof s === "number" ? `${acc}[${s}]` : `${acc}.${String(s)}`, "$")
+
+const decode = Schema.decodeUnknownEither(SeedFile, { errors: "all", onExcessProperty: "error" })
+
+/** The checks a schema cannot express: names that must refer to something, and uniqueness. */
+const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
+  const problems: Array<SeedProblem> = []
+  const unique = (values: ReadonlyArray<string>, path: (i: number) => string, what: string) => {
+    const seen = new Set<string>()
+    values.forEach((v, i) => {
+      if (seen.has(v)) problems.push({ path: path(i), message: `duplicate ${what} ${JSON.stringify(v)}` })
+      seen.add(v)
+    })
+  }
+  unique(seed.organizations.flatMap((o) => (o.id ? [o.id] : [])), (i) => `$.organizations[${i}].id`, "organization id")
+  const secrets = new Set<string>()
+  seed.organizations.forEach((org, o) => {
+    const at = `$.organizations[${o}]`
+    const teams = new Set(org.teams.map((t) => t.name))
+    unique(org.teams.map((t) => t.name), (i) => `${at}.teams[${i}].name`, "team")
+    org.teams.forEach((t, i) => unique(t.routines.map((r) => r.name), (j) => `${at}.teams[${i}].routines[${j}].name`, "routine"))
+    if (org.defaultNotificationTeam !== undefined && !teams.has(org.defaultNotificationTeam)) {
+      problems.push({ path: `${at}.defaultNotificationTeam`, message: `no team named ${JSON.stringify(org.defaultNotificationTeam)}` })
+    }
+    org.grants.forEach((g, i) => {
+      if (g.expiresAt !== null && Number.isNaN(Date.parse(g.expiresAt))) {
+        problems.push({ path: `${at}.grants[${i}].expiresAt`, message: "must be an ISO 8601 date-time or null" })
+      }
+    })
+    unique(org.vcsConnections.map((c) => c.externalAccountName), (i) => `${at}.vcsConnections[${i}].externalAccountName`, "connection")
+    const connections = new Map(org.vcsConnections.map((c) => [c.externalAccountName, c]))
+    org.vcsConnections.forEach((c, i) => {
+      if ((c.fixture === undefined) === (c.api === undefined)) {
+        problems.push({ path: `${at}.vcsConnections[${i}]`, message: "give exactly one of `fixture` or `api`" })
+      }
+      unique((c.fixture?.repositories ?? []).map((r) => r.externalRepoId), (j) => `${at}.vcsConnections[${i}].fixture.repositories[${j}].externalRepoId`, "externalRepoId")
+    })
+    unique(org.policyGroups.map((g) => g.name), (i) => `${at}.policyGroups[${i}].name`, "policy group")
+    org.policyGroups.forEach((g, i) => {
+      const gat = `${at}.policyGroups[${i}]`
+      if (g.notificationTeam !== "inherit" && g.notificationTeam !== "none" && !teams.has(g.notificationTeam)) {
+        problems.push({ path: `${gat}.notificationTeam`, message: `must be "inherit", "none" or a team name` })
+      }
+      unique(g.phases.map((p) => p.name), (j) => `${gat}.phases[${j}].name`, "phase")
+      g.phases.forEach((p, j) => {
+        const pat = `${gat}.phases[${j}]`
+        if (p.source === "internal" && p.file !== undefined) problems.push({ path: `${pat}.file`, message: "only external phases have a file" })
+        if (p.source === "external" && p.file === undefined) problems.push({ path: `${pat}.file`, message: "an external phase needs its file" })
+        if (p.file !== undefined && !connections.has(p.file.connection)) {
+          problems.push({ path: `${pat}.file.connection`, message: `no VCS connection with externalAccountName ${JSON.stringify(p.file.connection)}` })
+        }
+      })
+    })
+    org.apiKeys.forEach((k, i) => {
+      const kat = `${at}.apiKeys[${i}]`
+      if ((k.role === undefined) === (k.permissions === undefined)) problems.push({ path: kat, message: "give exactly one of `role` or `permissions`" })
+      // the message names the key, never the secret
+      if (secrets.has(k.secret)) problems.push({ path: `${kat}.secret`, message: "the same secret is used by another key" })
+      secrets.add(k.secret)
+    })
+  })
+  return problems
+}
+
+/** Parses and validates a seed file's text; every problem at once. */
+export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: "not valid JSON" }] }))
+  }
+  const decoded = decode(json)
+  if (Either.isLeft(decoded)) {
+    return Either.left(new InvalidSeed({
+      problems: ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
+    }))
+  }
+  const problems = crossCheck(decoded.right)
+  return problems.length > 0 ? Either.left(new InvalidSeed({ problems })) : Either.right(decoded.right)
+}
+
+export interface SeededOrganization {
+  readonly id: string
+  readonly name: string
+  readonly existing: boolean
+  readonly teams: Record<string, string>
+  readonly routines: Record<string, string>
+  readonly vcsConnections: Record<string, string>
+  readonly policyGroups: Record<string, { readonly id: string; readonly phases: Record<string, string> }>
+  readonly apiKeys: Record<string, string>
+}
+
+/** Writes a validated seed in one transaction and answers the ids it created (names -> ids). */
+export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const hasher = yield* SecretHasher
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const next = <A>(kind: Id.Kind) => Effect.map(ids.next(kind), (id) => id as A)
+  return yield* store.transaction(Effect.gen(function*() {
+    const result: Array<SeededOrganization> = []
+    for (const org of seed.organizations) {
+      const orgId = org.id ?? (yield* next<Id.OrgId>("organization"))
+      if (org.id !== undefined && Option.isSome(yield* store.organizations.get(org.id))) {
+        result.push({ id: orgId, name: org.name, existing: true, teams: {}, routines: {}, vcsConnections: {}, policyGroups: {}, apiKeys: {} })
+        continue
+      }
+      const teams: Record<string, Id.TeamId> = {}
+      for (const team of org.teams) teams[team.name] = yield* next<Id.TeamId>("team")
+      yield* store.organizations.insert({
+        id: orgId,
+        name: org.name,
+        edition: org.edition,
+        grants: org.grants,
+        defaultNotificationTeamId: org.defaultNotificationTeam !== undefined ? teams[org.defaultNotificationTeam]! : null,
+        cooldownSeconds: org.cooldownSeconds
+      })
+      const routines: Record<string, string> = {}
+      for (const team of org.teams) {
+        yield* store.teams.insert(orgId, { id: teams[team.name]!, name: team.name })
+        for (const r of team.routines) {
+          const id = yield* next<Id.RoutineId>("routine")
+          routines[`${team.name}/${r.name}`] = id
+          yield* store.routines.insert(orgId, { id, teamId: teams[team.name]!, name: r.name, active: r.active, intervalDays: r.intervalDays })
+        }
+      }
+      for (const r of org.routinesWithoutTeam) {
+        const id = yield* next<Id.RoutineId>("routine")
+        routines[r.name] = id
+        yield* store.routines.insert(orgId, { id, teamId: null, name: r.name, active: r.active, intervalDays: r.intervalDays })
+      }
+      const connections: Record<string, Id.VcsConnectionId> = {}
+      for (const c of org.vcsConnections) {
+        const id = yield* next<Id.VcsConnectionId>("vcsConnection")
+        connections[c.externalAccountName] = id
+        const settings: FixtureVcs.ConnectionSettings = c.fixture !== undefined
+          ? { kind: "fixture", repositories: c.fixture.repositories }
+          : { kind: "api", baseUrl: c.api!.baseUrl, tokenEnv: c.api!.tokenEnv }
+        yield* store.vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
+      }
+      const groups: Record<string, { id: string; phases: Record<string, string> }> = {}
+      for (const g of org.policyGroups) {
+        const id = yield* next<Id.PolicyGroupId>("policyGroup")
+        const phases: Record<string, string> = {}
+        const phaseRows = []
+        for (const [position, p] of g.phases.entries()) {
+          const phaseId = yield* next<Id.PhaseId>("phase")
+          phases[p.name] = phaseId
+          phaseRows.push({
+            id: phaseId,
+            name: p.name,
+            sourceType: p.source,
+            position,
+            ...(p.file !== undefined
+              ? {
+                external: {
+                  vcsConnectionId: connections[p.file.connection]!,
+                  repositoryFullName: p.file.repository,
+                  branch: p.file.branch,
+                  path: p.file.path,
+                  lastSyncedAt: null,
+                  lastError: null,
+                  lastVersion: null
+                }
+              }
+              : {})
+          })
+        }
+        groups[g.name] = { id, phases }
+        yield* store.policyGroups.insert(orgId, {
+          id,
+          name: g.name,
+          applyToAllRepos: g.applyToAllRepos,
+          notificationRouting: g.notificationTeam === "inherit" || g.notificationTeam === "none"
+            ? { kind: g.notificationTeam }
+            : { kind: "team", teamId: teams[g.notificationTeam]! },
+          cooldownSeconds: g.cooldownSeconds,
+          phases: phaseRows
+        })
+      }
+      const keys: Record<string, string> = {}
+      for (const k of org.apiKeys) {
+        const id = yield* next<Id.ApiKeyId>("apiKey")
+        keys[k.name] = id
+        yield* store.apiKeys.insert(orgId, {
+          id,
+          serviceAccountId: yield* next<Id.ServiceAccountId>("serviceAccount"),
+          name: k.name,
+          prefix: ApiKey.secretPrefix(k.secret),
+          secretHash: yield* hasher.hash(k.secret),
+          role: k.role ?? null,
+          permissions: k.permissions ? [...new Set(k.permissions)] : [],
+          expiresAt: ApiKey.expiresAt(now, k.expiresInDays),
+          revokedAt: null,
+          lastUsedAt: null,
+          createdAt: now.toISOString()
+        })
+      }
+      result.push({ id: orgId, name: org.name, existing: false, teams, routines, vcsConnections: connections, policyGroups: groups, apiKeys: keys })
+    }
+    return result
+  }))
+})
