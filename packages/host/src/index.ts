@@ -1,0 +1,9 @@
+/** @image-policy/host: the `/api/v1` HTTP service of image-policy, embeddable in your own process. */
+export { Api } from "./api/Api.js"
+export * as OpenApiDocument from "./api/OpenApiDocument.js"
+export * as App from "./App.js"
+export * as Boot from "./Boot.js"
+export * as RateLimit from "./http/RateLimit.js"
+export * as NodeRuntime from "./runtime/node.js"
+export * as Seed from "./seed/Seed.js"
+export { demoOrgId, demoSeed } from "./seed/demo.js"
