@@ -282,6 +282,25 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.deepStrictEqual((yield* store.apiKeys.list(org.id, { limit: 10 })).items, [revoked])
       })))
 
+    it("API keys: touch records the latest use and nothing else", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const key = apiKey(`h${randomBytes().join("")}`)
+        yield* store.apiKeys.insert(org.id, key)
+        const revoked = { ...key, revokedAt: "2026-02-01T00:00:00.000Z" }
+        yield* store.apiKeys.update(org.id, revoked)
+        yield* store.apiKeys.touch(org.id, key.id, "2026-03-01T00:00:00.000Z")
+        yield* store.apiKeys.touch(org.id, key.id, "2026-02-15T00:00:00.000Z")
+        assert.deepStrictEqual(
+          Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)),
+          { ...revoked, lastUsedAt: "2026-03-01T00:00:00.000Z" }
+        )
+        // another organization's id changes nothing
+        const other = yield* newOrg()
+        yield* store.apiKeys.touch(other.id, key.id, "2026-04-01T00:00:00.000Z")
+        assert.strictEqual(Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)).lastUsedAt, "2026-03-01T00:00:00.000Z")
+      })))
+
     it("webhooks and snooze requests: insert, update, delete", () =>
       run(Effect.gen(function*() {
         const org = yield* newOrg()

@@ -176,6 +176,11 @@ export interface StoreService {
     /** The only unscoped read: authentication starts from the secret, before the org is known. */
     readonly findBySecretHash: (secretHash: string) => Effect.Effect<Option.Option<ApiKeyMatch>>
     readonly update: (orgId: OrgId, key: ApiKey) => Effect.Effect<void>
+    /**
+     * Records a use of the key at `at` (ISO 8601) unless a later use is already recorded. Touches
+     * no other field, so it can never undo a concurrent revocation.
+     */
+    readonly touch: (orgId: OrgId, id: ApiKeyId, at: string) => Effect.Effect<void>
   }
   readonly webhooks: {
     readonly insert: (orgId: OrgId, destination: WebhookDestination) => Effect.Effect<void>

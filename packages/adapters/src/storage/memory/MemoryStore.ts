@@ -339,6 +339,12 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         run((undo) => {
           const s = state(orgId)
           if (s?.apiKeys.has(key.id)) put(undo, s.apiKeys, key.id, key)
+        }),
+      touch: (orgId, id, at) =>
+        run((undo) => {
+          const s = state(orgId)
+          const key = s?.apiKeys.get(id)
+          if (s && key && (key.lastUsedAt === null || key.lastUsedAt < at)) put(undo, s.apiKeys, id, { ...key, lastUsedAt: at })
         })
     },
     webhooks: {

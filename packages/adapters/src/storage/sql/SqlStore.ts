@@ -328,7 +328,12 @@ export const make = Effect.gen(function*() {
           key: decodeKey(row.doc)
         })),
       update: (orgId, key) =>
-        die(sql`UPDATE api_keys SET doc = ${json(key)}::jsonb WHERE org_id = ${orgId} AND id = ${key.id}`)
+        die(sql`UPDATE api_keys SET doc = ${json(key)}::jsonb WHERE org_id = ${orgId} AND id = ${key.id}`),
+      // one statement, one field: a concurrent revocation's revokedAt is never overwritten
+      touch: (orgId, id, at) =>
+        die(sql`UPDATE api_keys SET doc = jsonb_set(doc, '{lastUsedAt}', to_jsonb(${at}::text))
+          WHERE org_id = ${orgId} AND id = ${id}
+            AND (doc->>'lastUsedAt' IS NULL OR doc->>'lastUsedAt' < ${at})`)
     },
     webhooks: {
       insert: (orgId, d) =>
