@@ -1,0 +1,116 @@
+/**
+ * Shared pieces of the HTTP suites: run one suite on the memory store and on PostgreSQL, keep one
+ * host per suite, assert problem JSON, and follow cursors.
+ */
+import { MemoryStore } from "@image-policy/adapters"
+import type { Store } from "@image-policy/core"
+import type * as Layer from "effect/Layer"
+import { afterAll, beforeAll, expect } from "vitest"
+import * as PgClient from "../../../adapters/src/storage/sql/PgClient.js"
+import * as StoreConfig from "../../../adapters/src/storage/StoreConfig.js"
+import { pgDescribe } from "../../../adapters/test/support/postgres.js"
+import { startTestHost, type TestHost } from "./harness.js"
+
+export type MakeStore = () => Layer.Layer<Store, unknown>
+
+/**
+ * Registers `suite` once over the memory store and once over a fresh PostgreSQL database (skipped
+ * locally, failing on CI, when no server answers). Call with top-level await.
+ */
+export const onEveryStore = async (name: string, suite: (storeName: string, makeStore: MakeStore) => void): Promise<void> => {
+  suite("memory", () => MemoryStore.layer)
+  await pgDescribe(`http-${name}`, (url) => {
+    suite("postgres", () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 })))
+  })
+}
+
+/** One real host for the enclosing describe block; read it inside tests with `host()`. */
+export const useHost = (makeStore: MakeStore): () => TestHost => {
+  let running: TestHost | undefined
+  beforeAll(async () => {
+    running = await startTestHost({ store: makeStore() })
+  })
+  afterAll(async () => {
+    await running?.stop()
+  })
+  return () => {
+    if (running === undefined) throw new Error("host not started")
+    return running
+  }
+}
+
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+/**
+ * Every error answer is RFC 9457 problem JSON (contracts 4). Checks the status, the content type,
+ * the four members, and optionally the `type` and the field paths named in `errors`.
+ */
+export const expectProblem = (
+  answer: Answer,
+  status: number,
+  options: { readonly type?: string; readonly paths?: ReadonlyArray<string> } = {}
+): any => {
+  const context = `${answer.status} ${answer.text}`
+  expect(answer.status, context).toBe(status)
+  expect(answer.headers.get("content-type") ?? "", context).toMatch(/^application\/problem\+json/)
+  const body = answer.body
+  expect(body, context).toBeTypeOf("object")
+  expect(body.type, context).toBeTypeOf("string")
+  expect(body.type.length, context).toBeGreaterThan(0)
+  expect(body.title, context).toBeTypeOf("string")
+  expect(body.status, context).toBe(status)
+  expect(body.detail, context).toBeTypeOf("string")
+  expect(body.detail.length, context).toBeGreaterThan(0)
+  expect(answer.text, context).not.toMatch(/\n\s+at\s/) // never a stack trace
+  if (options.type !== undefined) expect(body.type, context).toBe(options.type)
+  if (options.paths !== undefined) {
+    expect(Array.isArray(body.errors), context).toBe(true)
+    const named = (body.errors as ReadonlyArray<{ path: string; message: string }>).map((e) => e.path)
+    for (const path of options.paths) expect(named, context).toContain(path)
+    for (const e of body.errors) expect(e.message, context).toBeTypeOf("string")
+  }
+  return body
+}
+
+/** A successful JSON answer with the given status. */
+export const expectJson = (answer: Answer, status: number): any => {
+  expect(answer.status, `${answer.status} ${answer.text}`).toBe(status)
+  expect(answer.headers.get("content-type") ?? "").toMatch(/^application\/json/)
+  return answer.body
+}
+
+/** Follows `nextCursor` from the first page to the last; returns every item and the pages seen. */
+export const readAllPages = async (
+  host: TestHost,
+  path: string,
+  options: { readonly limit?: number; readonly key?: string } = {}
+): Promise<{ readonly items: Array<any>; readonly pages: number }> => {
+  const items: Array<any> = []
+  let cursor: string | undefined
+  let pages = 0
+  const separator = path.includes("?") ? "&" : "?"
+  for (;;) {
+    const query = [
+      ...(options.limit !== undefined ? [`limit=${options.limit}`] : []),
+      ...(cursor !== undefined ? [`cursor=${encodeURIComponent(cursor)}`] : [])
+    ].join("&")
+    const answer = await host.request("GET", query === "" ? path : `${path}${separator}${query}`, options.key !== undefined ? { key: options.key } : {})
+    const body = expectJson(answer, 200)
+    pages++
+    items.push(...body.items)
+    if (body.nextCursor === undefined) break
+    expect(body.nextCursor).toBeTypeOf("string")
+    cursor = body.nextCursor
+    if (pages > 1000) throw new Error(`pagination of ${path} does not end`)
+  }
+  return { items, pages }
+}
+
+/** Every audit row of org_acme (read with its owner key). */
+export const auditRows = async (host: TestHost): Promise<Array<any>> =>
+  (await readAllPages(host, `/api/v1/org/${host.org.id}/audit-events`, { limit: 200 })).items
