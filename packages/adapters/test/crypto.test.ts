@@ -68,7 +68,7 @@ describe("SecretBox", () => {
     Effect.gen(function*() {
       const secrets = yield* box(key)
       const error = yield* Effect.flip(secrets.open(input))
-      assert.strictEqual(error._tag, "SecretBoxError")
+      assert.strictEqual(error._tag, "SecretUnavailable")
     }))
 
   it.effect("a key that is not 32 bytes of base64 fails with bad-key, without echoing it", () =>

@@ -7,7 +7,7 @@
  * release change algorithm or key without guessing what an old value is. A fresh random 12-byte IV
  * per seal: GCM must never reuse an IV under one key.
  */
-import * as Context from "effect/Context"
+import { SecretBox, SecretUnavailable } from "@image-policy/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
@@ -20,10 +20,8 @@ export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{
   readonly message: string
 }> {}
 
-export class SecretBox extends Context.Tag("@image-policy/adapters/SecretBox")<SecretBox, {
-  readonly seal: (plaintext: string) => Effect.Effect<string>
-  readonly open: (sealed: string) => Effect.Effect<string, SecretBoxError>
-}>() {}
+/** The core's port; this module is its WebCrypto implementation. */
+export { SecretBox }
 
 const VERSION = "v1"
 const IV_BYTES = 12
@@ -56,13 +54,10 @@ const importKey = (raw: Uint8Array) =>
   })
 
 /** A SecretBox over a raw 32-byte key. */
-export const make = (rawKey: Uint8Array): Effect.Effect<SecretBox["Type"], SecretBoxError> =>
+export const make = (rawKey: Uint8Array): Effect.Effect<typeof SecretBox.Service, SecretBoxError> =>
   Effect.map(importKey(rawKey), (key) => {
-    const malformed = new SecretBoxError({ reason: "malformed", message: "sealed secret is malformed" })
-    const decryptFailed = new SecretBoxError({
-      reason: "decrypt-failed",
-      message: "sealed secret could not be decrypted (wrong key or tampered value)"
-    })
+    const malformed = new SecretUnavailable({ reason: "malformed" })
+    const decryptFailed = new SecretUnavailable({ reason: "decrypt-failed" })
     return SecretBox.of({
       seal: (plaintext) =>
         Effect.promise(async () => {
