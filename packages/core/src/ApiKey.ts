@@ -17,9 +17,22 @@ export const ExpiresInDays = Schema.NullOr(
 
 const Name = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))
 
+/**
+ * A role OR an explicit permission set (spec 5.6). Each form refuses the other's field: a body with
+ * both would otherwise decode as a role key and silently drop the permissions the caller asked for.
+ */
+const Excluded = (other: string) =>
+  Schema.optionalWith(
+    Schema.Never.annotations({
+      message: () => `give either role or permissions, not both (${other} given)`,
+      jsonSchema: { not: {}, description: `not allowed together with \`${other}\`` }
+    }),
+    { exact: true }
+  )
+
 export const ApiKeyCreateRequest = Schema.Union(
-  Schema.Struct({ name: Name, role: RoleName, expiresInDays: ExpiresInDays }),
-  Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission), expiresInDays: ExpiresInDays })
+  Schema.Struct({ name: Name, role: RoleName, permissions: Excluded("role"), expiresInDays: ExpiresInDays }),
+  Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission), role: Excluded("permissions"), expiresInDays: ExpiresInDays })
 )
 export type ApiKeyCreateRequest = typeof ApiKeyCreateRequest.Type
 

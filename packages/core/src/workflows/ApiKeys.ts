@@ -77,6 +77,9 @@ export const revoke = Effect.fn("ApiKeys.revoke")(function*(caller: Caller, keyI
 
 // Authentication ----------------------------------------------------------------------------------
 
+/** How fresh `lastUsedAt` is kept: a key used again within this window is not written again. */
+export const lastUsedResolutionMs = 60_000
+
 /** 401: no key, unknown, expired or revoked. The reason is for logs; the answer never says which. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   reason: Schema.Literal("missing", "unknown", "expired", "revoked")
@@ -114,6 +117,12 @@ export const authenticate = Effect.fn("ApiKeys.authenticate")(function*(
   const at = yield* now
   const status = ApiKey.status(key, at.getTime())
   if (status !== "active") return yield* new Unauthenticated({ reason: status })
+  // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec 5.7).
+  // Recorded at most once a minute per key, so a busy key does not write on every request; `touch`
+  // sets only that field, so it never undoes a concurrent revocation.
+  if (key.lastUsedAt === null || at.getTime() - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs) {
+    yield* store.apiKeys.touch(orgId, key.id, at.toISOString())
+  }
   if (orgId !== orgIdInPath) return yield* new OrganizationNotFound({ orgId: orgIdInPath })
   const org = yield* store.organizations.get(orgId)
   if (Option.isNone(org)) return yield* new OrganizationNotFound({ orgId: orgIdInPath })
