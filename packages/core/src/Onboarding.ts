@@ -98,7 +98,12 @@ export const OnboardRequest = Schema.Struct({
   externalRepoId: Schema.NonEmptyString,
   assignedTeamId: TeamId,
   assignedRoutineId: RoutineId,
-  branchNames: Schema.NonEmptyArray(BranchName).pipe(Schema.maxItems(100))
+  // minItems rather than NonEmptyArray: an empty list is reported at `branchNames` itself, not as a
+  // missing `branchNames[0]` (contracts 4: the path names what the client has to fix)
+  branchNames: Schema.Array(BranchName).pipe(
+    Schema.minItems(1, { message: () => "must list at least one branch, including the default branch" }),
+    Schema.maxItems(100)
+  )
 })
 export type OnboardRequest = typeof OnboardRequest.Type
 

@@ -10,6 +10,9 @@ import { Authentication, requires } from "./Security.js"
 
 const RepositoryPath = Schema.Struct({ orgId: PathId, repositoryId: PathId })
 
+/** A rejected body names every offending field at once (contracts 4), not only the first one found. */
+const everyError = { parseOptions: { errors: "all" } } as const
+
 const Considered = Schema.Struct({
   policyGroupId: Schema.String,
   phaseId: Schema.String,
@@ -42,7 +45,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
   .add(
     HttpApiEndpoint.post("createRepository", "/org/:orgId/repositories")
       .setPath(OrgPath)
-      .setPayload(Onboarding.OnboardRequest)
+      .setPayload(Onboarding.OnboardRequest.annotations(everyError))
       .addSuccess(Created(Onboarding.OnboardResult))
       .addError(Problem409)
       .addError(Problem413)
@@ -61,7 +64,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
   .add(
     HttpApiEndpoint.post("replaceAssignments", "/org/:orgId/repositories/:repositoryId/policy-groups")
       .setPath(RepositoryPath)
-      .setPayload(Assignment.AssignmentRequest)
+      .setPayload(Assignment.AssignmentRequest.annotations(everyError))
       .addSuccess(Assignment.AssignmentView)
       .addError(Problem413)
       .annotate(
