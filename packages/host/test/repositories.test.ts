@@ -1,0 +1,569 @@
+/**
+ * HTTP tests of tracked repositories (spec 2, 3, 4 rules 2-6, 5, 7; contracts 4, 5): onboarding
+ * with its rules and statuses, the list and its pagination, policy group assignments, resolution
+ * after a publish, and permissions. Runs on the memory store and PostgreSQL.
+ */
+import { describe, expect, it } from "vitest"
+import { secrets } from "./support/harness.js"
+import { auditRows, expectJson, expectProblem, type MakeStore, onEveryStore, readAllPages, useHost } from "./support/suites.js"
+
+const suite = (storeName: string, makeStore: MakeStore) =>
+  describe(`repository routes (${storeName})`, () => {
+    const host = useHost(makeStore)
+    const acme = () => host().org
+    const globex = () => host().ids[1]!
+    const base = () => `/api/v1/org/${acme().id}`
+    const group = (name: string) => acme().policyGroups[name]!
+
+    /** A valid onboarding body for acme/api (1001) through the active fixture connection. */
+    const onboardBody = (overrides: Record<string, unknown> = {}) => ({
+      vcsConnectionId: acme().vcsConnections["acme"],
+      externalRepoId: "1001",
+      assignedTeamId: acme().teams["Platform"],
+      assignedRoutineId: acme().routines["Platform/Weekly"],
+      branchNames: ["main", "release"],
+      ...overrides
+    })
+
+    const listRepositories = async () => (await readAllPages(host(), `${base()}/repositories`, { limit: 200 })).items
+    const successRows = async () => (await auditRows(host())).filter((row) => row.outcome === "success")
+
+    /** The request is rejected with `status` and leaves repositories and the audit trail as they were. */
+    const expectRejectedWithoutChange = async (
+      body: unknown,
+      status: number,
+      options: { readonly type?: string; readonly paths?: ReadonlyArray<string>; readonly key?: string; readonly raw?: string } = {}
+    ) => {
+      const before = await listRepositories()
+      const auditBefore = await successRows()
+      const answer = await host().request("POST", `${base()}/repositories`, {
+        ...(options.raw !== undefined ? { raw: options.raw, headers: { "content-type": "application/json" } } : { body }),
+        ...(options.key !== undefined ? { key: options.key } : {})
+      })
+      const problem = expectProblem(answer, status, options)
+      expect(await listRepositories()).toStrictEqual(before)
+      expect(await successRows()).toStrictEqual(auditBefore)
+      return problem
+    }
+
+    let apiRepositoryId = ""
+
+    describe("POST repositories", () => {
+      it("answers 201 with the repository and one queued scan per branch, in exactly the documented shape", async () => {
+        const answer = await host().request("POST", `${base()}/repositories`, { body: onboardBody() })
+        const body = expectJson(answer, 201)
+        expect(body.repository.id).toMatch(/^repo_[0-9a-z]+$/)
+        expect(body.repository.id).not.toBe("1001")
+        expect(body).toStrictEqual({
+          repository: {
+            id: body.repository.id,
+            fullName: "acme/api",
+            assignedTeamId: acme().teams["Platform"],
+            assignedRoutineId: acme().routines["Platform/Weekly"],
+            branches: [
+              { branchName: "main", scan: { status: "queued" } },
+              { branchName: "release", scan: { status: "queued" } }
+            ]
+          },
+          scans: [
+            { branchName: "main", status: "queued" },
+            { branchName: "release", status: "queued" }
+          ]
+        })
+        apiRepositoryId = body.repository.id
+        const rows = (await successRows()).filter((r) => r.action === "repository.create" && r.resourceId === apiRepositoryId)
+        expect(rows).toHaveLength(1)
+      })
+
+      it("lists the tracked repository, also filtered by repositoryId", async () => {
+        const expected = {
+          id: apiRepositoryId,
+          fullName: "acme/api",
+          assignedTeamId: acme().teams["Platform"],
+          assignedRoutineId: acme().routines["Platform/Weekly"],
+          branches: [
+            { branchName: "main", scan: { status: "queued" } },
+            { branchName: "release", scan: { status: "queued" } }
+          ]
+        }
+        const all = expectJson(await host().request("GET", `${base()}/repositories`), 200)
+        expect(all.items).toStrictEqual([expected])
+        const one = expectJson(await host().request("GET", `${base()}/repositories?repositoryId=${apiRepositoryId}`), 200)
+        expect(one).toStrictEqual({ items: [expected] })
+        for (const other of ["repo_00000000000000000000000000", "1001", "x"]) {
+          const none = expectJson(await host().request("GET", `${base()}/repositories?repositoryId=${other}`), 200)
+          expect(none).toStrictEqual({ items: [] })
+        }
+      })
+
+      it("answers 409 for a repository already tracked, whatever team, routine or branches, and changes nothing", async () => {
+        for (
+          const body of [
+            onboardBody(),
+            onboardBody({ branchNames: ["main", "develop"] }),
+            onboardBody({ assignedTeamId: acme().teams["Payments"], assignedRoutineId: acme().routines["Payments/Daily"] })
+          ]
+        ) {
+          const problem = await expectRejectedWithoutChange(body, 409, { type: "/problems/repository-already-tracked" })
+          expect(problem.title).toBe("Conflict")
+        }
+        const [repository] = await listRepositories()
+        expect(repository.assignedTeamId).toBe(acme().teams["Platform"])
+        expect(repository.branches.map((b: any) => b.branchName)).toStrictEqual(["main", "release"])
+      })
+
+      it("rule 2: the provider default branch must be among branchNames (400 naming `branchNames`)", async () => {
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1003", branchNames: ["release"] }), 400, {
+          paths: ["branchNames"]
+        })
+        // acme/web has develop, but not as default
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: ["develop"] }), 400, {
+          type: "/problems/default-branch-not-included",
+          paths: ["branchNames"]
+        })
+      })
+
+      it("rule 2: a routine of another team is rejected (400 naming `assignedRoutineId`)", async () => {
+        await expectRejectedWithoutChange(
+          onboardBody({ externalRepoId: "1002", branchNames: ["main"], assignedRoutineId: acme().routines["Payments/Daily"] }),
+          400,
+          { type: "/problems/routine-team-mismatch", paths: ["assignedRoutineId"] }
+        )
+      })
+
+      it("rule 2: a routine without team is rejected (400 naming `assignedRoutineId`)", async () => {
+        await expectRejectedWithoutChange(
+          onboardBody({ externalRepoId: "1002", branchNames: ["main"], assignedRoutineId: acme().routines["Loose"] }),
+          400,
+          { type: "/problems/routine-without-team", paths: ["assignedRoutineId"] }
+        )
+      })
+
+      it("a branch the provider does not have is rejected naming `branchNames[i]`", async () => {
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: ["main", "release"] }), 400, {
+          paths: ["branchNames[1]"]
+        })
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1003", branchNames: ["main", "main2", "nope"] }), 400, {
+          paths: ["branchNames[1]"]
+        })
+      })
+
+      it("a duplicate branch is rejected naming the repeated entry", async () => {
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: ["main", "develop", "main"] }), 400, {
+          paths: ["branchNames[2]"]
+        })
+      })
+
+      it("an inactive connection is rejected with 400 naming `vcsConnectionId`", async () => {
+        await expectRejectedWithoutChange(
+          onboardBody({ vcsConnectionId: acme().vcsConnections["acme-old"], externalRepoId: "77", branchNames: ["master"] }),
+          400,
+          { type: "/problems/connection-not-active", paths: ["vcsConnectionId"] }
+        )
+      })
+
+      it("a connection whose provider is not configured answers a clear problem, never a 5xx", async () => {
+        const answer = await host().request("POST", `${base()}/repositories`, {
+          body: onboardBody({ vcsConnectionId: acme().vcsConnections["acme-enterprise"], externalRepoId: "1002", branchNames: ["main"] })
+        })
+        expect(answer.status).toBeLessThan(500)
+        expectProblem(answer, 409, { type: "/problems/vcs-provider-not-configured" })
+        expect(await listRepositories()).toHaveLength(1)
+      })
+
+      it("an unknown id in the body, or one of another organization, is a 400 naming its field", async () => {
+        const cases: ReadonlyArray<[string, Record<string, unknown>]> = [
+          ["vcsConnectionId", { vcsConnectionId: "vcs_00000000000000000000000000" }],
+          ["vcsConnectionId", { vcsConnectionId: globex().vcsConnections["globex"] }],
+          ["assignedTeamId", { assignedTeamId: "team_00000000000000000000000000" }],
+          ["assignedTeamId", { assignedTeamId: globex().teams["Ops"] }],
+          ["assignedRoutineId", { assignedRoutineId: "rtn_00000000000000000000000000" }],
+          ["assignedRoutineId", { assignedRoutineId: globex().routines["Ops/Weekly"] }],
+          ["externalRepoId", { externalRepoId: "9999" }],
+          // globex/app exists on another connection of another organization
+          ["externalRepoId", { externalRepoId: "2001" }]
+        ]
+        for (const [path, overrides] of cases) {
+          const problem = await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: ["main"], ...overrides }), 400, {
+            paths: [path]
+          })
+          expect(JSON.stringify(problem)).not.toContain("globex/app")
+        }
+      })
+
+      it("a malformed body is a 400 naming each offending field", async () => {
+        const cases: ReadonlyArray<[unknown, ReadonlyArray<string>]> = [
+          [onboardBody({ branchNames: "main" }), ["branchNames"]],
+          [onboardBody({ externalRepoId: 1002 }), ["externalRepoId"]],
+          [onboardBody({ assignedTeamId: 7 }), ["assignedTeamId"]],
+          [onboardBody({ assignedTeamId: "not-a-team-id" }), ["assignedTeamId"]],
+          [onboardBody({ vcsConnectionId: null }), ["vcsConnectionId"]],
+          [onboardBody({ externalRepoId: "" }), ["externalRepoId"]],
+          [onboardBody({ branchNames: ["main", 3] }), ["branchNames[1]"]],
+          [onboardBody({ branchNames: ["main", ""] }), ["branchNames[1]"]],
+          [onboardBody({ branchNames: [" main"] }), ["branchNames[0]"]],
+          [{ ...onboardBody(), assignedRoutineId: undefined }, ["assignedRoutineId"]],
+          [{}, ["vcsConnectionId", "externalRepoId", "assignedTeamId", "assignedRoutineId", "branchNames"]]
+        ]
+        for (const [body, paths] of cases) await expectRejectedWithoutChange(body, 400, { paths })
+      })
+
+      it("an empty branchNames array is a 400 naming `branchNames` itself", async () => {
+        const problem = await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: [] }), 400, {
+          paths: ["branchNames"]
+        })
+        expect(problem.errors.map((e: any) => e.path)).toStrictEqual(["branchNames"])
+      })
+
+      it("a body that is not JSON, or not an object, is a 400 problem", async () => {
+        await expectRejectedWithoutChange(undefined, 400, { raw: "{\"vcsConnectionId\": " })
+        await expectRejectedWithoutChange([onboardBody()], 400)
+        await expectRejectedWithoutChange("text", 400)
+        await expectRejectedWithoutChange(undefined, 400, { raw: "" })
+      })
+
+      it("a body over 1 MiB is a 413 problem", async () => {
+        const huge = onboardBody({ externalRepoId: "1002", padding: "x".repeat(1024 * 1024 + 10) })
+        await expectRejectedWithoutChange(huge, 413)
+      })
+
+      it("two racing onboardings of one repository track it once: one 201 and one 409", async () => {
+        const body = onboardBody({ externalRepoId: "1002", branchNames: ["main"] })
+        const answers = await Promise.all([0, 1, 2].map(() => host().request("POST", `${base()}/repositories`, { body })))
+        const statuses = answers.map((a) => a.status).sort()
+        expect(statuses).toStrictEqual([201, 409, 409])
+        for (const answer of answers.filter((a) => a.status === 409)) expectProblem(answer, 409)
+        const web = (await listRepositories()).filter((r) => r.fullName === "acme/web")
+        expect(web).toHaveLength(1)
+        const created = (await successRows()).filter((r) => r.action === "repository.create" && r.resourceId === web[0].id)
+        expect(created).toHaveLength(1)
+      })
+    })
+
+    describe("pagination of GET repositories", () => {
+      it("visits every repository once, in order, with nextCursor only while more rows exist", async () => {
+        expectJson(
+          await host().request("POST", `${base()}/repositories`, {
+            key: secrets.automation,
+            body: onboardBody({ externalRepoId: "1003", branchNames: ["main"] })
+          }),
+          201
+        )
+        const all = expectJson(await host().request("GET", `${base()}/repositories`), 200)
+        expect(all.nextCursor).toBeUndefined()
+        expect(all.items.map((r: any) => r.fullName).sort()).toStrictEqual(["acme/api", "acme/policy", "acme/web"])
+        expect(new Set(all.items.map((r: any) => r.id)).size).toBe(3)
+
+        for (const limit of [1, 2]) {
+          const walked = await readAllPages(host(), `${base()}/repositories`, { limit })
+          expect(walked.items).toStrictEqual(all.items)
+          expect(walked.pages).toBe(Math.ceil(3 / limit))
+        }
+        const exact = expectJson(await host().request("GET", `${base()}/repositories?limit=3`), 200)
+        expect(exact.items).toStrictEqual(all.items)
+        expect(exact.nextCursor).toBeUndefined()
+      })
+
+      it("keeps the repositoryId filter on every page", async () => {
+        const walked = await readAllPages(host(), `${base()}/repositories?repositoryId=${apiRepositoryId}`, { limit: 1 })
+        expect(walked.items.map((r: any) => r.id)).toStrictEqual([apiRepositoryId])
+      })
+
+      it("rejects limit 0, 201 and x naming `limit`, and a mangled cursor naming `cursor`", async () => {
+        for (const limit of ["0", "201", "x"]) {
+          expectProblem(await host().request("GET", `${base()}/repositories?limit=${limit}`), 400, { paths: ["limit"] })
+        }
+        const first = expectJson(await host().request("GET", `${base()}/repositories?limit=1`), 200)
+        const cursor: string = first.nextCursor
+        const mangled = `${cursor.slice(0, -2)}${cursor.endsWith("A") ? "B" : "A"}${cursor.slice(-1)}`
+        for (const bad of [mangled, cursor.slice(1), "abc"]) {
+          expectProblem(await host().request("GET", `${base()}/repositories?cursor=${encodeURIComponent(bad)}`), 400, {
+            paths: ["cursor"]
+          })
+        }
+      })
+    })
+
+    describe("repository policy groups", () => {
+      const path = () => `${base()}/repositories/${apiRepositoryId}/policy-groups`
+      const everywhere = (branchNames: ReadonlyArray<string>) => ({
+        id: group("Everywhere").id,
+        name: "Everywhere",
+        source: "all_repositories",
+        branchNames,
+        assignmentState: "active"
+      })
+      const explicit = (name: string, branchNames: ReadonlyArray<string>) => ({
+        id: group(name).id,
+        name,
+        source: "repository_assignment",
+        branchNames,
+        assignmentState: "active"
+      })
+      const replace = (assignments: unknown, key?: string) =>
+        host().request("POST", path(), { body: { assignments }, ...(key !== undefined ? { key } : {}) })
+      const read = async () => expectJson(await host().request("GET", path()), 200)
+
+      /** The POST is rejected with 400 naming `paths` and the assignments stay as they were. */
+      const expectRejected = async (assignments: unknown, paths: ReadonlyArray<string>, type?: string) => {
+        const before = await read()
+        expectProblem(await replace(assignments), 400, { paths, ...(type !== undefined ? { type } : {}) })
+        expect(await read()).toStrictEqual(before)
+      }
+
+      it("starts with the applyToAllRepos group on every tracked branch", async () => {
+        expect(await read()).toStrictEqual({ trackedBranchNames: ["main", "release"], items: [everywhere(["main", "release"])] })
+      })
+
+      it("rule 4: POST sets the complete set and answers the resulting view", async () => {
+        const body = expectJson(
+          await replace([
+            { policyGroupId: group("Base images").id, branchNames: ["main", "release"] },
+            { policyGroupId: group("Security").id, branchNames: ["main"] }
+          ]),
+          200
+        )
+        const expected = {
+          trackedBranchNames: ["main", "release"],
+          items: [everywhere(["main", "release"]), explicit("Base images", ["main", "release"]), explicit("Security", ["main"])]
+        }
+        expect(body).toStrictEqual(expected)
+        expect(await read()).toStrictEqual(expected)
+      })
+
+      it("rule 4: an omitted group and an omitted branch are removed", async () => {
+        const body = expectJson(await replace([{ policyGroupId: group("Security").id, branchNames: ["release"] }]), 200)
+        const expected = {
+          trackedBranchNames: ["main", "release"],
+          items: [everywhere(["main", "release"]), explicit("Security", ["release"])]
+        }
+        expect(body).toStrictEqual(expected)
+        expect(await read()).toStrictEqual(expected)
+      })
+
+      it("rule 4: an empty array removes every explicit assignment and keeps the applyToAllRepos group", async () => {
+        const body = expectJson(await replace([]), 200)
+        const expected = { trackedBranchNames: ["main", "release"], items: [everywhere(["main", "release"])] }
+        expect(body).toStrictEqual(expected)
+        expect(await read()).toStrictEqual(expected)
+        const rows = (await successRows()).filter((r) => r.action === "assignments.replace" && r.resourceId === apiRepositoryId)
+        expect(rows).toHaveLength(3)
+      })
+
+      it("rule 5: an applyToAllRepos group is rejected as an individual assignment", async () => {
+        expectJson(await replace([{ policyGroupId: group("Security").id, branchNames: ["main"] }]), 200)
+        await expectRejected([{ policyGroupId: group("Everywhere").id, branchNames: ["main"] }], ["assignments[0].policyGroupId"])
+        await expectRejected(
+          [
+            { policyGroupId: group("Base images").id, branchNames: ["main"] },
+            { policyGroupId: group("Everywhere").id, branchNames: ["release"] }
+          ],
+          ["assignments[1].policyGroupId"],
+          "/problems/all-repos-group-not-assignable"
+        )
+      })
+
+      it("rule 6: a branch not tracked for the repository is rejected naming `assignments[i].branchNames[j]`", async () => {
+        // develop exists on the provider but is not tracked
+        await expectRejected([{ policyGroupId: group("Base images").id, branchNames: ["main", "develop"] }], [
+          "assignments[0].branchNames[1]"
+        ], "/problems/branch-not-tracked")
+        await expectRejected(
+          [
+            { policyGroupId: group("Base images").id, branchNames: ["main"] },
+            { policyGroupId: group("Security").id, branchNames: ["release", "main", "no-such-branch"] }
+          ],
+          ["assignments[1].branchNames[2]"]
+        )
+      })
+
+      it("an unknown group id in the body, or another organization's, is a 400 naming its path", async () => {
+        await expectRejected([{ policyGroupId: "pg_00000000000000000000000000", branchNames: ["main"] }], ["assignments[0].policyGroupId"])
+        await expectRejected([{ policyGroupId: globex().policyGroups["Globex images"]!.id, branchNames: ["main"] }], [
+          "assignments[0].policyGroupId"
+        ])
+        await expectRejected([{ policyGroupId: "Base images", branchNames: ["main"] }], ["assignments[0].policyGroupId"])
+      })
+
+      it("a malformed body, a duplicate group and an empty branch list are 400s naming their path", async () => {
+        const before = await read()
+        expectProblem(await host().request("POST", path(), { body: {} }), 400, { paths: ["assignments"] })
+        expectProblem(await host().request("POST", path(), { body: { assignments: "all" } }), 400, { paths: ["assignments"] })
+        expectProblem(await host().request("POST", path(), { raw: "{", headers: { "content-type": "application/json" } }), 400)
+        // every offending field at once, not only the first
+        expectProblem(await replace([{}, { policyGroupId: "x", branchNames: [1] }]), 400, {
+          paths: ["assignments[0].policyGroupId", "assignments[0].branchNames", "assignments[1].policyGroupId", "assignments[1].branchNames[0]"]
+        })
+        await expectRejected([{ policyGroupId: group("Security").id }], ["assignments[0].branchNames"])
+        await expectRejected([{ policyGroupId: group("Security").id, branchNames: "main" }], ["assignments[0].branchNames"])
+        await expectRejected([{ policyGroupId: group("Security").id, branchNames: [""] }], ["assignments[0].branchNames[0]"])
+        await expectRejected([{ policyGroupId: group("Security").id, branchNames: [] }], ["assignments[0].branchNames"])
+        await expectRejected(
+          [
+            { policyGroupId: group("Security").id, branchNames: ["main"] },
+            { policyGroupId: group("Security").id, branchNames: ["release"] }
+          ],
+          ["assignments[1].policyGroupId"]
+        )
+        await expectRejected([{ policyGroupId: group("Security").id, branchNames: ["main", "main"] }], ["assignments[0].branchNames[1]"])
+        expect(await read()).toStrictEqual(before)
+      })
+
+      it("an unknown repository in the path is a 404 on GET and POST, also another organization's", async () => {
+        const globexRepo = expectJson(
+          await host().request("POST", `/api/v1/org/${globex().id}/repositories`, {
+            key: secrets.otherOrg,
+            body: {
+              vcsConnectionId: globex().vcsConnections["globex"],
+              externalRepoId: "2001",
+              assignedTeamId: globex().teams["Ops"],
+              assignedRoutineId: globex().routines["Ops/Weekly"],
+              branchNames: ["main"]
+            }
+          }),
+          201
+        )
+        for (const id of ["repo_00000000000000000000000000", "nope", globexRepo.repository.id]) {
+          const target = `${base()}/repositories/${id}/policy-groups`
+          expectProblem(await host().request("GET", target), 404, { type: "/problems/repository-not-found" })
+          expectProblem(await host().request("POST", target, { body: { assignments: [] } }), 404, { type: "/problems/repository-not-found" })
+        }
+        // and globex's own view is untouched by the attempt
+        const view = expectJson(
+          await host().request("GET", `/api/v1/org/${globex().id}/repositories/${globexRepo.repository.id}/policy-groups`, { key: secrets.otherOrg }),
+          200
+        )
+        expect(view).toStrictEqual({ trackedBranchNames: ["main"], items: [] })
+      })
+
+      it("needs repositories:read to read and assignments:manage to replace (403 before 400 and 404)", async () => {
+        expectJson(await host().request("GET", path(), { key: secrets.readOnly }), 200)
+        expectProblem(await host().request("GET", path(), { key: secrets.draftsOnly }), 403)
+        const before = await read()
+        expectProblem(await replace([], secrets.readOnly), 403, { type: "/problems/permission-denied" })
+        expectProblem(await replace("malformed", secrets.readOnly), 403)
+        expectProblem(
+          await host().request("POST", `${base()}/repositories/repo_00000000000000000000000000/policy-groups`, {
+            key: secrets.readOnly,
+            body: { assignments: [] }
+          }),
+          403
+        )
+        expect(await read()).toStrictEqual(before)
+        expectJson(await replace([], secrets.automation), 200)
+      })
+    })
+
+    describe("GET repositories/{id}/resolve", () => {
+      const resolvePath = (query: string) => `${base()}/repositories/${apiRepositoryId}/resolve${query}`
+      const base_ = () => group("Base images")
+
+      it("resolves a published mapping on an assigned branch and nothing on a branch the group is not assigned to", async () => {
+        expectJson(
+          await host().request("POST", `${base()}/policy-groups/${base_().id}/phases/${base_().phases["Curated"]}/mappings`, {
+            body: { fromImage: "node:20", toImage: "node:20.11.1", reason: "pin the runtime" }
+          }),
+          201
+        )
+        expectJson(await host().request("POST", `${base()}/policy-groups/${base_().id}/publish`), 200)
+        expectJson(
+          await host().request("POST", `${base()}/repositories/${apiRepositoryId}/policy-groups`, {
+            body: { assignments: [{ policyGroupId: base_().id, branchNames: ["main"] }] }
+          }),
+          200
+        )
+
+        const onMain = expectJson(await host().request("GET", resolvePath("?image=node:20&branch=main")), 200)
+        expect(onMain.resolved).not.toBeNull()
+        expect(onMain.resolved.toImage).toBe("node:20.11.1")
+        expect(onMain.resolved.policyGroupId).toBe(base_().id)
+        expect(onMain.resolved.phaseId).toBe(base_().phases["Curated"])
+        expect(onMain.image).toBeTypeOf("string")
+        expect(Array.isArray(onMain.considered)).toBe(true)
+
+        const onDefault = expectJson(await host().request("GET", resolvePath("?image=node:20")), 200)
+        expect(onDefault.resolved?.toImage).toBe("node:20.11.1")
+
+        const onRelease = expectJson(await host().request("GET", resolvePath("?image=node:20&branch=release")), 200)
+        expect(onRelease.resolved).toBeNull()
+
+        const unmapped = expectJson(await host().request("GET", resolvePath("?image=python:3.12&branch=main")), 200)
+        expect(unmapped.resolved).toBeNull()
+
+        expectJson(await host().request("GET", resolvePath("?image=node:20&branch=main&platform=linux/amd64")), 200)
+      })
+
+      it("a draft mapping that is not published does not resolve", async () => {
+        expectJson(
+          await host().request("POST", `${base()}/policy-groups/${base_().id}/phases/${base_().phases["Curated"]}/mappings`, {
+            key: secrets.draftsOnly,
+            body: { fromImage: "redis:7", toImage: "redis:7.2.4" }
+          }),
+          201
+        )
+        const answer = expectJson(await host().request("GET", resolvePath("?image=redis:7&branch=main")), 200)
+        expect(answer.resolved).toBeNull()
+      })
+
+      it("an invalid image is a 400 naming `image`; an untracked branch is a 400 naming `branch`", async () => {
+        for (const image of ["NOT@@valid", "node:", "node@sha256:123", "-node:20", "Node:20"]) {
+          expectProblem(await host().request("GET", resolvePath(`?image=${encodeURIComponent(image)}&branch=main`)), 400, { paths: ["image"] })
+        }
+        expectProblem(await host().request("GET", resolvePath("?branch=main")), 400, { paths: ["image"] })
+        expectProblem(await host().request("GET", resolvePath("?image=&branch=main")), 400, { paths: ["image"] })
+        for (const branch of ["develop", "nope"]) {
+          expectProblem(await host().request("GET", resolvePath(`?image=node:20&branch=${branch}`)), 400, { paths: ["branch"] })
+        }
+      })
+
+      it("an unknown repository is a 404", async () => {
+        for (const id of ["repo_00000000000000000000000000", "nope"]) {
+          expectProblem(await host().request("GET", `${base()}/repositories/${id}/resolve?image=node:20`), 404)
+        }
+      })
+
+      it("needs policy:read", async () => {
+        expectJson(await host().request("GET", resolvePath("?image=node:20"), { key: secrets.readOnly }), 200)
+        expectJson(await host().request("GET", resolvePath("?image=node:20"), { key: secrets.draftsOnly }), 200)
+      })
+    })
+
+    describe("permissions on repository routes", () => {
+      it("a read-only key can GET repositories but POST answers 403, also before a body or size problem", async () => {
+        expectJson(await host().request("GET", `${base()}/repositories`, { key: secrets.readOnly }), 200)
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002" }), 403, {
+          key: secrets.readOnly,
+          type: "/problems/permission-denied"
+        })
+        await expectRejectedWithoutChange({}, 403, { key: secrets.readOnly })
+        await expectRejectedWithoutChange(undefined, 403, { key: secrets.readOnly, raw: "{oops" })
+        await expectRejectedWithoutChange(onboardBody({ padding: "x".repeat(1024 * 1024 + 10) }), 403, { key: secrets.readOnly })
+      })
+
+      it("a drafts-only key cannot list, create repositories or publish", async () => {
+        expectProblem(await host().request("GET", `${base()}/repositories`, { key: secrets.draftsOnly }), 403)
+        await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002" }), 403, { key: secrets.draftsOnly })
+        const problem = expectProblem(
+          await host().request("POST", `${base()}/policy-groups/${group("Base images").id}/publish`, { key: secrets.draftsOnly }),
+          403
+        )
+        expect(problem.type).toBe("/problems/permission-denied")
+      })
+
+      it("permission errors come after the organization check (404 for a foreign org, even without the permission)", async () => {
+        const other = `/api/v1/org/${globex().id}`
+        for (const key of [secrets.readOnly, secrets.draftsOnly]) {
+          expectProblem(await host().request("POST", `${other}/repositories`, { key, body: onboardBody() }), 404)
+          expectProblem(await host().request("GET", `${other}/repositories`, { key }), 404)
+          expectProblem(await host().request("POST", `${other}/policy-groups/${group("Base images").id}/publish`, { key }), 404)
+        }
+        expectProblem(await host().request("POST", `${base()}/repositories`, { key: null, body: onboardBody() }), 401)
+        expectProblem(await host().request("POST", `${base()}/repositories`, { key: secrets.freeEdition, body: onboardBody() }), 404)
+        expectProblem(await host().request("POST", "/api/v1/org/org_free/repositories", { key: secrets.freeEdition, body: onboardBody() }), 403, {
+          type: "/problems/automation-api-not-included"
+        })
+      })
+    })
+  })
+
+await onEveryStore("repositories", suite)
