@@ -3,7 +3,9 @@
  * The endpoint URL and the signing secret are stored sealed by the adapters' SecretBox; the core
  * only ever sees the sealed text and the masked preview, so no rule can leak them.
  */
+import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
+import { eventTypes } from "./Event.js"
 import { PolicyGroupId, TeamId, WebhookId } from "./Id.js"
 
 export const WebhookType = Schema.Literal("generic", "chat")
@@ -79,3 +81,99 @@ export const notificationTeam = (
   routing: { readonly kind: "inherit" } | { readonly kind: "none" } | { readonly kind: "team"; readonly teamId: TeamId },
   orgDefaultTeamId: TeamId | null
 ): TeamId | null => routing.kind === "inherit" ? orgDefaultTeamId : routing.kind === "team" ? routing.teamId : null
+
+// Requests, views and errors of the webhook routes (contracts 5) ---------------------------------
+
+const eventTypeNames = eventTypes as ReadonlyArray<string>
+
+export const WebhookCreateRequest = Schema.Struct({
+  name: Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  type: WebhookType,
+  endpointUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)),
+  audienceTeamId: Schema.optional(TeamId),
+  scope: WebhookScope,
+  events: Schema.NonEmptyArray(
+    Schema.String.pipe(Schema.filter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)"))
+  ).pipe(Schema.maxItems(eventTypeNames.length))
+})
+export type WebhookCreateRequest = typeof WebhookCreateRequest.Type
+
+export const EndpointReplaceRequest = Schema.Struct({
+  endpointUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))
+})
+export type EndpointReplaceRequest = typeof EndpointReplaceRequest.Type
+
+/** What every read shows: never the endpoint URL nor the signing secret. */
+export const WebhookView = Schema.Struct({
+  id: WebhookId,
+  name: Schema.String,
+  type: WebhookType,
+  endpointPreview: Schema.String,
+  audienceTeamId: Schema.NullOr(TeamId),
+  scope: WebhookScope,
+  events: Schema.Array(Schema.String),
+  status: WebhookStatus,
+  disabledReason: Schema.optional(Schema.String),
+  createdAt: Schema.String
+})
+export type WebhookView = typeof WebhookView.Type
+
+/** The create answer: the view plus, for generic destinations, the signing secret, shown once. */
+export const WebhookCreated = Schema.Struct({ ...WebhookView.fields, signingSecret: Schema.optional(Schema.String) })
+export type WebhookCreated = typeof WebhookCreated.Type
+
+export const toView = (d: WebhookDestination): WebhookView => ({
+  id: d.id,
+  name: d.name,
+  type: d.type,
+  endpointPreview: d.endpointPreview,
+  audienceTeamId: d.audienceTeamId,
+  scope: d.scope,
+  events: d.events,
+  status: d.status,
+  ...(d.disabledReason !== null ? { disabledReason: d.disabledReason } : {}),
+  createdAt: d.createdAt
+})
+
+/**
+ * `https://hooks.example.com/…/a1b2`: enough to recognise a destination, too little to use it
+ * (chat webhook URLs are themselves credentials). Falls back to a fixed mask for unparsable input.
+ */
+export const endpointPreview = (url: string): string => {
+  const match = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?([^/?#]+)(.*)$/i.exec(url)
+  if (match === null) return "…"
+  const rest = match[3] ?? ""
+  const tail = rest.replace(/[^A-Za-z0-9]/g, "").slice(-4)
+  return `${match[1]!.toLowerCase()}://${match[2]!.toLowerCase()}/…${tail === "" ? "" : `/${tail}`}`
+}
+
+/** `whsec_` + base64 of the random bytes (Standard Webhooks' secret format). */
+export const formatSigningSecret = (bytes: Uint8Array): string => `whsec_${Encoding.encodeBase64(bytes)}`
+
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", {
+  webhookId: Schema.String
+}) {}
+
+export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", {
+  webhookId: Schema.String,
+  eventId: Schema.String
+}) {}
+
+/** Only dead letters are replayed: a pending delivery is still being retried, a delivered one is done. */
+export class DeliveryNotDead extends Schema.TaggedError<DeliveryNotDead>()("DeliveryNotDead", {
+  eventId: Schema.String,
+  status: Schema.String
+}) {
+  override get message() {
+    return `only dead letters can be replayed; this delivery is ${this.status}`
+  }
+}
+
+/** Chat destinations post unsigned native messages: they have no secret to rotate. */
+export class NotGenericWebhook extends Schema.TaggedError<NotGenericWebhook>()("NotGenericWebhook", {
+  webhookId: WebhookId
+}) {
+  override get message() {
+    return "only generic destinations have a signing secret"
+  }
+}

@@ -48,7 +48,7 @@ export const audit = (caller: Caller, action: string, resourceType: string, reso
 
 /**
  * Builds events (their data redacted by the catalog's closed schemas), routes them to the
- * organization's matching destinations, and appends them to the outbox.
+ * organization's matching destinations, and appends them to the outbox. Answers the new event ids.
  */
 export const emit = (
   caller: Caller,
@@ -56,7 +56,7 @@ export const emit = (
   events: ReadonlyArray<{ readonly type: Event.EventType; readonly data: Record<string, unknown> }>
 ) =>
   Effect.gen(function*() {
-    if (events.length === 0) return
+    if (events.length === 0) return []
     const store = yield* Store
     const ids = yield* Ids
     const at = (yield* now).toISOString()
@@ -78,4 +78,5 @@ export const emit = (
       })
     }
     yield* store.outbox.append(caller.orgId, rows)
+    return rows.map((r) => r.event.id)
   })

@@ -1,0 +1,287 @@
+/**
+ * Webhook destinations (spec 2, 5.8, 6; contracts 5): create, read, replace the endpoint, rotate
+ * the signing secret, test, delete; their deliveries and dead-letter replay; and one delivery
+ * attempt as the worker runs it. Endpoint URLs and signing secrets are sealed before they are
+ * stored and opened only to send; no answer, audit row or event ever holds them.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Delivery from "../Delivery.js"
+import type { EventId, WebhookId } from "../Id.js"
+import type { ClaimedDelivery, DeliveryAttempt } from "../Outbox.js"
+import { Ids } from "../ports/Ids.js"
+import { SecretBox } from "../ports/SecretBox.js"
+import type { PageRequest } from "../ports/Store.js"
+import { Store } from "../ports/Store.js"
+import { type SendFailure, WebhookSender } from "../ports/WebhookSender.js"
+import * as Webhook from "../Webhook.js"
+import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
+
+const SIGNING_SECRET_BYTES = 32
+
+const loadDestination = (caller: Caller, id: WebhookId) =>
+  Effect.flatMap(Store, (store) =>
+    Effect.flatMap(store.webhooks.get(caller.orgId, id), Option.match({
+      onNone: () => Effect.fail(new Webhook.WebhookNotFound({ webhookId: id })),
+      onSome: Effect.succeed
+    })))
+
+/** Ids named in the body must exist in this organization (400 naming the path, contracts 4). */
+const checkReferences = (caller: Caller, request: Webhook.WebhookCreateRequest) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const team = (path: string, id: string) =>
+      Effect.flatMap(store.teams.get(caller.orgId, id as any), (t) =>
+        Option.isNone(t) ? Effect.fail(new InvalidReferenceInBody({ path, message: "no team of this organization has this id" })) : Effect.void)
+    if (request.audienceTeamId !== undefined) yield* team("audienceTeamId", request.audienceTeamId)
+    if (request.scope.kind === "team") yield* team("scope.teamId", request.scope.teamId)
+    if (request.scope.kind === "policyGroup") {
+      const group = yield* store.policyGroups.get(caller.orgId, request.scope.policyGroupId)
+      if (Option.isNone(group)) {
+        return yield* new InvalidReferenceInBody({ path: "scope.policyGroupId", message: "no policy group of this organization has this id" })
+      }
+    }
+  })
+
+/** The SSRF and syntax check of a URL, with its failure named as the `endpointUrl` field. */
+const checkEndpoint = (url: string) =>
+  Effect.flatMap(WebhookSender, (sender) =>
+    Effect.catchTag(sender.checkEndpoint(url), "UnsafeDestination", (e) =>
+      Effect.fail(new InvalidReferenceInBody({ path: "endpointUrl", message: `${e.message}; webhook endpoints must be public HTTPS addresses` }))))
+
+const newSigningSecret = Effect.flatMap(Ids, (ids) => Effect.map(ids.randomBytes(SIGNING_SECRET_BYTES), Webhook.formatSigningSecret))
+
+export const create = Effect.fn("Webhooks.create")(function*(caller: Caller, request: Webhook.WebhookCreateRequest) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const box = yield* SecretBox
+  yield* checkReferences(caller, request)
+  yield* checkEndpoint(request.endpointUrl)
+  const signingSecret = request.type === "generic" ? yield* newSigningSecret : null
+  const destination: Webhook.WebhookDestination = {
+    id: (yield* ids.next("webhook")) as WebhookId,
+    name: request.name,
+    type: request.type,
+    endpointSealed: yield* box.seal(request.endpointUrl),
+    endpointPreview: Webhook.endpointPreview(request.endpointUrl),
+    signingSecretSealed: signingSecret === null ? null : yield* box.seal(signingSecret),
+    audienceTeamId: request.audienceTeamId ?? null,
+    scope: request.scope,
+    events: [...new Set(request.events)],
+    status: "active",
+    disabledReason: null,
+    createdAt: (yield* now).toISOString()
+  }
+  yield* store.transaction(Effect.gen(function*() {
+    yield* store.webhooks.insert(caller.orgId, destination)
+    yield* audit(caller, "webhook.create", "webhook", destination.id)
+  }))
+  return { ...Webhook.toView(destination), ...(signingSecret !== null ? { signingSecret } : {}) } satisfies Webhook.WebhookCreated
+})
+
+export const list = Effect.fn("Webhooks.list")(function*(caller: Caller, page: PageRequest) {
+  const store = yield* Store
+  const result = yield* store.webhooks.list(caller.orgId, page)
+  return { items: result.items.map(Webhook.toView), nextCursor: result.nextCursor }
+})
+
+export const remove = Effect.fn("Webhooks.remove")(function*(caller: Caller, id: WebhookId) {
+  const store = yield* Store
+  yield* store.transaction(Effect.gen(function*() {
+    yield* loadDestination(caller, id)
+    yield* store.webhooks.delete(caller.orgId, id)
+    yield* audit(caller, "webhook.delete", "webhook", id)
+  }))
+})
+
+/** Replacing the endpoint also re-enables a destination that a 410 disabled. */
+export const replaceEndpoint = Effect.fn("Webhooks.replaceEndpoint")(function*(
+  caller: Caller,
+  id: WebhookId,
+  request: Webhook.EndpointReplaceRequest
+) {
+  const store = yield* Store
+  const box = yield* SecretBox
+  yield* loadDestination(caller, id)
+  yield* checkEndpoint(request.endpointUrl)
+  const sealed = yield* box.seal(request.endpointUrl)
+  return yield* store.transaction(Effect.gen(function*() {
+    const current = yield* loadDestination(caller, id)
+    const next: Webhook.WebhookDestination = {
+      ...current,
+      endpointSealed: sealed,
+      endpointPreview: Webhook.endpointPreview(request.endpointUrl),
+      status: "active",
+      disabledReason: null
+    }
+    yield* store.webhooks.update(caller.orgId, next)
+    yield* audit(caller, "webhook.replace_endpoint", "webhook", id)
+    return Webhook.toView(next)
+  }))
+})
+
+/** The previous secret is invalid at once: every later attempt is signed with the new one. */
+export const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(caller: Caller, id: WebhookId) {
+  const store = yield* Store
+  const box = yield* SecretBox
+  const signingSecret = yield* newSigningSecret
+  const sealed = yield* box.seal(signingSecret)
+  return yield* store.transaction(Effect.gen(function*() {
+    const current = yield* loadDestination(caller, id)
+    if (current.type !== "generic") return yield* new Webhook.NotGenericWebhook({ webhookId: id })
+    yield* store.webhooks.update(caller.orgId, { ...current, signingSecretSealed: sealed })
+    yield* audit(caller, "webhook.rotate_secret", "webhook", id)
+    return { ...Webhook.toView(current), signingSecret }
+  }))
+})
+
+/** Queues a `service.webhook.test` event for this destination only (it need not have selected the type). */
+export const test = Effect.fn("Webhooks.test")(function*(caller: Caller, id: WebhookId) {
+  const store = yield* Store
+  return yield* store.transaction(Effect.gen(function*() {
+    yield* loadDestination(caller, id)
+    const at = (yield* now).toISOString()
+    const [eventId] = yield* emit(caller, { family: "webhook", webhookId: id }, [{
+      type: "service.webhook.test",
+      data: { webhook_id: id, action: "test", changed_at: at }
+    }])
+    yield* audit(caller, "webhook.test", "webhook", id)
+    return { eventId: eventId! }
+  }))
+})
+
+/** Deliveries of a destination with their attempts (status code, duration, next retry; dead letters). */
+export const deliveries = Effect.fn("Webhooks.deliveries")(function*(caller: Caller, id: WebhookId, page: PageRequest) {
+  const store = yield* Store
+  yield* loadDestination(caller, id)
+  const result = yield* store.outbox.deliveries(caller.orgId, id, page)
+  const items = []
+  for (const d of result.items) {
+    const event = yield* store.outbox.getEvent(caller.orgId, d.eventId)
+    items.push({
+      ...d,
+      type: Option.match(event, { onNone: () => null, onSome: (e) => e.type }),
+      attemptsDetail: yield* store.outbox.attempts(caller.orgId, d.eventId, id)
+    })
+  }
+  return { items, nextCursor: result.nextCursor }
+})
+
+/** Puts a dead letter back in the queue, due now; it is sent with the same CloudEvent id. */
+export const replay = Effect.fn("Webhooks.replay")(function*(caller: Caller, id: WebhookId, eventId: EventId) {
+  const store = yield* Store
+  return yield* store.transaction(Effect.gen(function*() {
+    yield* loadDestination(caller, id)
+    if (Option.isNone(yield* store.outbox.getEvent(caller.orgId, eventId))) {
+      return yield* new Webhook.DeliveryNotFound({ webhookId: id, eventId })
+    }
+    const requeued = yield* store.outbox.requeue(caller.orgId, eventId, id, yield* now)
+    if (!requeued) return yield* new Webhook.DeliveryNotDead({ eventId, status: "not dead" })
+    yield* audit(caller, "webhook.replay", "webhook", id)
+    return { eventId, status: "pending" as const }
+  }))
+})
+
+// Delivery (the worker) --------------------------------------------------------------------------
+
+export interface DeliveryConfig {
+  readonly publicUrl: string
+  readonly timeoutMs: number
+  readonly schedule: ReadonlyArray<number>
+}
+
+const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Delivery.Outcome =>
+  "statusCode" in result
+    ? { _tag: "Response", status: result.statusCode }
+    : result.code === "timeout"
+    ? { _tag: "Timeout" }
+    : { _tag: "NetworkError" }
+
+/**
+ * One attempt of one claimed delivery: send, classify with the core's policy, and record the
+ * attempt with the delivery's next state (and a 410's disabling of the destination) in one
+ * transaction. A destination that is gone or disabled turns the delivery into a dead letter, which
+ * can be replayed once the endpoint is fixed.
+ */
+export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedDelivery, config: DeliveryConfig) {
+  const store = yield* Store
+  const box = yield* SecretBox
+  const sender = yield* WebhookSender
+  const orgId = claimed.orgId as Caller["orgId"]
+  const { delivery, event } = claimed
+  const attemptNumber = delivery.attempts + 1
+  const started = yield* Clock.currentTimeMillis
+  const record = (
+    fields: Pick<DeliveryAttempt, "statusCode" | "durationMs" | "outcome" | "errorCode">,
+    next: { readonly status: "pending" | "succeeded" | "dead"; readonly nextAttemptAt: string | null },
+    disable?: string
+  ) =>
+    Effect.gen(function*() {
+      const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+      yield* store.transaction(Effect.gen(function*() {
+        yield* store.outbox.recordAttempt(orgId, {
+          eventId: delivery.eventId,
+          webhookId: delivery.webhookId,
+          attempt: attemptNumber,
+          at,
+          ...fields
+        }, next)
+        if (disable !== undefined) {
+          const current = yield* store.webhooks.get(orgId, delivery.webhookId)
+          if (Option.isSome(current)) {
+            yield* store.webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
+          }
+        }
+      }))
+      return next.status
+    })
+  const destination = yield* store.webhooks.get(orgId, delivery.webhookId)
+  if (Option.isNone(destination) || destination.value.status !== "active") {
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, { status: "dead", nextAttemptAt: null })
+  }
+  const opened = yield* Effect.all([
+    box.open(destination.value.endpointSealed),
+    destination.value.signingSecretSealed === null ? Effect.succeed(null) : box.open(destination.value.signingSecretSealed)
+  ]).pipe(Effect.option)
+  if (Option.isNone(opened)) {
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, { status: "dead", nextAttemptAt: null })
+  }
+  const [endpointUrl, signingSecret] = opened.value
+  const result = yield* sender.send({
+    type: destination.value.type,
+    endpointUrl,
+    signingSecret,
+    orgId,
+    event,
+    publicUrl: config.publicUrl,
+    timeoutMs: config.timeoutMs
+  }).pipe(Effect.merge)
+  const classification = Delivery.classifyResponse(outcomeOf(result))
+  const finished = yield* Clock.currentTimeMillis
+  const retryAfter = "statusCode" in result ? Delivery.parseRetryAfter(result.retryAfter, finished) : Option.none()
+  const step = Delivery.nextStep({
+    attempt: attemptNumber,
+    classification,
+    schedule: config.schedule,
+    retryAfterSeconds: Option.getOrUndefined(retryAfter),
+    jitter: yield* Random.next
+  })
+  const fields = {
+    statusCode: "statusCode" in result ? result.statusCode : null,
+    durationMs: "statusCode" in result ? Math.round(result.durationMs) : Math.round(finished - started),
+    outcome: classification,
+    errorCode: "statusCode" in result ? null : result.code
+  }
+  switch (step._tag) {
+    case "Succeeded":
+      return yield* record(fields, { status: "succeeded", nextAttemptAt: null })
+    case "Retry":
+      return yield* record(fields, { status: "pending", nextAttemptAt: new Date(finished + step.delayMs).toISOString() })
+    case "DeadLetter":
+      return yield* record(fields, { status: "dead", nextAttemptAt: null })
+    case "Disable":
+      return yield* record(fields, { status: "dead", nextAttemptAt: null }, "the endpoint answered 410 Gone")
+  }
+})
