@@ -8,6 +8,19 @@ import { Api } from "./Api.js"
 
 const problemRef = { $ref: "#/components/schemas/Problem" }
 
+/**
+ * Effect's JSON Schema of its built-in schemas (`Schema.Object`, `Schema.Never`, ...) carries a
+ * fixed `$id` such as `/schemas/object`; used twice, the document defines one `$id` twice and is no
+ * longer valid OpenAPI 3.1. Those ids identify nothing a client needs: drop them.
+ */
+const dropBuiltInIds = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(dropBuiltInIds)
+  if (typeof node !== "object" || node === null) return
+  const record = node as Record<string, unknown>
+  if (typeof record.$id === "string" && record.$id.startsWith("/schemas/")) delete record.$id
+  Object.values(record).forEach(dropBuiltInIds)
+}
+
 export const make = (options: { readonly publicUrl?: string | undefined } = {}): Record<string, unknown> => {
   const spec = structuredClone(OpenApi.fromApi(Api)) as any
   for (const item of Object.values(spec.paths ?? {}) as Array<Record<string, any>>) {
@@ -31,6 +44,7 @@ export const make = (options: { readonly publicUrl?: string | undefined } = {}):
   for (const name of Object.keys(spec.components?.schemas ?? {})) {
     if (/^Problem\d{3}$/.test(name)) delete spec.components.schemas[name]
   }
+  dropBuiltInIds(spec)
   if (options.publicUrl) spec.servers = [{ url: options.publicUrl }]
   return spec
 }
