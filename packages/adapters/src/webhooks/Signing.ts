@@ -1,0 +1,85 @@
+/**
+ * Standard Webhooks signing of generic deliveries (spec 6 "Delivery"): `webhook-id`,
+ * `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64>`, an HMAC-SHA256 over
+ * `<id>.<timestamp>.<body>` computed by the `standardwebhooks` package, so any Standard Webhooks
+ * (or Svix) verifier accepts it.
+ *
+ * The signature covers the UTF-8 encoding of the body string, and the sender transmits exactly
+ * that encoding (`bodyBytes`): the bytes signed are the bytes sent.
+ */
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
+import { Webhook } from "standardwebhooks"
+
+export const SECRET_PREFIX = "whsec_"
+/** 192 bits is the least we hand out; 512 bits (the HMAC-SHA256 block size) is the most that adds anything. */
+export const MIN_SECRET_BYTES = 24
+export const MAX_SECRET_BYTES = 64
+
+export class InvalidSigningSecret extends Data.TaggedError("InvalidSigningSecret")<{
+  /** Never contains the secret. */
+  readonly reason: "format" | "length"
+}> {
+  override get message() {
+    return this.reason === "format"
+      ? `a signing secret is "${SECRET_PREFIX}" followed by base64`
+      : `a signing secret holds ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes`
+  }
+}
+
+/**
+ * `whsec_` + base64 of the given random bytes (24..64 of them). The caller supplies the randomness
+ * (e.g. `crypto.getRandomValues(new Uint8Array(32))`), which keeps this function deterministic.
+ * A length outside 24..64 is a programming error and throws a RangeError.
+ */
+export const generateSigningSecret = (bytes: Uint8Array): string => {
+  if (bytes.length < MIN_SECRET_BYTES || bytes.length > MAX_SECRET_BYTES) {
+    throw new RangeError(`a signing secret needs ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes`)
+  }
+  return SECRET_PREFIX + Encoding.encodeBase64(bytes)
+}
+
+/** Checks the `whsec_<base64>` format and the decoded length; returns the raw key. */
+export const decodeSigningSecret = (secret: string): Either.Either<Uint8Array, InvalidSigningSecret> => {
+  if (!secret.startsWith(SECRET_PREFIX)) return Either.left(new InvalidSigningSecret({ reason: "format" }))
+  const encoded = secret.slice(SECRET_PREFIX.length)
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
+    return Either.left(new InvalidSigningSecret({ reason: "format" }))
+  }
+  return Encoding.decodeBase64(encoded).pipe(
+    Either.mapLeft(() => new InvalidSigningSecret({ reason: "format" })),
+    Either.filterOrLeft(
+      (key) => key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES,
+      () => new InvalidSigningSecret({ reason: "length" })
+    )
+  )
+}
+
+export const isSigningSecret = (secret: string): boolean => Either.isRight(decodeSigningSecret(secret))
+
+export interface SignatureHeaders {
+  readonly "webhook-id": string
+  readonly "webhook-timestamp": string
+  readonly "webhook-signature": string
+}
+
+/**
+ * The three Standard Webhooks headers for one attempt. `timestampSeconds` must be the time of this
+ * attempt: a receiver rejects stale timestamps, so a retry is signed afresh over the same id and body.
+ */
+export const sign = (input: {
+  readonly secret: string
+  readonly id: string
+  readonly timestampSeconds: number
+  readonly body: string
+}): Either.Either<SignatureHeaders, InvalidSigningSecret> =>
+  Either.map(decodeSigningSecret(input.secret), (key) => {
+    const timestamp = Math.floor(input.timestampSeconds)
+    // the raw key, so the library never parses the secret text itself (its errors could differ)
+    const signature = new Webhook(key, { format: "raw" }).sign(input.id, new Date(timestamp * 1000), input.body)
+    return { "webhook-id": input.id, "webhook-timestamp": String(timestamp), "webhook-signature": signature }
+  })
+
+/** The bytes sent for a body string: its UTF-8 encoding, which is also what `sign` covers. */
+export const bodyBytes = (body: string): Uint8Array => new TextEncoder().encode(body)

@@ -1,0 +1,235 @@
+import { Event, type Outbox } from "@image-policy/core"
+import { assert, describe, it } from "@effect/vitest"
+import { CloudEvent, HTTP } from "cloudevents"
+import { FastCheck as fc } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { Address } from "@image-policy/core"
+import { Webhook as StandardWebhook } from "standardwebhooks"
+import { Webhook as SvixWebhook } from "svix"
+import * as ChatMessage from "../src/webhooks/ChatMessage.js"
+import * as WebhookCloudEvent from "../src/webhooks/CloudEvent.js"
+import * as Destination from "../src/webhooks/Destination.js"
+import * as Signing from "../src/webhooks/Signing.js"
+import { sampleEvent } from "./support/receiver.js"
+
+const orgId = "org_demo"
+const publicUrl = "https://policy.example.com/"
+const secret = Signing.generateSigningSecret(new Uint8Array(32).map((_, i) => i * 7))
+
+const structured = (event: Outbox.OutboxEvent) =>
+  Either.getOrThrow(WebhookCloudEvent.structured({ orgId, publicUrl, event }))
+
+describe("CloudEvent body", () => {
+  it("has the contracted attributes, in structured mode, readable by the SDK", () => {
+    const event = sampleEvent()
+    const message = structured(event)
+    assert.strictEqual(message.contentType, "application/cloudevents+json; charset=utf-8")
+    assert.deepStrictEqual(JSON.parse(message.body), {
+      id: event.id,
+      time: event.time,
+      type: "service.snooze_request.created",
+      source: "/api/v1/org/org_demo",
+      specversion: "1.0",
+      datacontenttype: "application/json",
+      subject: event.subject,
+      dataschema: "https://policy.example.com/api/v1/event-types/service.snooze_request.created",
+      data: event.data,
+      orgid: "org_demo",
+      correlationid: event.correlationId,
+      schemaversion: Event.SCHEMA_VERSION
+    })
+    const parsed = HTTP.toEvent({ headers: { "content-type": message.contentType }, body: message.body }) as CloudEvent<unknown>
+    assert.isTrue(parsed.validate())
+    assert.strictEqual(parsed.id, event.id)
+    assert.deepStrictEqual(parsed.data, event.data)
+  })
+
+  it("is the same bytes every time for the same event (retries and replays keep id and body)", () => {
+    assert.strictEqual(structured(sampleEvent()).body, structured(sampleEvent()).body)
+  })
+
+  it("refuses an event the CloudEvents schema refuses, naming the problem without values", () => {
+    const result = WebhookCloudEvent.structured({ orgId, publicUrl, event: sampleEvent({ time: "yesterday-ish" }) })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      assert.strictEqual(result.left._tag, "InvalidCloudEvent")
+      assert.notInclude(result.left.issue, "yesterday-ish")
+    }
+  })
+
+  it("builds a valid event for every catalog type", () => {
+    for (const type of Event.eventTypes) {
+      const message = structured(sampleEvent({ type }))
+      assert.isTrue(new CloudEvent(JSON.parse(message.body)).validate(), type)
+    }
+  })
+})
+
+describe("Signing", () => {
+  it("generates whsec_ + base64 of 24..64 bytes and refuses other lengths", () => {
+    for (const n of [24, 32, 64]) {
+      const s = Signing.generateSigningSecret(new Uint8Array(n).fill(1))
+      assert.match(s, /^whsec_[A-Za-z0-9+/]+={0,2}$/)
+      assert.strictEqual(Either.getOrThrow(Signing.decodeSigningSecret(s)).length, n)
+    }
+    assert.throws(() => Signing.generateSigningSecret(new Uint8Array(23)), RangeError)
+    assert.throws(() => Signing.generateSigningSecret(new Uint8Array(65)), RangeError)
+    assert.isFalse(Signing.isSigningSecret("whsec_"))
+    assert.isFalse(Signing.isSigningSecret("whsec_not base64!"))
+    assert.isFalse(Signing.isSigningSecret(Signing.generateSigningSecret(new Uint8Array(32)).slice(6)))
+    assert.isFalse(Signing.isSigningSecret("whsec_" + Buffer.from(new Uint8Array(16)).toString("base64")))
+  })
+
+  it.prop("any generated secret round-trips to its bytes", [fc.uint8Array({ minLength: 24, maxLength: 64 })], ([bytes]) => {
+    assert.deepStrictEqual(Either.getOrThrow(Signing.decodeSigningSecret(Signing.generateSigningSecret(bytes))), bytes)
+  })
+
+  it.prop(
+    "signatures verify with standardwebhooks and svix for any body, and only with the same secret",
+    [fc.string({ unit: "grapheme", maxLength: 300 }), fc.uint8Array({ minLength: 24, maxLength: 64 })],
+    ([text, other]) => {
+      const body = JSON.stringify({ text })
+      const now = Math.floor(Date.now() / 1000)
+      const headers = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: now, body }))
+      assert.match(headers["webhook-signature"], /^v1,[A-Za-z0-9+/]+={0,2}$/)
+      assert.deepStrictEqual(new StandardWebhook(secret).verify(body, { ...headers }), { text })
+      assert.deepStrictEqual(new SvixWebhook(secret).verify(body, { ...headers }), { text })
+      // the bytes on the wire are the UTF-8 encoding of the signed string
+      assert.deepStrictEqual(
+        new StandardWebhook(secret).verify(Buffer.from(Signing.bodyBytes(body)), { ...headers }),
+        { text }
+      )
+      const otherSecret = Signing.generateSigningSecret(other)
+      if (otherSecret !== secret) assert.throws(() => new StandardWebhook(otherSecret).verify(body, { ...headers }))
+    }
+  )
+
+  it("a new timestamp gives a new signature over the same id and body", () => {
+    const body = structured(sampleEvent()).body
+    const a = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_000, body }))
+    const b = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_030, body }))
+    assert.notStrictEqual(a["webhook-signature"], b["webhook-signature"])
+    assert.strictEqual(a["webhook-id"], b["webhook-id"])
+  })
+
+  it("refuses a malformed secret without echoing it", () => {
+    const result = Signing.sign({ secret: "whsec_%%%leaky%%%", id: "evt_1", timestampSeconds: 1, body: "{}" })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) assert.notInclude(result.left.message, "leaky")
+  })
+})
+
+describe("Chat message", () => {
+  const message = (event: Outbox.OutboxEvent) => ChatMessage.make({ orgId, publicUrl, event })
+  const button = (m: ChatMessage.Message) => {
+    const actions = m.blocks.find((b): b is ChatMessage.ActionsBlock => b.type === "actions")!
+    return actions.elements[0]!
+  }
+
+  it("has a header, subject/action/reference fields, an Open button and a text fallback", () => {
+    const m = message(sampleEvent())
+    assert.deepStrictEqual(m.blocks[0], { type: "header", text: { type: "plain_text", text: "Snooze request created", emoji: false } })
+    const section = m.blocks[1] as ChatMessage.SectionBlock
+    assert.deepStrictEqual(section.fields!.map((f) => f.text.split("\n")[0]), ["*Subject*", "*Action*", "*Reference*", "*Time*"])
+    assert.include(section.fields![0]!.text, "exception_review/snz_0123456789abcdefghjkmnpqrs")
+    assert.include(section.fields![1]!.text, "created (pending)")
+    assert.include(section.fields![2]!.text, "Repository `repo_0123456789abcdefghjkmnpqrs`")
+    assert.deepStrictEqual(button(m), {
+      type: "button",
+      text: { type: "plain_text", text: "Open" },
+      url: "https://policy.example.com/api/v1/org/org_demo/snooze-requests",
+      action_id: "open"
+    })
+    assert.include(m.text, "Snooze request created")
+    assert.include(m.text, "<https://policy.example.com/api/v1/org/org_demo/snooze-requests|Open>")
+  })
+
+  it("links each family to its resource, and to the event-types catalog otherwise", () => {
+    const base = "https://policy.example.com/api/v1/org/org_demo"
+    const cases: ReadonlyArray<readonly [Partial<Outbox.OutboxEvent>, string]> = [
+      [{ type: "service.policy_group.published", data: { policy_group_id: "pg_1", action: "published", mapping_count: 3 } },
+        `${base}/policy-groups/pg_1/details`],
+      [{ type: "service.policy_mapping.created", data: { policy_group_id: "pg_1", phase_id: "ph_2", mapping_id: "map_3", action: "created" } },
+        `${base}/policy-groups/pg_1/phases/ph_2/mappings`],
+      [{ type: "service.remediation_pull_request.failed", data: { repository_id: "repo_9", action: "failed" } },
+        `${base}/repositories?repositoryId=repo_9`],
+      [{ type: "service.webhook.test", data: { webhook_id: "wh_5", action: "test" } }, `${base}/webhooks/wh_5/deliveries`],
+      [{ type: "service.unknown.thing", data: {} }, "https://policy.example.com/api/v1/event-types"],
+      [{ type: "service.policy_group.updated", data: null }, "https://policy.example.com/api/v1/event-types"]
+    ]
+    for (const [overrides, url] of cases) assert.strictEqual(button(message(sampleEvent(overrides))).url, url)
+  })
+
+  it("escapes Slack control characters and never shows keys outside its fixed list", () => {
+    const m = message(sampleEvent({
+      type: "service.policy_mapping.updated",
+      subject: "policy_mapping/<!channel>",
+      data: {
+        policy_group_id: "pg_1", phase_id: "ph_1", action: "updated", from_image: "a&b", to_image: "<c>",
+        actor_id: "sa_secret_actor", token: "ghp_leak", email: "someone@example.com"
+      }
+    }))
+    const json = JSON.stringify(m)
+    assert.notInclude(json, "<!channel>")
+    assert.include(json, "&lt;!channel&gt;")
+    assert.include(json, "a&amp;b")
+    for (const leak of ["sa_secret_actor", "ghp_leak", "someone@example.com"]) assert.notInclude(json, leak)
+  })
+
+  it.prop("stays within Slack's limits for any catalog type and any strings", [
+    fc.constantFrom(...Event.eventTypes),
+    fc.string({ maxLength: 4000 }),
+    fc.dictionary(fc.constantFrom("policy_group_id", "phase_id", "repository_id", "action", "from_image", "to_image"), fc.string({ maxLength: 3000 }))
+  ], ([type, subject, data]) => {
+    const m = message(sampleEvent({ type, subject, data }))
+    const header = m.blocks[0] as ChatMessage.HeaderBlock
+    assert.isAtMost(header.text.text.length, 150)
+    for (const f of (m.blocks[1] as ChatMessage.SectionBlock).fields!) assert.isAtMost(f.text.length, 2000)
+    assert.isAtMost(button(m).url.length, 3000)
+    assert.isAtMost(m.text.length, 3000)
+  })
+})
+
+describe("Destination", () => {
+  it("reads IP literals in every legacy spelling, without relying on the URL parser", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["2130706433", "loopback"],
+      ["0x7f000001", "loopback"],
+      ["0x7f.1", "loopback"],
+      ["0177.0.0.1", "loopback"],
+      ["127.1", "loopback"],
+      ["127.0.0.1.", "loopback"],
+      ["0", "unspecified"],
+      ["012.1", "private"],
+      ["[::ffff:127.0.0.1]", "ipv4-mapped"],
+      ["::ffff:7f00:1", "ipv4-mapped"],
+      ["[::1]", "loopback"]
+    ]
+    for (const [host, cls] of cases) {
+      const ip = Destination.literalAddress(host)
+      assert.isTrue(Option.isSome(ip), host)
+      if (Option.isSome(ip)) assert.strictEqual(Address.classifyAddress(ip.value), cls, host)
+    }
+    for (const name of ["hooks.example.com", "1e100.net", "0x7g.1", "localhost"]) {
+      assert.isTrue(Option.isNone(Destination.literalAddress(name)), name)
+    }
+  })
+
+  it("keeps the port, the Host header and the path with its query, never the fragment", () => {
+    const t = Either.getOrThrow(Destination.parse("https://Hooks.Example.com:8443/a/b?x=1#frag", { allowHttp: false }))
+    assert.deepStrictEqual({ ...t, literal: Option.isSome(t.literal) }, {
+      secure: true, hostname: "hooks.example.com", literal: false, port: 8443,
+      hostHeader: "hooks.example.com:8443", path: "/a/b?x=1"
+    })
+    const v6 = Either.getOrThrow(Destination.parse("https://[2606:4700::1111]/", { allowHttp: false }))
+    assert.strictEqual(v6.hostname, "2606:4700::1111")
+    assert.strictEqual(v6.hostHeader, "[2606:4700::1111]")
+    assert.strictEqual(v6.port, 443)
+  })
+
+  it("prefers an IPv4 answer when both families are present", () => {
+    const answers = Either.getOrThrow(Address.checkResolvedAddresses("h", ["2606:4700::1111", "93.184.215.14"]))
+    assert.strictEqual(Address.formatIpAddress(Destination.pick(answers)), "93.184.215.14")
+  })
+})
