@@ -220,6 +220,15 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         await expectRejectedWithoutChange([onboardBody()], 400)
         await expectRejectedWithoutChange("text", 400)
         await expectRejectedWithoutChange(undefined, 400, { raw: "" })
+        const before = await listRepositories()
+        expectProblem(
+          await host().request("POST", `${base()}/repositories`, {
+            raw: JSON.stringify(onboardBody({ externalRepoId: "1002", branchNames: ["main"] })),
+            headers: { "content-type": "text/plain" }
+          }),
+          400
+        )
+        expect(await listRepositories()).toStrictEqual(before)
       })
 
       it("a body over 1 MiB is a 413 problem", async () => {
@@ -348,6 +357,23 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         expect(await read()).toStrictEqual(expected)
         const rows = (await successRows()).filter((r) => r.action === "assignments.replace" && r.resourceId === apiRepositoryId)
         expect(rows).toHaveLength(3)
+      })
+
+      it("racing replacements leave exactly one of the requested sets, never a mix", async () => {
+        const sets = [
+          [{ policyGroupId: group("Base images").id, branchNames: ["main"] }],
+          [{ policyGroupId: group("Security").id, branchNames: ["release"] }],
+          [
+            { policyGroupId: group("Security").id, branchNames: ["main", "release"] },
+            { policyGroupId: group("Base images").id, branchNames: ["release"] }
+          ]
+        ]
+        const answers = await Promise.all([...sets, ...sets].map((assignments) => replace(assignments)))
+        for (const answer of answers) expectJson(answer, 200)
+        const explicitItems = (await read()).items.filter((i: any) => i.source === "repository_assignment")
+        const final = explicitItems.map((i: any) => ({ policyGroupId: i.id, branchNames: i.branchNames }))
+        expect(sets).toContainEqual(final)
+        expectJson(await replace([]), 200)
       })
 
       it("rule 5: an applyToAllRepos group is rejected as an individual assignment", async () => {
@@ -505,14 +531,20 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         expect(answer.resolved).toBeNull()
       })
 
-      it("an invalid image is a 400 naming `image`; an untracked branch is a 400 naming `branch`", async () => {
+      it("an invalid image, an untracked branch and an invalid platform are 400s naming `image`, `branch`, `platform`", async () => {
         for (const image of ["NOT@@valid", "node:", "node@sha256:123", "-node:20", "Node:20"]) {
           expectProblem(await host().request("GET", resolvePath(`?image=${encodeURIComponent(image)}&branch=main`)), 400, { paths: ["image"] })
         }
         expectProblem(await host().request("GET", resolvePath("?branch=main")), 400, { paths: ["image"] })
         expectProblem(await host().request("GET", resolvePath("?image=&branch=main")), 400, { paths: ["image"] })
-        for (const branch of ["develop", "nope"]) {
+        expectProblem(await host().request("GET", resolvePath(`?image=${"a".repeat(1025)}`)), 400, { paths: ["image"] })
+        for (const branch of ["develop", "nope", ""]) {
           expectProblem(await host().request("GET", resolvePath(`?image=node:20&branch=${branch}`)), 400, { paths: ["branch"] })
+        }
+        for (const platform of ["linux", "bad", "linux/amd64/v8/extra"]) {
+          expectProblem(await host().request("GET", resolvePath(`?image=node:20&branch=main&platform=${platform}`)), 400, {
+            paths: ["platform"]
+          })
         }
       })
 
