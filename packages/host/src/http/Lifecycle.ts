@@ -11,6 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Problem } from "../api/Problem.js"
+import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import { RequestInfo } from "./RequestInfo.js"
 
@@ -64,13 +65,15 @@ const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
   )
 }
 
-export const middleware = (options: { readonly accessLog: boolean }) => (app: HttpApp.Default): HttpApp.Default =>
+export const middleware = (options: { readonly accessLog: boolean; readonly maxBodyBytes: number }) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = options.accessLog ? performance.now() : 0
     const info: { readonly id: string; route: string | undefined } = { id: requestIdOf(request), route: undefined }
     const response = yield* app.pipe(
       Effect.provideService(RequestInfo, info),
+      // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody)
+      Effect.provideService(HttpServerRequest.HttpServerRequest, BodyGuard.withDrainingBody(request, options.maxBodyBytes)),
       Effect.catchAllCause((cause) => toResponse(cause, info.id))
     )
     if (options.accessLog) {

@@ -137,9 +137,43 @@ const formatPath = (path: ReadonlyArray<PropertyKey>) =>
     ""
   ) || "(body)"
 
+/**
+ * A schema message without the offending value: the parser's default messages quote the input
+ * ("Expected ..., actual \"<input>\"", "Unable to decode \"<input>\" into a number"), and the input
+ * may be anything, a secret pasted into the wrong field included (contracts 4: never a secret).
+ */
+const withoutInput = (message: string): string => {
+  const text = message.replace(/,\s*actual\b[\s\S]*$/, "")
+  const decode = /^Unable to decode [\s\S]* into (.+)$/.exec(text)
+  return decode ? `must be ${decode[1]}` : text
+}
+
+/**
+ * One message per field: the alternatives of a union ("Expected \"Owner\"", "Expected \"Read Only\"")
+ * become one `Expected "Owner" | "Read Only"`, and the `Expected undefined` of an optional field
+ * is dropped when the field has a real complaint.
+ */
+const fieldErrors = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>): Array<FieldError> => {
+  const byPath = new Map<string, Array<string>>()
+  for (const { message, path } of issues) {
+    const list = byPath.get(path) ?? []
+    if (!list.includes(message)) list.push(message)
+    byPath.set(path, list)
+  }
+  const out: Array<FieldError> = []
+  for (const [path, messages] of byPath) {
+    const relevant = messages.length > 1 ? messages.filter((m) => m !== "Expected undefined") : messages
+    const expected = relevant.filter((m) => m.startsWith("Expected "))
+    const others = relevant.filter((m) => !m.startsWith("Expected "))
+    if (expected.length > 0) out.push({ path, message: `Expected ${expected.map((m) => m.slice("Expected ".length)).join(" | ")}` })
+    for (const message of others) out.push({ path, message })
+  }
+  return out
+}
+
 /** A schema failure of the body, query or path (the framework's HttpApiDecodeError). */
 export const fromDecodeError = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>) =>
-  validation(issues.map((i) => ({ path: formatPath(i.path), message: i.message })))
+  validation(fieldErrors(issues.map((i) => ({ path: formatPath(i.path), message: withoutInput(i.message) }))))
 
 export const render = (problem: Problem, correlationId: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(
