@@ -6,8 +6,10 @@
  */
 import { type Attempt, type SendFailure } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { Webhook as StandardWebhook } from "standardwebhooks"
@@ -207,6 +209,15 @@ describe("failures", () => {
       assert.strictEqual(error.code, "dns")
     }))
 
+  it.live("a resolver that never answers: checkEndpoint says unresolvable, send times out", () =>
+    Effect.gen(function*() {
+      const sender = Sender.make({ allowUnsafeTargets: false, resolver: () => Effect.never, checkTimeoutMs: 50 })
+      const checked = yield* Effect.flip(sender.checkEndpoint("https://slow.example.test/"))
+      assert.strictEqual(checked._tag === "InvalidEndpoint" ? checked.reason : checked._tag, "unresolvable")
+      const error = yield* Effect.flip(sender.send(attemptFor("https://slow.example.test/", { timeoutMs: 100 })))
+      assert.strictEqual(error.code, "timeout")
+    }))
+
   it.live("the system resolver reports an unresolvable name as a dns failure", () =>
     Effect.gen(function*() {
       // `.invalid` is reserved never to resolve (RFC 6761)
@@ -343,6 +354,14 @@ describe("nothing leaks", () => {
         }
         assert.deepStrictEqual(Object.keys(error).filter((k) => k !== "_tag").sort(), ["code"])
       }
+    }))
+
+  it.scopedLive("send dies (a defect upstream) rather than answer for an attempt it cannot format", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver({ mode: "plain" })
+      const exit = yield* Effect.exit(unsafeSender.send(attemptFor(target.url(), { signingSecret: null })))
+      assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
+      assert.strictEqual(target.connections(), 0)
     }))
 
   it("an attempt that cannot be formatted is a defect, not an answer", () => {

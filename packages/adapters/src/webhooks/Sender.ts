@@ -17,6 +17,7 @@
  */
 import { Address, type Attempt, type AttemptResult, InvalidEndpoint, SendFailure, WebhookSender } from "@image-policy/core"
 import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -64,11 +65,15 @@ export interface Rendered {
   readonly headers: Readonly<Record<string, string>>
 }
 
-/** A delivery that cannot be formatted is a bug upstream (the outbox or the secret store), not an answer. */
-export class UnrenderableAttempt extends Error {
-  readonly _tag = "UnrenderableAttempt"
-  constructor(readonly reason: "missing-signing-secret" | "invalid-signing-secret" | "invalid-cloud-event") {
-    super(`webhook attempt cannot be formatted: ${reason}`)
+/**
+ * A delivery that cannot be formatted is a bug upstream (the outbox or the secret store), not an
+ * answer of the receiver: `send` turns it into a defect. Carries no secret and no event data.
+ */
+export class UnrenderableAttempt extends Data.TaggedError("UnrenderableAttempt")<{
+  readonly reason: "missing-signing-secret" | "invalid-signing-secret" | "invalid-cloud-event"
+}> {
+  override get message() {
+    return `webhook attempt cannot be formatted: ${this.reason}`
   }
 }
 
@@ -82,13 +87,13 @@ export const render = (attempt: Attempt, timestampSeconds: number): Either.Eithe
   if (attempt.type === "chat") {
     return Either.right({ body: ChatMessage.body(input), headers: { "content-type": ChatMessage.CONTENT_TYPE } })
   }
-  if (attempt.signingSecret === null) return Either.left(new UnrenderableAttempt("missing-signing-secret"))
+  if (attempt.signingSecret === null) return Either.left(new UnrenderableAttempt({ reason: "missing-signing-secret" }))
   const secret = attempt.signingSecret
   return CloudEvent.structured(input).pipe(
-    Either.mapLeft(() => new UnrenderableAttempt("invalid-cloud-event")),
+    Either.mapLeft(() => new UnrenderableAttempt({ reason: "invalid-cloud-event" })),
     Either.flatMap((message) =>
       Signing.sign({ secret, id: message.id, timestampSeconds, body: message.body }).pipe(
-        Either.mapLeft(() => new UnrenderableAttempt("invalid-signing-secret")),
+        Either.mapLeft(() => new UnrenderableAttempt({ reason: "invalid-signing-secret" })),
         Either.map((signature) => ({ body: message.body, headers: { "content-type": message.contentType, ...signature } }))
       )
     )
