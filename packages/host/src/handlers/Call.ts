@@ -1,10 +1,76 @@
-/** The one shape of every organization handler: the caller, one workflow, its problems. */
+/**
+ * The one shape of every organization handler: the caller, one workflow, its problems. A write
+ * the workflow rejects (a business rule, an unknown resource, a conflict) leaves an audit row with
+ * outcome `rejected` and the problem type, written on its own after the rejected transaction rolled
+ * back, so the trail shows who tried what even though nothing changed.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import { type Id, Ids, Store } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Api } from "../api/Api.js"
 import type { Problem } from "../api/Problem.js"
 import { CurrentCaller } from "../api/Security.js"
 import * as Problems from "../http/Problems.js"
-import * as Effect from "effect/Effect"
 
 type Caller = typeof CurrentCaller.Service
 
-export const withCaller = <A, E, R>(f: (caller: Caller) => Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R | CurrentCaller> =>
-  Problems.orProblem(Effect.flatMap(CurrentCaller, f))
+/** `METHOD path-template` -> the operation's name, the audit action of its rejections. */
+const operations = (() => {
+  const table = new Map<string, string>()
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => table.set(`${endpoint.method} ${endpoint.path}`, endpoint.name)
+  })
+  return table
+})()
+
+/** The most specific resource a path names (its last id parameter), for the audit row. */
+const resourceKinds: ReadonlyArray<readonly [string, string]> = [
+  ["eventId", "event"],
+  ["snoozeRequestId", "snooze_request"],
+  ["keyId", "api_key"],
+  ["webhookId", "webhook"],
+  ["phaseId", "phase"],
+  ["groupId", "policy_group"],
+  ["repositoryId", "repository"],
+  ["connectionId", "vcs_connection"],
+  ["teamId", "team"]
+]
+
+const recordRejection = (caller: Caller, problem: Problem, { params, route }: HttpRouter.RouteContext) =>
+  Effect.gen(function*() {
+    if (route.method === "GET") return
+    const store = yield* Store
+    const ids = yield* Ids
+    const resource = resourceKinds.find(([param]) => params[param] !== undefined)
+    yield* store.audit.append(caller.orgId, {
+      id: (yield* ids.next("audit")) as Id.AuditEventId,
+      at: new Date().toISOString(),
+      actor: caller.actor,
+      action: operations.get(`${route.method} ${route.path}`) ?? route.method,
+      resourceType: resource?.[1] ?? route.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).pop() ?? "organization",
+      // a 404 names nothing of this organization: keeping the id would store another tenant's ids
+      resourceId: resource && problem.status !== 404 ? params[resource[0]] ?? null : null,
+      outcome: "rejected",
+      detail: problem.type
+    })
+  })
+
+export const withCaller = <A, E, R>(
+  f: (caller: Caller) => Effect.Effect<A, E, R>
+): Effect.Effect<A, Problem, R | CurrentCaller | Store | Ids> =>
+  Effect.flatMap(CurrentCaller, (caller) =>
+    Problems.orProblem(f(caller)).pipe(
+      Effect.tapError((problem) =>
+        // the audit trail must not turn a clear 4xx into a 5xx: a failed audit write is only logged
+        Effect.catchAllCause(
+          Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), Option.match({
+            onNone: () => Effect.void,
+            onSome: (routeContext) => recordRejection(caller, problem, routeContext)
+          })),
+          () => Effect.logWarning("could not record a rejected request in the audit trail")
+        )
+      )
+    ))
