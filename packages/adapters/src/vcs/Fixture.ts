@@ -7,6 +7,7 @@
 import { VcsProvider, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const FixtureRepository = Schema.Struct({
@@ -37,15 +38,60 @@ const fixtureOf = (settings: unknown) =>
     Effect.mapError(() => new VcsProviderError({ reason: "not-configured" }))
   )
 
-export const layer: Layer.Layer<VcsProvider> = Layer.succeed(VcsProvider, {
-  listRepositories: (ctx) =>
-    Effect.map(fixtureOf(ctx.settings), (repositories) =>
-      repositories.map(({ defaultBranch, externalRepoId, fullName }) => ({ externalRepoId, fullName, defaultBranch }))),
-  listBranches: (ctx, repository) =>
-    Effect.flatMap(fixtureOf(ctx.settings), (repositories) => {
-      const found = repositories.find((r) => r.fullName === repository.fullName)
-      return found === undefined
-        ? Effect.fail(new VcsProviderError({ reason: "not-found" }))
-        : Effect.succeed(found.branches.map((name) => ({ name, isDefault: name === found.defaultBranch })))
+/** Git's blob id of a text: the same version a real provider reports for the same content. */
+const blobSha = (content: string) =>
+  Effect.promise(async () => {
+    const bytes = new TextEncoder().encode(content)
+    const header = new TextEncoder().encode(`blob ${bytes.length}\0`)
+    const all = new Uint8Array(header.length + bytes.length)
+    all.set(header)
+    all.set(bytes, header.length)
+    const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-1", all))
+    return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")
+  })
+
+/** Files changed at run time (tests, demos), keyed by org, connection, repository, branch and path. */
+export interface FixtureFiles {
+  /** `null` deletes the file. */
+  readonly setFile: (
+    at: { readonly orgId: string; readonly vcsConnectionId: string; readonly fullName: string; readonly branch: string; readonly path: string },
+    content: string | null
+  ) => void
+}
+
+/** The fixture provider, with a handle to change its files while it runs. */
+export const make = (): { readonly provider: typeof VcsProvider.Service; readonly files: FixtureFiles } => {
+  const overrides = new Map<string, string | null>()
+  const keyOf = (orgId: string, connectionId: string, fullName: string, branch: string, path: string) =>
+    JSON.stringify([orgId, connectionId, fullName, branch, path])
+  const repositoryOf = (settings: unknown, fullName: string) =>
+    Effect.flatMap(fixtureOf(settings), (repositories) => {
+      const found = repositories.find((r) => r.fullName === fullName)
+      return found === undefined ? Effect.fail(new VcsProviderError({ reason: "not-found" })) : Effect.succeed(found)
     })
-})
+  const provider: typeof VcsProvider.Service = {
+    listRepositories: (ctx) =>
+      Effect.map(fixtureOf(ctx.settings), (repositories) =>
+        repositories.map(({ defaultBranch, externalRepoId, fullName }) => ({ externalRepoId, fullName, defaultBranch }))),
+    listBranches: (ctx, repository) =>
+      Effect.map(repositoryOf(ctx.settings, repository.fullName), (found) =>
+        found.branches.map((name) => ({ name, isDefault: name === found.defaultBranch }))),
+    readFile: (ctx, file) =>
+      Effect.flatMap(repositoryOf(ctx.settings, file.fullName), (found) => {
+        if (!found.branches.includes(file.branch)) return Effect.fail(new VcsProviderError({ reason: "not-found" }))
+        const key = keyOf(ctx.orgId, ctx.connection.id, file.fullName, file.branch, file.path)
+        const content = overrides.has(key) ? overrides.get(key)! : found.files[file.branch]?.[file.path] ?? null
+        return content === null
+          ? Effect.succeed(Option.none())
+          : Effect.map(blobSha(content), (version) => Option.some({ content, version }))
+      })
+  }
+  return {
+    provider,
+    files: {
+      setFile: (at, content) => overrides.set(keyOf(at.orgId, at.vcsConnectionId, at.fullName, at.branch, at.path), content)
+    }
+  }
+}
+
+export const layer: Layer.Layer<VcsProvider> = Layer.sync(VcsProvider, () => make().provider)

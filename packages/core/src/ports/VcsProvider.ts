@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { OrgId } from "../Id.js"
 import type { AvailableBranch, ProviderRepository, VcsConnection } from "../Onboarding.js"
@@ -49,4 +50,17 @@ export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<V
     ctx: ConnectionContext,
     repository: { readonly fullName: string; readonly defaultBranch: string }
   ) => Effect.Effect<ReadonlyArray<AvailableBranch>, VcsProviderError>
+  /**
+   * A file at the head of a branch, with a version that changes whenever its content does (the
+   * blob sha on GitHub and GitLab); `None` when the branch has no such file.
+   */
+  readonly readFile: (
+    ctx: ConnectionContext,
+    file: { readonly fullName: string; readonly branch: string; readonly path: string }
+  ) => Effect.Effect<Option.Option<VcsFile>, VcsProviderError>
 }>() {}
+
+export interface VcsFile {
+  readonly content: string
+  readonly version: string
+}
