@@ -1,12 +1,256 @@
 /**
- * The `image-policy` command. The HTTP service is not built yet (see the open host issue): until it
- * is, every command prints the versions of the packages and says so, instead of pretending to serve.
+ * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed` and `keys create`. It only
+ * parses flags, calls the runtime, the seed loader or a workflow, and prints; docs/cli.md is the
+ * user's page. Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
+ * secret key), 2 the command line is wrong.
  */
-import { version } from "@image-policy/core"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Migrations, PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
+import { ApiKey, Id, Permission, Store, version, Workflows } from "@image-policy/core"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as App from "./App.js"
+import { type Running, start } from "./runtime/node.js"
+import * as ServeOptions from "./runtime/ServeOptions.js"
+import * as Seed from "./seed/Seed.js"
 
-const command = process.argv[2] ?? "serve"
-console.log(`image-policy ${version} (core ${version})`)
-console.log(
-  `'${command}': the HTTP host is not implemented yet; this build ships the policy core and the stores ` +
-    "(see README.md, section 'The two commands')."
+/** A failure the user can act on: printed on stderr as is, then the process exits with `exitCode`. */
+class CliError extends Data.TaggedError("CliError")<{
+  readonly message: string
+  readonly details?: ReadonlyArray<string> | undefined
+  readonly exitCode: 1 | 2
+}> {}
+
+const usage = (message: string) => new CliError({ message, exitCode: 2 })
+
+const messageOf = (cause: Cause.Cause<unknown>): string => ServeOptions.reasonOf(Cause.squash(cause))
+
+const argv = Either.getOrElse(ServeOptions.takeLogLevel(process.argv), (message) => {
+  console.error(`image-policy: ${message}`)
+  return process.exit(2)
+})
+
+// One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
+// never mix into it, and only warnings unless `--log-level` asks for more.
+const quietLogs = Layer.merge(
+  Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
+  Logger.minimumLogLevel(argv.level ?? LogLevel.Warning)
 )
+
+/** Runs `use` with the store's services (migrated first), then closes the store. */
+const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const services = yield* Layer.build(App.services(StoreConfig.layer(spec))).pipe(
+      Effect.catchAllCause((cause) =>
+        new CliError({
+          message: `cannot open the store ${ServeOptions.describeStore(spec)}: ${ServeOptions.scrub(messageOf(cause), spec)}`,
+          exitCode: 1
+        })
+      )
+    )
+    return yield* Effect.provide(use, services)
+  }))
+
+// serve ------------------------------------------------------------------------------------------
+
+/**
+ * SIGTERM or SIGINT: stop accepting, let in-flight requests finish, close the store; the answer
+ * settles then, and the process exits 0. A second signal while stopping exits at once (130/143, the
+ * shells' codes). The handlers are installed at once, before anything announces the server.
+ */
+const stopOnSignal = (running: Running, logging: Layer.Layer<never>): Promise<void> =>
+  new Promise((resolve, reject) => {
+    let stopping = false
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(signal === "SIGINT" ? 130 : 143)
+      stopping = true
+      Effect.runSync(Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal }), Effect.provide(logging)))
+      running.stop().then(resolve, reject)
+    }
+    process.on("SIGTERM", onSignal)
+    process.on("SIGINT", onSignal)
+  })
+
+const serve = Command.make("serve", ServeOptions.options, (flags) =>
+  Effect.gen(function*() {
+    const config = yield* ServeOptions.resolve(flags, process.env, argv.level)
+    const running = yield* Effect.tryPromise({
+      try: () =>
+        start({
+          port: config.port,
+          host: config.host,
+          store: StoreConfig.layer(config.store),
+          app: config.app,
+          seed: config.seed,
+          demo: config.demo,
+          tracing: config.tracing,
+          logLevel: config.logLevel
+        }),
+      catch: (e) =>
+        new CliError({
+          message: `cannot start: ${ServeOptions.scrub(ServeOptions.reasonOf(e), config.store)}`,
+          exitCode: 1
+        })
+    })
+    const logging = ServeOptions.loggerLayer(config.logLevel)
+    const stopped = stopOnSignal(running, logging)
+    yield* ServeOptions.startupLog(config, running.url, running.boot).pipe(Effect.provide(logging))
+    if (running.boot.demo) yield* Console.log(ServeOptions.demoBanner(running.boot.demo, running.url, config.app.publicUrl))
+    yield* Effect.tryPromise({
+      try: () => stopped,
+      catch: (e) => new CliError({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
+    })
+  })).pipe(Command.withDescription(
+  "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
+))
+
+// migrate ----------------------------------------------------------------------------------------
+
+const migrate = Command.make("migrate", { store: ServeOptions.store }, ({ store }) =>
+  Effect.gen(function*() {
+    const where = ServeOptions.describeStore(store)
+    if (store._tag === "memory") return yield* Console.log(`${where}: nothing to migrate`)
+    const client = store._tag === "pglite" ? PgliteClient.layer({ dataDir: store.dataDir }) : PgClient.layerFromUrl(store.url)
+    const applied = yield* Migrations.run.pipe(
+      Effect.provide(client),
+      Effect.catchAllCause((cause) =>
+        new CliError({ message: `cannot migrate ${where}: ${ServeOptions.scrub(messageOf(cause), store)}`, exitCode: 1 })
+      )
+    )
+    yield* Console.log(
+      applied.length === 0
+        ? `${where}: up to date`
+        : `${where}: applied ${applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`).join(", ")}`
+    )
+  }).pipe(Effect.provide(quietLogs))).pipe(Command.withDescription("create or upgrade the store's tables (serve does this too)"))
+
+// seed -------------------------------------------------------------------------------------------
+
+const seed = Command.make(
+  "seed",
+  { store: ServeOptions.store, file: Args.file({ name: "FILE", exists: "yes" }) },
+  ({ file, store }) =>
+    Effect.gen(function*() {
+      // validated whole before the store is even opened: an invalid seed writes nothing
+      const parsed = yield* ServeOptions.readSeed(file)
+      const seeded = yield* withStore(store, Seed.load(parsed))
+      yield* Console.log(JSON.stringify({ organizations: seeded }, null, 2))
+    }).pipe(Effect.provide(quietLogs))
+).pipe(Command.withDescription("load a seed file into a store and print the ids it created as JSON"))
+
+// keys create ------------------------------------------------------------------------------------
+
+const ExpiresInDays = Schema.Union(Schema.Literal("unlimited"), Schema.NumberFromString.pipe(Schema.compose(ApiKey.ExpiresInDays)))
+
+const keysCreate = Command.make(
+  "create",
+  {
+    store: ServeOptions.store,
+    org: Options.text("org").pipe(Options.withPseudoName("ORG_ID"), Options.withDescription("the organization the key belongs to")),
+    name: Options.text("name").pipe(Options.withPseudoName("NAME"), Options.withDescription("a name to recognise the key by")),
+    role: Options.choice("role", Permission.RoleName.literals).pipe(
+      Options.withDescription("a built-in role (or give --permission instead)"),
+      Options.optional
+    ),
+    permissions: Options.choice("permission", Permission.allPermissions).pipe(
+      Options.withDescription("a permission; repeat for several (instead of --role)"),
+      Options.repeated
+    ),
+    expiresInDays: Options.text("expires-in-days").pipe(
+      Options.withPseudoName("N|unlimited"),
+      Options.withDescription("days until the key expires, 1..365, or `unlimited`"),
+      Options.withDefault("90")
+    )
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      if (Option.isSome(flags.role) === flags.permissions.length > 0) {
+        return yield* usage("keys create: give exactly one of --role or --permission (repeatable)")
+      }
+      const expiry = Schema.decodeUnknownEither(ExpiresInDays)(flags.expiresInDays.trim())
+      if (Either.isLeft(expiry)) return yield* usage("--expires-in-days must be an integer from 1 to 365, or `unlimited`")
+      const expiresInDays = expiry.right === "unlimited" ? null : expiry.right
+      const request = Schema.decodeUnknownEither(ApiKey.ApiKeyCreateRequest)(
+        Option.isSome(flags.role)
+          ? { name: flags.name, role: flags.role.value, expiresInDays }
+          : { name: flags.name, permissions: flags.permissions, expiresInDays }
+      )
+      if (Either.isLeft(request)) {
+        return yield* usage(`invalid key: ${ParseResult.ArrayFormatter.formatErrorSync(request.left).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+      }
+      const orgId = Schema.decodeUnknownOption(Id.OrgId)(flags.org)
+      if (Option.isNone(orgId)) return yield* usage(`--org: ${JSON.stringify(flags.org)} is not an organization id (org_…)`)
+      const created = yield* withStore(
+        flags.store,
+        Effect.gen(function*() {
+          const store = yield* Store
+          if (Option.isNone(yield* store.organizations.get(orgId.value))) {
+            return yield* new CliError({
+              message: `no organization ${orgId.value} in ${ServeOptions.describeStore(flags.store)}`,
+              exitCode: 1
+            })
+          }
+          return yield* Workflows.ApiKeys.create(
+            { orgId: orgId.value, actor: { kind: "system", name: "cli" }, correlationId: "cli-keys-create" },
+            request.right
+          )
+        })
+      )
+      // the secret is printed here once; the store keeps only its hash
+      yield* Console.log(JSON.stringify(created, null, 2))
+    }).pipe(Effect.provide(quietLogs))
+).pipe(Command.withDescription("create an API key and print it as JSON, its secret shown this once"))
+
+const keys = Command.make("keys", {}, () => usage("give a subcommand: keys create (see image-policy keys --help)")).pipe(
+  Command.withDescription("manage API keys"),
+  Command.withSubcommands([keysCreate])
+)
+
+// image-policy -----------------------------------------------------------------------------------
+
+const command = Command.make("image-policy", {}, () =>
+  usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")).pipe(
+    Command.withDescription("container-image policy service"),
+    Command.withSubcommands([serve, migrate, seed, keys])
+  )
+
+const cli = Command.run(command, { name: "image-policy", version })
+
+/** Waits until stdout and stderr have flushed (pipes may be asynchronous), then exits. */
+const exit = (code: number) => {
+  process.exitCode = code
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
+}
+
+Effect.runPromiseExit(Effect.provide(cli(argv.args), NodeContext.layer)).then((result) => {
+  if (Exit.isSuccess(result)) return exit(0)
+  const failure = Cause.failureOption(result.cause)
+  if (Option.isNone(failure)) {
+    console.error(`image-policy: unexpected error\n${Cause.pretty(result.cause)}`)
+    return exit(1)
+  }
+  const error: unknown = failure.value
+  // @effect/cli has printed its own usage errors already
+  if (ValidationError.isValidationError(error)) return exit(2)
+  if (error instanceof CliError || error instanceof ServeOptions.StartupError) {
+    console.error(`image-policy: ${error.message}`)
+    for (const line of error.details ?? []) console.error(line)
+    return exit(error instanceof CliError ? error.exitCode : 1)
+  }
+  console.error(`image-policy: ${error instanceof Error ? error.message : String(error)}`)
+  return exit(1)
+})

@@ -1,0 +1,168 @@
+/**
+ * The host on Deno: the application of App.ts as a fetch handler (`App.webHandler`) behind
+ * `Deno.serve`, with the flags of `image-policy serve` (runtime/ServeOptions.ts, parsed by the same
+ * @effect/cli options as the Node CLI):
+ *
+ *   deno run -A --unstable-no-legacy-abort packages/host/dist/runtime/deno.js --store memory --demo
+ *
+ * The store is built once here and shared by Boot (seed, demo key) and the handler, so what Boot
+ * writes is what the handler serves even for the memory store. SIGTERM or SIGINT stops accepting,
+ * lets in-flight requests finish, closes the store and exits 0; a second signal exits at once.
+ */
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
+// Deno runs Node's fs/path/readline through its `node:` compatibility layer, which is all the
+// @effect/cli environment needs; the HTTP server below is Deno's own.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { StoreConfig } from "@image-policy/adapters"
+import { version } from "@image-policy/core"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as App from "../App.js"
+import { boot } from "../Boot.js"
+import * as ServeOptions from "./ServeOptions.js"
+
+// Only what this file uses, so no Deno type package is needed to build it.
+declare const Deno: {
+  readonly args: ReadonlyArray<string>
+  readonly env: { toObject(): Record<string, string> }
+  serve(
+    options: {
+      readonly port: number
+      readonly hostname: string
+      readonly onListen?: (address: { readonly hostname: string; readonly port: number }) => void
+    },
+    handler: (request: Request) => Promise<Response>
+  ): { readonly finished: Promise<void>; shutdown(): Promise<void> }
+  addSignalListener(signal: "SIGTERM" | "SIGINT", handler: () => void): void
+  exit(code: number): never
+}
+
+const argv = Either.getOrElse(ServeOptions.takeLogLevel(Deno.args), (message) => {
+  console.error(`image-policy: ${message}`)
+  return Deno.exit(2)
+})
+
+type DenoServer = ReturnType<typeof Deno.serve>
+
+/** Listens; answers once the socket is bound (Deno.serve throws when it cannot bind, e.g. the port is taken). */
+const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) => Promise<Response>) =>
+  Effect.async<{ readonly server: DenoServer; readonly hostname: string; readonly port: number }, ServeOptions.StartupError>(
+    (resume) => {
+      // onListen may run before Deno.serve returns the server: answer once both are known
+      let bound: { readonly hostname: string; readonly port: number } | undefined
+      let server: DenoServer | undefined
+      let answered = false
+      const answer = () => {
+        if (answered || bound === undefined || server === undefined) return
+        answered = true
+        resume(Effect.succeed({ server, hostname: bound.hostname, port: bound.port }))
+      }
+      try {
+        server = Deno.serve({
+          port: config.port,
+          hostname: config.host,
+          onListen: (address) => {
+            bound = address
+            answer()
+          }
+        }, handler)
+      } catch (e) {
+        return resume(Effect.fail(new ServeOptions.StartupError({ message: `cannot start: ${ServeOptions.reasonOf(e)}`, details: [] })))
+      }
+      answer()
+    }
+  )
+
+const serve = (flags: ServeOptions.Flags) =>
+  Effect.gen(function*() {
+    const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
+    const logging = Layer.merge(ServeOptions.loggerLayer(config.logLevel), Layer.setTracerEnabled(config.tracing))
+    const scope = yield* Scope.make()
+    const closeStore = Scope.close(scope, Exit.void)
+    const running = yield* Effect.gen(function*() {
+      const store = yield* Layer.buildWithScope(StoreConfig.layer(config.store), scope).pipe(
+        Effect.catchAllCause((cause) =>
+          new ServeOptions.StartupError({
+            message: `cannot open the store ${ServeOptions.describeStore(config.store)}: ${
+              ServeOptions.scrub(ServeOptions.reasonOf(Cause.squash(cause)), config.store)
+            }`,
+            details: []
+          })
+        )
+      )
+      const storeLayer = Layer.succeedContext(store)
+      const booted = yield* boot({ seed: config.seed, demo: config.demo }).pipe(
+        Effect.provide(App.services(storeLayer)),
+        Effect.provide(logging)
+      )
+      // the logger and tracer settings travel in the layer: the handler's runtime is built from it
+      const web = App.webHandler(config.app, Layer.merge(storeLayer, logging))
+      const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
+      return { ...listening, booted, web }
+    }).pipe(Effect.onError(() => closeStore))
+    stopOnSignal(
+      (signal) => Effect.runSync(Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal }), Effect.provide(logging))),
+      async () => {
+        // shutdown() stops accepting and resolves once the requests in flight are answered
+        await running.server.shutdown()
+        await running.web.dispose()
+        await Effect.runPromise(closeStore)
+      }
+    )
+    const host = running.hostname.includes(":") ? `[${running.hostname}]` : running.hostname
+    const url = `http://${host}:${running.port}`
+    yield* ServeOptions.startupLog(config, url, running.booted).pipe(Effect.provide(logging))
+    if (running.booted.demo) yield* Console.log(ServeOptions.demoBanner(running.booted.demo, url, config.app.publicUrl))
+    return yield* Effect.never
+  })
+
+/** First SIGTERM/SIGINT: stop gracefully, then exit 0 (1 if stopping failed); a second one exits at once. */
+const stopOnSignal = (log: (signal: string) => void, stop: () => Promise<void>) => {
+  let stopping = false
+  const on = (signal: "SIGTERM" | "SIGINT") => () => {
+    if (stopping) Deno.exit(signal === "SIGINT" ? 130 : 143)
+    stopping = true
+    log(signal)
+    stop().then(() => Deno.exit(0), (e) => {
+      console.error(`image-policy: the host did not stop cleanly: ${String(e)}`)
+      Deno.exit(1)
+    })
+  }
+  Deno.addSignalListener("SIGTERM", on("SIGTERM"))
+  Deno.addSignalListener("SIGINT", on("SIGINT"))
+}
+
+const command = Command.make("serve", ServeOptions.options, serve).pipe(
+  Command.withDescription(
+    "run the HTTP service (/api/v1) on Deno until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
+  )
+)
+
+// `executable` makes @effect/cli drop the first two entries, as it does for `node script.js`
+const cli = Command.run(command, { name: "image-policy (Deno)", version, executable: "image-policy-deno" })
+
+Effect.runPromiseExit(Effect.provide(cli(["deno", "deno.js", ...argv.args]), NodeContext.layer)).then((result) => {
+  if (Exit.isSuccess(result)) return Deno.exit(0)
+  const failure = Cause.failureOption(result.cause)
+  if (Option.isNone(failure)) {
+    console.error(`image-policy: unexpected error\n${Cause.pretty(result.cause)}`)
+    return Deno.exit(1)
+  }
+  const error: unknown = failure.value
+  // @effect/cli has printed its own usage errors already
+  if (ValidationError.isValidationError(error)) return Deno.exit(2)
+  if (error instanceof ServeOptions.StartupError) {
+    console.error(`image-policy: ${error.message}`)
+    for (const line of error.details) console.error(line)
+    return Deno.exit(1)
+  }
+  console.error(`image-policy: ${error instanceof Error ? error.message : String(error)}`)
+  return Deno.exit(1)
+})

@@ -1,0 +1,138 @@
+/**
+ * The same application on Deno: `deno run … packages/host/dist/runtime/deno.js` with the flags of
+ * `image-policy serve`, the Deno binary from the `deno` devDependency (no download).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const deno = join(root, "node_modules/.bin/deno")
+const entry = join(root, "packages/host/dist/runtime/deno.js")
+
+// Deno runs the build: rebuild the host when one of its sources is newer (the same lock as the CLI
+// suite, which may be building at the same time), asynchronously so the worker keeps answering vitest.
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((max, e) => {
+    const path = join(dir, e.name)
+    return Math.max(max, e.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+  }, 0)
+const built = (file: string) => existsSync(file) && statSync(file).mtimeMs >= newest(join(root, "packages/host/src"))
+const ensureBuilt = async () => {
+  const lock = join(tmpdir(), `image-policy-build-${Buffer.from(root).toString("hex").slice(-24)}.lock`)
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()
+      if (Date.now() - since > 10 * 60_000) rmSync(lock, { recursive: true, force: true })
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
+  try {
+    if (!built(entry) || !built(join(root, "packages/host/dist/cli.js"))) {
+      await promisify(execFile)("npm", ["run", "build", "-w", "@image-policy/host"], { cwd: root })
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+const cleanEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
+  }
+  return env
+}
+
+interface Host {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
+  readonly exited: Promise<number | null>
+}
+
+const children: Array<ChildProcess> = []
+const tmp: Array<string> = []
+
+const runDeno = (args: ReadonlyArray<string>): Host => {
+  const child = spawn(deno, ["run", "-A", "--unstable-no-legacy-abort", entry, ...args], { cwd: root, env: cleanEnv() })
+  children.push(child)
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const waitFor = async (pattern: RegExp, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const match = out.match(pattern)
+      if (match) return match
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in the output:\n${out}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  return { child, output: () => out, waitFor, exited }
+}
+
+beforeAll(ensureBuilt, 600_000)
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
+  for (const dir of tmp) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Starts the demo on Deno and checks what a user does first: the document and an org route. */
+const demoWorks = async (store: string) => {
+  const host = runDeno(["--store", store, "--demo", "--port", "0"])
+  const [, url] = await host.waitFor(/demo is running at (http:\/\/\S+)/)
+  const [, key] = await host.waitFor(/demo API key\s+(\S+)/)
+  expect(host.output()).toContain(`curl -H 'x-api-key: ${key}' ${url}/api/v1/org/org_demo/teams`)
+
+  const document = await fetch(`${url}/api/v1/openapi.json`)
+  expect(document.status).toBe(200)
+  expect(((await document.json()) as any).openapi).toBe("3.1.0")
+
+  const teams = await fetch(`${url}/api/v1/org/org_demo/teams`, { headers: { "x-api-key": key! } })
+  expect(teams.status).toBe(200)
+  expect(((await teams.json()) as any).items.map((t: any) => t.name).sort()).toEqual(["Payments", "Platform"])
+
+  const anonymous = await fetch(`${url}/api/v1/org/org_demo/teams`)
+  expect(anonymous.status).toBe(401)
+  expect(anonymous.headers.get("content-type")).toContain("application/problem+json")
+
+  // the access log is a JSON line, as on Node
+  const [line] = await host.waitFor(/\{[^\n]*"route":"\/api\/v1\/org\/:orgId\/teams"[^\n]*\}/)
+  expect(JSON.parse(line!).annotations.status).toBe(200)
+
+  host.child.kill("SIGTERM")
+  expect(await host.exited).toBe(0)
+  return host
+}
+
+describe("image-policy on Deno", () => {
+  it("serves the demo from the memory store", async () => {
+    await demoWorks("memory")
+  }, 60_000)
+
+  it("serves the demo from a pglite data directory and keeps its secret key there", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "image-policy-deno-"))
+    tmp.push(dir)
+    const data = join(dir, "data")
+    const host = await demoWorks(`pglite:${data}`)
+    const keyFile = join(data, "secret.key")
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+    expect(host.output()).not.toContain(readFileSync(keyFile, "utf8").trim())
+  }, 120_000)
+
+  it("rejects a bad flag with the CLI's message and exit code 2", async () => {
+    const host = runDeno(["--store", "memory", "--rate-limit", "fast"])
+    expect(await host.exited).toBe(2)
+    expect(host.output()).toContain("--rate-limit must be RATE[:BURST]")
+  }, 30_000)
+})

@@ -1,0 +1,180 @@
+import { assert, describe, it } from "@effect/vitest"
+import { MemoryStore } from "@image-policy/adapters"
+import { Store, Workflows } from "@image-policy/core"
+import type { Id } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as App from "../src/App.js"
+import * as Seed from "../src/seed/Seed.js"
+
+const problemsOf = (seed: unknown): ReadonlyArray<Seed.SeedProblem> => {
+  const parsed = Seed.parse(JSON.stringify(seed))
+  assert.isTrue(Either.isLeft(parsed), "the seed should be rejected")
+  return Either.isLeft(parsed) ? parsed.left.problems : []
+}
+
+const hasProblem = (problems: ReadonlyArray<Seed.SeedProblem>, path: string, message: RegExp) =>
+  assert.isTrue(
+    problems.some((p) => p.path === path && message.test(p.message)),
+    `expected a problem at ${path} matching ${message}, got:\n${problems.map((p) => `${p.path}: ${p.message}`).join("\n")}`
+  )
+
+const parseOk = (seed: unknown): Seed.SeedFile => {
+  const parsed = Seed.parse(JSON.stringify(seed))
+  if (Either.isLeft(parsed)) assert.fail(parsed.left.message)
+  return Either.getOrThrow(parsed)
+}
+
+const ownerSecret = "seed-test-owner-0123456789abcdefghijklmnopqr"
+
+const validSeed = {
+  organizations: [{
+    id: "org_seedtest",
+    name: "Seed Test",
+    edition: "enterprise",
+    defaultNotificationTeam: "Platform",
+    teams: [
+      { name: "Platform", routines: [{ name: "Weekly", active: true, intervalDays: 7 }] },
+      { name: "Payments" }
+    ],
+    routinesWithoutTeam: [{ name: "Loose", intervalDays: 30 }],
+    vcsConnections: [{
+      provider: "github",
+      externalAccountName: "acme",
+      fixture: { repositories: [{ externalRepoId: "1", fullName: "acme/api", defaultBranch: "main", branches: ["main"] }] }
+    }],
+    policyGroups: [{
+      name: "Base images",
+      notificationTeam: "Payments",
+      phases: [
+        { name: "Curated", source: "internal" },
+        { name: "From repo", source: "external", file: { connection: "acme", repository: "acme/api", branch: "main", path: "service-mappings.json" } }
+      ]
+    }],
+    apiKeys: [{ name: "ci", secret: ownerSecret, role: "Owner", expiresInDays: 90 }]
+  }, {
+    name: "Second, random id",
+    edition: "free"
+  }]
+}
+
+const services = App.services(MemoryStore.layer)
+
+describe("Seed.parse", () => {
+  it("names the JSON path of every schema problem at once", () => {
+    const problems = problemsOf({
+      organizations: [
+        { name: "A", edition: "gold", colour: "red" },
+        { name: "B", edition: "team", teams: [{ name: "T", routines: [{ name: "R", intervalDays: 0 }] }] }
+      ]
+    })
+    hasProblem(problems, "$.organizations[0].colour", /unexpected/)
+    hasProblem(problems, "$.organizations[0].edition", /gold/)
+    hasProblem(problems, "$.organizations[1].teams[0].routines[0].intervalDays", /1|365/)
+  })
+
+  it("names the JSON path of every reference and uniqueness problem at once", () => {
+    const problems = problemsOf({
+      organizations: [{
+        name: "A",
+        edition: "enterprise",
+        defaultNotificationTeam: "Nobody",
+        teams: [{ name: "Platform" }, { name: "Platform" }],
+        policyGroups: [
+          { name: "G", notificationTeam: "Ghosts", phases: [{ name: "Ext", source: "external" }] },
+          { name: "G", phases: [{ name: "P", source: "external", file: { connection: "nope", repository: "a/b", branch: "main", path: "m.json" } }] }
+        ],
+        apiKeys: [{ name: "both", secret: ownerSecret, role: "Owner", permissions: ["audit:read"], expiresInDays: 30 }]
+      }]
+    })
+    hasProblem(problems, "$.organizations[0].defaultNotificationTeam", /no team named "Nobody"/)
+    hasProblem(problems, "$.organizations[0].teams[1].name", /duplicate team "Platform"/)
+    hasProblem(problems, "$.organizations[0].policyGroups[0].notificationTeam", /team name/)
+    hasProblem(problems, "$.organizations[0].policyGroups[0].phases[0].file", /external phase needs its file/)
+    hasProblem(problems, "$.organizations[0].policyGroups[1].name", /duplicate policy group "G"/)
+    hasProblem(problems, "$.organizations[0].policyGroups[1].phases[0].file.connection", /no VCS connection/)
+    hasProblem(problems, "$.organizations[0].apiKeys[0]", /exactly one of `role` or `permissions`/)
+    assert.strictEqual(problems.length, 7)
+  })
+
+  it("rejects text that is not JSON at the root path", () => {
+    const parsed = Seed.parse("{ organizations: [")
+    assert.isTrue(Either.isLeft(parsed))
+    if (Either.isLeft(parsed)) assert.deepStrictEqual(parsed.left.problems, [{ path: "$", message: "not valid JSON" }])
+  })
+
+  it("never echoes an API key secret in a problem", () => {
+    const secret = "duplicated-secret-0123456789abcdefghijklmnop"
+    const problems = problemsOf({
+      organizations: [{
+        name: "A",
+        edition: "enterprise",
+        apiKeys: [
+          { name: "one", secret, role: "Owner", expiresInDays: 30 },
+          { name: "two", secret, role: "Owner", expiresInDays: 30 }
+        ]
+      }]
+    })
+    hasProblem(problems, "$.organizations[0].apiKeys[1].secret", /another key/)
+    assert.isFalse(problems.some((p) => p.message.includes(secret)))
+  })
+})
+
+describe("Seed.load", () => {
+  it.effect("writes a valid seed and answers the ids by name", () =>
+    Effect.gen(function*() {
+      const [org, second] = yield* Seed.load(parseOk(validSeed))
+      assert.strictEqual(org!.id, "org_seedtest")
+      assert.isFalse(org!.existing)
+      assert.match(second!.id, /^org_/)
+      assert.notStrictEqual(second!.id, org!.id)
+
+      const store = yield* Store
+      const orgId = org!.id as Id.OrgId
+      const teams = yield* store.teams.list(orgId, { limit: 50 })
+      assert.deepStrictEqual(
+        Object.fromEntries(teams.items.map((t) => [t.name, t.id])),
+        org!.teams
+      )
+      const stored = Option.getOrThrow(yield* store.organizations.get(orgId))
+      assert.strictEqual(stored.defaultNotificationTeamId, org!.teams["Platform"])
+      const group = Option.getOrThrow(yield* store.policyGroups.get(orgId, org!.policyGroups["Base images"]!.id as Id.PolicyGroupId))
+      assert.deepStrictEqual(group.phases.map((p) => [p.name, p.id]), Object.entries(org!.policyGroups["Base images"]!.phases))
+      assert.deepStrictEqual(group.notificationRouting, { kind: "team", teamId: org!.teams["Payments"] as Id.TeamId })
+      assert.strictEqual(Object.keys(org!.routines).sort().join(","), "Loose,Platform/Weekly")
+      assert.match(org!.vcsConnections["acme"]!, /^vcs_/)
+
+      // the seeded secret was stored as a hash and now authenticates as its key
+      const principal = yield* Workflows.ApiKeys.authenticate(ownerSecret, orgId, ["teams:read"])
+      assert.strictEqual(principal.apiKeyId, org!.apiKeys["ci"])
+      const key = Option.getOrThrow(yield* store.apiKeys.get(orgId, org!.apiKeys["ci"] as Id.ApiKeyId))
+      assert.notInclude(JSON.stringify(key), ownerSecret)
+    }).pipe(Effect.provide(services)))
+
+  it.effect("leaves an organization whose fixed id exists untouched", () =>
+    Effect.gen(function*() {
+      const first = yield* Seed.load(parseOk({
+        organizations: [{ id: "org_fixed", name: "Original", edition: "enterprise", teams: [{ name: "Keep" }] }]
+      }))
+      const again = yield* Seed.load(parseOk({
+        organizations: [{
+          id: "org_fixed",
+          name: "Changed",
+          edition: "free",
+          teams: [{ name: "New" }],
+          apiKeys: [{ name: "late", secret: ownerSecret, role: "Owner", expiresInDays: 30 }]
+        }]
+      }))
+      assert.deepStrictEqual(again.map((o) => [o.id, o.existing, Object.keys(o.teams).length]), [["org_fixed", true, 0]])
+
+      const store = yield* Store
+      const orgId = "org_fixed" as Id.OrgId
+      const org = Option.getOrThrow(yield* store.organizations.get(orgId))
+      assert.strictEqual(org.name, "Original")
+      assert.strictEqual(org.edition, "enterprise")
+      const teams = yield* store.teams.list(orgId, { limit: 50 })
+      assert.deepStrictEqual(teams.items.map((t) => [t.name, t.id]), [["Keep", first[0]!.teams["Keep"]]])
+      assert.deepStrictEqual((yield* store.apiKeys.list(orgId, { limit: 50 })).items, [])
+    }).pipe(Effect.provide(services)))
+})
