@@ -189,6 +189,14 @@ const suite = (name: string, makeStore: StoreFactory) =>
         expect((await listKeys()).some((k) => k.name === "x")).toBe(false)
       })
 
+      it("text no store can hold is refused: a NUL in the name is a 400 naming it, an id with a NUL a 404", async () => {
+        expectProblem(await createKey({ name: "ci\u0000", role: "Read Only", expiresInDays: 30 }), 400, { paths: ["name"] })
+        expectProblem(await createKey({ name: "ci \udc00", role: "Read Only", expiresInDays: 30 }), 400, { paths: ["name"] })
+        expectProblem(await host.request("POST", `${keysPath}/%00/revoke`), 404)
+        expectProblem(await host.request("POST", `${keysPath}/key_%00/revoke`), 404)
+        expect((await listKeys()).some((k) => k.name.includes("\u0000") || k.name.includes("\udc00"))).toBe(false)
+      })
+
       it("keys without api-keys:manage cannot create, list or revoke keys (403)", async () => {
         const before = await listKeys()
         for (const key of [secrets.automation, secrets.readOnly, secrets.draftsOnly]) {

@@ -58,6 +58,9 @@ describe("problem answers", () => {
         expectProblem(await send("POST", mappingsPath(), raw), 400)
       }
       expectProblem(await host.request("POST", mappingsPath(), {}), 400)
+      // whitespace alone is not JSON, on a route with a body and on one without
+      expectProblem(await send("POST", "/api/v1/org/org_acme/api-keys", " "), 400, { type: "/problems/malformed-json" })
+      expectProblem(await send("POST", "/api/v1/org/org_acme/snooze-requests", "\n"), 400, { type: "/problems/malformed-json" })
     })
 
     it("query parameters are validated: a bad limit or cursor is a 400 naming it", async () => {
@@ -70,10 +73,24 @@ describe("problem answers", () => {
 
   describe("bodies", () => {
     it("malformed JSON is a 400 /problems/malformed-json that does not echo the body", async () => {
-      for (const raw of ["{", "{\"fromImage\": \"nginx:1\",}", "{'a': 1}", "nul", `{"x": "${secrets.owner}"`]) {
+      for (const raw of ["{", "{\"fromImage\": \"nginx:1\",}", "{'a': 1}", "nul", " ", "\n", "\t \r\n", `{"x": "${secrets.owner}"`]) {
         const answer = await send("POST", mappingsPath(), raw)
         expectProblem(answer, 400, { type: "/problems/malformed-json" })
       }
+    })
+
+    it("deeply nested JSON is a 400 /problems/body-too-deep, never a 500", async () => {
+      for (const depth of [65, 5_000, 100_000]) {
+        for (const raw of [
+          "[".repeat(depth) + "]".repeat(depth),
+          `{"fromImage":${"[".repeat(depth)}${"]".repeat(depth)},"toImage":"nginx:1.25.3"}`,
+          "{\"a\":".repeat(depth) + "1" + "}".repeat(depth)
+        ]) {
+          expectProblem(await send("POST", mappingsPath(), raw), 400, { type: "/problems/body-too-deep" })
+        }
+      }
+      // ordinary nesting reaches validation
+      expectProblem(await send("POST", mappingsPath(), `{"fromImage":${"[".repeat(10)}${"]".repeat(10)}}`), 400, { paths: ["fromImage"] })
     })
 
     it("a body that is not declared as JSON is a 400", async () => {

@@ -199,6 +199,18 @@ const suite = (name: string, setup: Setup) =>
       expectProblem(await create({ fromImage: "redis:6", until: future(1) }), 400, { paths: ["reason"] })
     })
 
+    it("text no store can hold is refused: 400 naming the field in the body, 404 for such an id in the path", async () => {
+      const before = (await list()).length
+      expectProblem(await create({ fromImage: "redis:6", reason: "wait\u0000", until: future(1) }), 400, { paths: ["reason"] })
+      expectProblem(await create({ fromImage: "redis:6", reason: "\ud800 wait", until: future(1) }), 400, { paths: ["reason"] })
+      expectProblem(await create({ repositoryId: "repo_\u0000", fromImage: "redis:6", reason: "r", until: future(1) }), 400, {
+        paths: ["repositoryId"]
+      })
+      expectProblem(await review("%00", { decision: "approve" }), 404)
+      expectProblem(await reopen("snz_%00"), 404)
+      expect(await list()).toHaveLength(before)
+    })
+
     it("approve and reject need exceptions:review; each moves a pending request once", async () => {
       const a = await pending("python:3.9")
       const approved = await review(a.id, { decision: "approve", comment: "ok until the fix ships" })

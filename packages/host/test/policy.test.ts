@@ -202,6 +202,22 @@ const suite = (name: string, makeStore: StoreFactory) =>
         })
         expect(await details()).toEqual(before)
       })
+      it("text no store can hold (NUL, unpaired surrogates) is a 400 naming the field, or a 404 in the path; never a 500", async () => {
+        const before = await drafts()
+        expectProblem(await postMapping({ fromImage: "nginx:1", toImage: "nginx:1.25.3", reason: "a\u0000b" }), 400, { paths: ["reason"] })
+        expectProblem(await postMapping({ fromImage: "nginx:1", toImage: "nginx:1.25.3", reason: "\ud800" }), 400, { paths: ["reason"] })
+        expectProblem(await postMapping({ fromImage: "nginx:1\u0000", toImage: "nginx:1.25.3" }), 400, { paths: ["fromImage"] })
+        expect(await drafts()).toEqual(before)
+        // paired surrogates are ordinary text
+        const emoji = await postMapping({ fromImage: "emoji/image:1", toImage: "registry.acme.test/emoji/image:1.0.0", reason: "ok \ud83d\ude00" })
+        expect(emoji.status).toBe(201)
+        expect(emoji.body.reason).toBe("ok \ud83d\ude00")
+        expectProblem(await host.request("GET", `${groupPath("%00")}/details`), 404)
+        expectProblem(await host.request("GET", `${groupPath("pg_%00")}/details`), 404)
+        expectProblem(await host.request("POST", `${groupPath("%00")}/publish`), 404)
+        expectProblem(await host.request("GET", mappingsPath(base().id, "%00")), 404)
+        expectProblem(await host.request("GET", "/api/v1/org/org_acme/repositories?repositoryId=%00"), 400, { paths: ["repositoryId"] })
+      })
     })
 
     describe("publish (rule 9)", () => {

@@ -3,11 +3,28 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Cursor } from "@image-policy/core"
 import * as Schema from "effect/Schema"
 
+const unpairedSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * Whether a string can be stored and looked up as text: no NUL and no unpaired UTF-16 surrogate
+ * (JSON and percent-encoding can spell both; PostgreSQL refuses them outright).
+ */
+export const isStorableText = (text: string): boolean => !text.includes("\u0000") && text.search(unpairedSurrogate) === -1
+
+/** The same text with every character no store can hold replaced by U+FFFD. */
+const storable = (text: string): string => text.replaceAll("\u0000", "\uFFFD").replace(unpairedSurrogate, "\uFFFD")
+
 /**
  * Ids in paths are plain strings: a malformed id names nothing in the organization, so it is a 404
- * like any other unknown id (contracts 4), never a 400.
+ * like any other unknown id (contracts 4), never a 400. Characters no id can hold (NUL, lone
+ * surrogates) become U+FFFD, so such an id reaches the store as an ordinary unknown id (404)
+ * instead of failing the query (500).
  */
-export const PathId = Schema.String.pipe(Schema.maxLength(200))
+export const PathId = Schema.transform(Schema.String.pipe(Schema.maxLength(200)), Schema.String, {
+  strict: true,
+  decode: storable,
+  encode: (id) => id
+})
 
 export const OrgPath = Schema.Struct({ orgId: PathId })
 

@@ -1,7 +1,8 @@
 /**
  * The `Authentication` middleware of every organization route (spec 5; contracts 3, 4): the key,
  * then the organization in the path, then the edition gate, then the route's permissions (all in
- * the core's `ApiKeys.authenticate`), then the key's rate limit, then the body (413, malformed JSON).
+ * the core's `ApiKeys.authenticate`), then the key's rate limit, then the body (413, malformed JSON,
+ * text no store can hold) and the query's text.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -68,6 +69,7 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
               }))
             }
             yield* BodyGuard.check(request, options.maxBodyBytes)
+            yield* BodyGuard.checkQuery(request)
             return {
               orgId: principal.orgId,
               actor: { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, serviceAccountId: principal.serviceAccountId },

@@ -10,6 +10,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { isStorableText } from "../api/Common.js"
 import * as Problems from "./Problems.js"
 
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -37,7 +38,9 @@ export const check = (request: HttpServerRequest.HttpServerRequest, limit: numbe
     )
     // runtimes without a streaming limit (web handler) buffer first; the answer is the same
     if (text.length > limit / 4 && byteLength(text) > limit) return yield* Effect.fail(tooLarge(limit))
-    if (text.trim() === "") return
+    // only a truly empty body is "no body": whitespace alone is not JSON, and the platform's decoder
+    // (which reads "" as null but parses anything else) would fail on it as a defect (500)
+    if (text === "") return
     if (contentType !== undefined && !contentType.toLowerCase().includes("json")) {
       return yield* Effect.fail(Problems.make({
         status: 400,
@@ -45,13 +48,88 @@ export const check = (request: HttpServerRequest.HttpServerRequest, limit: numbe
         detail: "send JSON bodies with content-type: application/json"
       }))
     }
+    let body: unknown
     try {
-      JSON.parse(text)
+      body = JSON.parse(text)
     } catch {
       // the parser's message quotes the body, which may hold anything: never echo it
       return yield* Effect.fail(Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" }))
     }
+    if (!withinDepth(body, maxDepth)) {
+      return yield* Effect.fail(Problems.make({
+        status: 400,
+        type: "/problems/body-too-deep",
+        detail: `JSON bodies may nest at most ${maxDepth} levels`
+      }))
+    }
+    const invalid = invalidText(body)
+    if (invalid.length > 0) {
+      return yield* Effect.fail(Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors"))
+    }
   })
+
+/** Query parameters must be storable text too; each bad one is a 400 naming it. */
+export const checkQuery = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.suspend(() => {
+    const query = request.url.indexOf("?")
+    if (query === -1) return Effect.void
+    const invalid: Array<{ readonly path: string; readonly message: string }> = []
+    for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
+      if (!isStorableText(value) || !isStorableText(name)) {
+        invalid.push({ path: isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
+      }
+    }
+    return invalid.length === 0
+      ? Effect.void
+      : Effect.fail(Problems.validation(invalid, "a query parameter holds text that is not valid Unicode; see errors"))
+  })
+
+/**
+ * No body of this API nests more than a few levels; a body nested thousands of levels deep would
+ * exhaust the stack of every recursive step after parsing (schema decoding, error formatting) and
+ * end as a 500, so it is refused first, by a walk that needs no recursion itself.
+ */
+export const maxDepth = 64
+
+const withinDepth = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!
+    if (typeof node !== "object" || node === null) continue
+    if (depth >= limit) return false
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1])
+  }
+  return true
+}
+
+const textMessage = "must not contain NUL characters or unpaired UTF-16 surrogates"
+
+/**
+ * Every string of a JSON body (keys included) must be storable text: a NUL or a lone surrogate
+ * cannot be stored by PostgreSQL and would otherwise surface as a 500 deep in a workflow. At most
+ * 20 paths are named; paths use the same form as schema errors (`branchNames[1]`, `a.b`). Runs
+ * after the depth check, so its recursion is bounded.
+ */
+export const invalidText = (value: unknown): Array<{ readonly path: string; readonly message: string }> => {
+  const found: Array<{ readonly path: string; readonly message: string }> = []
+  const visit = (node: unknown, path: string): void => {
+    if (found.length >= 20) return
+    if (typeof node === "string") {
+      if (!isStorableText(node)) found.push({ path: path === "" ? "(body)" : path, message: textMessage })
+    } else if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, `${path}[${i}]`))
+    } else if (typeof node === "object" && node !== null) {
+      for (const [key, item] of Object.entries(node)) {
+        // a bad key is named by its position: the key itself is the bad text
+        const named = isStorableText(key) ? key : "(invalid key)"
+        if (!isStorableText(key)) found.push({ path: path === "" ? named : `${path}.${named}`, message: textMessage })
+        visit(item, path === "" ? named : `${path}.${named}`)
+      }
+    }
+  }
+  visit(value, "")
+  return found
+}
 
 const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"
 
