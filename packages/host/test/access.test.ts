@@ -3,6 +3,8 @@
  * revoke, the order of the authentication checks, and the audit trail, on the memory store and on
  * PostgreSQL.
  */
+import { ApiKeyHash } from "@image-policy/adapters"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
@@ -120,6 +122,11 @@ const suite = (name: string, makeStore: StoreFactory) =>
           for (const value of Object.values(item)) {
             if (typeof value === "string") expect(value).not.toMatch(/^[0-9a-f]{64}$|^\$|argon|scrypt|pbkdf/i)
           }
+        }
+        // nor the stored hash of any secret
+        const text = (await host.request("GET", `${keysPath}?limit=200`)).text
+        for (const secret of [...Object.values(secrets), ...minted]) {
+          expect(text).not.toContain(await Effect.runPromise(ApiKeyHash.hashSecret(secret)))
         }
         const listed = items.find((k) => k.id === created.body.id)
         expect(listed).toMatchObject({ name: "listed", role: "Read Only", status: "active", revokedAt: null, lastUsedAt: null })
@@ -290,6 +297,7 @@ const suite = (name: string, makeStore: StoreFactory) =>
         expect(answer.status).toBe(200)
         expectNoLeak(answer, minted)
         expect(answer.text).not.toContain(created.body.secret)
+        expect(answer.text).not.toContain(await Effect.runPromise(ApiKeyHash.hashSecret(created.body.secret)))
         const items = answer.body.items as Array<any>
         const ats = items.map((e) => e.at)
         expect([...ats].sort().reverse()).toEqual(ats)
