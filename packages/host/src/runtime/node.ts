@@ -70,6 +70,9 @@ export const start = (options: StartOptions): Promise<Running> => {
         // stop accepting and wait for in-flight requests; idle keep-alive sockets are closed at once
         server.close(() => resolve())
         server.closeIdleConnections()
+        // a connection whose request was in flight turns idle once answered: close it then too
+        const sweep = setInterval(() => server.closeIdleConnections(), 50)
+        server.once("close", () => clearInterval(sweep))
       }).then(() => Effect.runPromise(Fiber.interrupt(fiber))).then((exit) => {
         if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) throw new Error("the host did not stop cleanly")
       })

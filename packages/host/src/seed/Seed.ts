@@ -15,6 +15,10 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
+/** One readable line for a bad enum value instead of one per allowed value. */
+const oneOf = <S extends Schema.Schema<any, any, never>>(schema: S, values: ReadonlyArray<string>): S =>
+  schema.annotations({ message: () => ({ message: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, override: true }) }) as S
+
 const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
 
 const Routine = Schema.Struct({
@@ -26,16 +30,16 @@ const Routine = Schema.Struct({
 const Team = Schema.Struct({ name: Name, routines: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }) })
 
 const Connection = Schema.Struct({
-  provider: Onboarding.VcsProvider,
+  provider: oneOf(Onboarding.VcsProvider, Onboarding.VcsProvider.literals),
   externalAccountName: Name,
-  status: Schema.optionalWith(Onboarding.ConnectionStatus, { default: () => "active" as const }),
+  status: Schema.optionalWith(oneOf(Onboarding.ConnectionStatus, Onboarding.ConnectionStatus.literals), { default: () => "active" as const }),
   fixture: Schema.optional(Schema.Struct({ repositories: Schema.Array(FixtureVcs.FixtureRepository) })),
   api: Schema.optional(Schema.Struct({ baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)), tokenEnv: Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/)) }))
 })
 
 const Phase = Schema.Struct({
   name: Name,
-  source: Schema.Literal("internal", "external"),
+  source: oneOf(Schema.Literal("internal", "external"), ["internal", "external"]),
   file: Schema.optional(Schema.Struct({ connection: Name, repository: Name, branch: Name, path: Name }))
 })
 
@@ -60,7 +64,7 @@ const Key = Schema.Struct({
 const Org = Schema.Struct({
   id: Schema.optional(Id.OrgId),
   name: Name,
-  edition: Organization.Edition,
+  edition: oneOf(Organization.Edition, Organization.Edition.literals),
   grants: Schema.optionalWith(Schema.Array(Schema.Struct({ feature: Organization.Feature, expiresAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })), { default: () => [] }),
   defaultNotificationTeam: Schema.optional(Name),
   cooldownSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
