@@ -17,7 +17,12 @@ import * as Schema from "effect/Schema"
 
 /** One readable line for a bad enum value instead of one per allowed value. */
 const oneOf = <S extends Schema.Schema<any, any, never>>(schema: S, values: ReadonlyArray<string>): S =>
-  schema.annotations({ message: () => ({ message: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, override: true }) }) as S
+  schema.annotations({
+    message: (issue) => ({
+      message: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(issue.actual)}`,
+      override: true
+    })
+  }) as S
 
 const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
 
@@ -164,9 +169,12 @@ export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
   }
   const decoded = decode(json)
   if (Either.isLeft(decoded)) {
-    return Either.left(new InvalidSeed({
-      problems: ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
-    }))
+    const problems = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
+    // an optional field whose value failed also reports "Expected undefined" for the same path: noise
+    const real = problems.filter((p) =>
+      !(p.message.startsWith("Expected undefined, actual") && problems.some((q) => q !== p && q.path.startsWith(p.path)))
+    )
+    return Either.left(new InvalidSeed({ problems: real }))
   }
   const problems = crossCheck(decoded.right)
   return problems.length > 0 ? Either.left(new InvalidSeed({ problems })) : Either.right(decoded.right)
