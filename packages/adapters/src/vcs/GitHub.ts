@@ -1,0 +1,231 @@
+/**
+ * GitHub REST v3 (github.com at `https://api.github.com`, GitHub Enterprise Server at
+ * `https://host/api/v3`), authenticated with `Authorization: Bearer <token>`.
+ *
+ * Reads serve onboarding and sync (the `VcsProvider` port, through `Providers.ts` which caches
+ * them); the writes (`createBranch`, `commitFile`, `openPullRequest`) are what remediation pull
+ * requests need. Every failure is a `VcsProviderError` reason (or `VcsWriteRejected` for a
+ * refused write), never the provider's text or the token.
+ */
+import type { Onboarding, VcsFile } from "@image-policy/core"
+import { VcsProviderError } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as ProviderHttp from "./ProviderHttp.js"
+
+export const defaultBaseUrl = "https://api.github.com"
+
+export type Options = ProviderHttp.ClientOptions
+
+/** A GitHub client; `undefined` when the base URL is not an absolute http(s) URL. */
+export const client = (options: Options): ProviderHttp.Client | undefined =>
+  ProviderHttp.makeClient("github", options, (token) => ({ authorization: `Bearer ${token}` }), {
+    accept: "application/vnd.github+json",
+    "x-github-api-version": "2022-11-28"
+  })
+
+const notFound = () => new VcsProviderError({ reason: "not-found" })
+
+/** `/repos/{owner}/{repo}`, or `not-found` without a request when the name is not `owner/repo`. */
+const repoPath = (fullName: string): Effect.Effect<string, VcsProviderError> => {
+  const segments = ProviderHttp.safeSegments(fullName)
+  return segments === undefined || segments.length !== 2
+    ? Effect.fail(notFound())
+    : Effect.succeed(`/repos/${ProviderHttp.encodeSegments(segments)}`)
+}
+
+const RepositoryJson = Schema.Struct({
+  id: Schema.Union(Schema.Number, Schema.String),
+  full_name: Schema.String,
+  default_branch: Schema.String
+})
+const toRepository = (r: typeof RepositoryJson.Type): Onboarding.ProviderRepository => ({
+  externalRepoId: String(r.id),
+  fullName: r.full_name,
+  defaultBranch: r.default_branch
+})
+
+const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+  ProviderHttp.collectPages(
+    client,
+    client.exchange(request),
+    (answer) => {
+      const next = ProviderHttp.nextLink(answer.headers.get("link"))
+      return next === undefined ? undefined : client.exchangeUrl(next)
+    },
+    (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body)
+  )
+
+/** Every repository the token can access (`GET /user/repos`, all pages). */
+export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<Onboarding.ProviderRepository>, VcsProviderError> =>
+  Effect.map(pages(client, RepositoryJson, { method: "GET", path: "/user/repos", query: { per_page: "100" } }), (rs) => rs.map(toRepository))
+
+/** One repository (`GET /repos/{owner}/{repo}`). */
+export const getRepository = (client: ProviderHttp.Client, fullName: string): Effect.Effect<Onboarding.ProviderRepository, VcsProviderError> =>
+  repoPath(fullName).pipe(
+    Effect.flatMap((path) => ProviderHttp.getJson(client, RepositoryJson, { method: "GET", path })),
+    Effect.map(toRepository)
+  )
+
+const BranchJson = Schema.Struct({ name: Schema.String })
+
+/**
+ * The branches of a repository, all pages. `isDefault` compares with `defaultBranch` when the
+ * caller knows the provider's default branch, and otherwise asks for the repository first.
+ */
+export const listBranches = (
+  client: ProviderHttp.Client,
+  repository: { readonly fullName: string; readonly defaultBranch?: string | undefined }
+): Effect.Effect<ReadonlyArray<Onboarding.AvailableBranch>, VcsProviderError> =>
+  Effect.gen(function*() {
+    const path = yield* repoPath(repository.fullName)
+    const defaultBranch = repository.defaultBranch ?? (yield* getRepository(client, repository.fullName)).defaultBranch
+    const branches = yield* pages(client, BranchJson, { method: "GET", path: `${path}/branches`, query: { per_page: "100" } })
+    return branches.map((b) => ({ name: b.name, isDefault: b.name === defaultBranch }))
+  })
+
+const ContentJson = Schema.Struct({
+  type: Schema.String,
+  sha: Schema.String,
+  encoding: Schema.optional(Schema.String),
+  content: Schema.optional(Schema.String)
+})
+const BlobJson = Schema.Struct({ sha: Schema.String, encoding: Schema.String, content: Schema.String })
+
+const textOf = (encoding: string | undefined, content: string): Effect.Effect<string, VcsProviderError> => {
+  const text = encoding === "base64" ? ProviderHttp.decodeBase64Text(content) : encoding === "utf-8" ? content : undefined
+  return text === undefined ? Effect.fail(new VcsProviderError({ reason: "unavailable" })) : Effect.succeed(text)
+}
+
+/**
+ * A file at the head of a branch (`GET /repos/{o}/{r}/contents/{path}?ref=`): its text and blob
+ * sha. `None` when there is no file at the path (or a directory, a symlink or a submodule); a
+ * branch that does not exist is `not-found`. Files over 1 MB, whose content the contents API
+ * leaves out, are read through the git blobs API.
+ */
+export const readFile = (
+  client: ProviderHttp.Client,
+  file: { readonly fullName: string; readonly branch: string; readonly path: string }
+): Effect.Effect<Option.Option<VcsFile>, VcsProviderError> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(file.fullName)
+    const segments = ProviderHttp.safeSegments(file.path)
+    if (segments === undefined) return Option.none()
+    const answer = yield* client.exchange({
+      method: "GET",
+      path: `${repo}/contents/${ProviderHttp.encodeSegments(segments)}`,
+      query: { ref: file.branch }
+    })
+    if (answer.status === 404) {
+      // GitHub says which: an unknown ref is "No commit found for the ref ...", a missing file "Not Found"
+      const message = (answer.body as { message?: unknown } | undefined)?.message
+      return typeof message === "string" && /no commit found/i.test(message) ? yield* Effect.fail(notFound()) : Option.none()
+    }
+    yield* ProviderHttp.ensureSuccess(client)(answer)
+    if (Array.isArray(answer.body)) return Option.none()
+    const found = yield* ProviderHttp.decode(ContentJson, answer.body)
+    if (found.type !== "file") return Option.none()
+    if (found.encoding === "base64" && found.content !== undefined && found.content !== "") {
+      return Option.some({ content: yield* textOf(found.encoding, found.content), version: found.sha })
+    }
+    const blob = yield* ProviderHttp.getJson(client, BlobJson, { method: "GET", path: `${repo}/git/blobs/${encodeURIComponent(found.sha)}` })
+    return Option.some({ content: yield* textOf(blob.encoding, blob.content), version: found.sha })
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Writes for remediation
+
+const RefJson = Schema.Struct({ ref: Schema.String, object: Schema.Struct({ sha: Schema.String }) })
+
+/** The commit sha at the head of a branch (`GET /repos/{o}/{r}/git/ref/heads/{branch}`). */
+export const branchHead = (
+  client: ProviderHttp.Client,
+  at: { readonly fullName: string; readonly branch: string }
+): Effect.Effect<string, VcsProviderError> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(at.fullName)
+    const segments = ProviderHttp.safeSegments(at.branch)
+    if (segments === undefined) return yield* Effect.fail(notFound())
+    const ref = yield* ProviderHttp.getJson(client, RefJson, { method: "GET", path: `${repo}/git/ref/heads/${ProviderHttp.encodeSegments(segments)}` })
+    return ref.object.sha
+  })
+
+/** A new branch at a commit (`POST /repos/{o}/{r}/git/refs`); an existing branch is a `conflict`. */
+export const createBranch = (
+  client: ProviderHttp.Client,
+  branch: { readonly fullName: string; readonly name: string; readonly sha: string }
+): Effect.Effect<{ readonly name: string; readonly sha: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(branch.fullName)
+    const answer = yield* client.exchange({
+      method: "POST",
+      path: `${repo}/git/refs`,
+      body: { ref: `refs/heads/${branch.name}`, sha: branch.sha }
+    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
+    const ref = yield* ProviderHttp.decode(RefJson, answer.body)
+    return { name: branch.name, sha: ref.object.sha }
+  })
+
+const CommitAnswerJson = Schema.Struct({
+  content: Schema.Struct({ sha: Schema.String }),
+  commit: Schema.Struct({ sha: Schema.String })
+})
+
+/**
+ * Creates or updates one file in one commit on a branch (`PUT /repos/{o}/{r}/contents/{path}`).
+ * `previousVersion` is the blob sha read before (required by GitHub to update, and its guard
+ * against a concurrent change: a stale one is a `conflict`); omit it to create the file.
+ */
+export const commitFile = (
+  client: ProviderHttp.Client,
+  commit: {
+    readonly fullName: string
+    readonly branch: string
+    readonly path: string
+    readonly content: string
+    readonly message: string
+    readonly previousVersion?: string | undefined
+  }
+): Effect.Effect<{ readonly commitSha: string; readonly version: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(commit.fullName)
+    const segments = ProviderHttp.safeSegments(commit.path)
+    if (segments === undefined) return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 422 }))
+    const answer = yield* client.exchange({
+      method: "PUT",
+      path: `${repo}/contents/${ProviderHttp.encodeSegments(segments)}`,
+      body: {
+        message: commit.message,
+        content: ProviderHttp.encodeBase64Text(commit.content),
+        branch: commit.branch,
+        ...(commit.previousVersion === undefined ? {} : { sha: commit.previousVersion })
+      }
+    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
+    const written = yield* ProviderHttp.decode(CommitAnswerJson, answer.body)
+    return { commitSha: written.commit.sha, version: written.content.sha }
+  })
+
+const PullJson = Schema.Struct({ number: Schema.Number, html_url: Schema.String })
+
+/** Opens a pull request from `head` into `base` (`POST /repos/{o}/{r}/pulls`). */
+export const openPullRequest = (
+  client: ProviderHttp.Client,
+  pull: {
+    readonly fullName: string
+    readonly head: string
+    readonly base: string
+    readonly title: string
+    readonly body?: string | undefined
+  }
+): Effect.Effect<{ readonly number: number; readonly url: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(pull.fullName)
+    const answer = yield* client.exchange({
+      method: "POST",
+      path: `${repo}/pulls`,
+      body: { title: pull.title, head: pull.head, base: pull.base, ...(pull.body === undefined ? {} : { body: pull.body }) }
+    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
+    const opened = yield* ProviderHttp.decode(PullJson, answer.body)
+    return { number: opened.number, url: opened.html_url }
+  })
