@@ -5,7 +5,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { ApiKeyHash, FixtureVcs, Ids } from "@image-policy/adapters"
+import { ApiKeyHash, FixtureVcs, Ids, SecretBox, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
@@ -53,17 +53,27 @@ export const apiLayer = (options: Options) =>
     HttpApiBuilder.middleware(Lifecycle.middleware(options))
   )
 
-/** Ids, key hashing (cached) and the VCS providers around a store. */
-export const services = <E, R>(store: Layer.Layer<Store, E, R>) =>
+export interface ServiceOptions {
+  /** Base64 of the 32-byte key that seals webhook endpoints and secrets (SecretKey.ts); a fresh one when absent. */
+  readonly secretKey?: string | undefined
+  /** `IMAGE_POLICY_ALLOW_UNSAFE_WEBHOOK_TARGETS=1`: plain HTTP and non-public webhook targets, for local testing only. */
+  readonly allowUnsafeWebhookTargets?: boolean | undefined
+}
+
+/** Ids, key hashing (cached), sealing, the webhook sender and the VCS providers around a store. */
+export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
     Ids.layer,
     Auth.cachedHasher().pipe(Layer.provide(ApiKeyHash.layer)),
+    // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
+    Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
+    WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
     FixtureVcs.layer
   )
 
 /** The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch runtime). */
-export const webHandler = <E>(options: Options, store: Layer.Layer<Store, E>) =>
+export const webHandler = <E>(options: Options, store: Layer.Layer<Store, E>, serviceOptions: ServiceOptions = {}) =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(apiLayer(options), HttpServer.layerContext).pipe(Layer.provide(services(store)))
+    Layer.mergeAll(apiLayer(options), HttpServer.layerContext).pipe(Layer.provide(services(store, serviceOptions)))
   )

@@ -98,7 +98,9 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           seed: config.seed,
           demo: config.demo,
           tracing: config.tracing,
-          logLevel: config.logLevel
+          logLevel: config.logLevel,
+          services: { secretKey: config.secretKey.base64, allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets },
+          deliveryWorker: { schedule: config.webhookRetrySchedule }
         }),
       catch: (e) =>
         new CliError({

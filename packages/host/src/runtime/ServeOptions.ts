@@ -9,6 +9,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { StoreConfig } from "@image-policy/adapters"
+import { Delivery } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Data from "effect/Data"
@@ -213,6 +214,9 @@ export interface ServeConfig {
   readonly tracing: boolean
   readonly logLevel: LogLevel.LogLevel
   readonly secretKey: SecretKey.SecretKey
+  readonly allowUnsafeWebhookTargets: boolean
+  /** `IMAGE_POLICY_WEBHOOK_RETRY_SCHEDULE`, else the contracted default. */
+  readonly webhookRetrySchedule: ReadonlyArray<number>
   /** Warnings to log once the logger is set up (contracts 1). */
   readonly warnings: ReadonlyArray<string>
 }
@@ -235,6 +239,7 @@ export const readSeed = (file: string): Effect.Effect<Seed.SeedFile, StartupErro
   })
 
 export const unsafeWebhookTargetsVar = "IMAGE_POLICY_ALLOW_UNSAFE_WEBHOOK_TARGETS"
+export const retryScheduleVar = "IMAGE_POLICY_WEBHOOK_RETRY_SCHEDULE"
 
 /** Parsed flags + environment -> what a runtime needs to start. */
 export const resolve = (
@@ -253,7 +258,16 @@ export const resolve = (
         `${unsafeWebhookTargetsVar}=1: loopback, private and plain-HTTP webhook targets are allowed; use this for local testing only`
       )
     }
+    const scheduleText = env[retryScheduleVar]
+    const webhookRetrySchedule = scheduleText === undefined || scheduleText.trim() === ""
+      ? Delivery.defaultRetrySchedule
+      : yield* Either.match(Delivery.parseRetrySchedule(scheduleText), {
+        onLeft: (e) => Effect.fail(new StartupError({ message: `${retryScheduleVar}: ${e.reason}`, details: [] })),
+        onRight: Effect.succeed
+      })
     return {
+      allowUnsafeWebhookTargets: env[unsafeWebhookTargetsVar] === "1",
+      webhookRetrySchedule,
       port: flags.port,
       host: flags.host,
       store: flags.store,

@@ -25,12 +25,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
+import * as DeliveryWorker from "../workers/Delivery.js"
 import { boot } from "../Boot.js"
 import * as ServeOptions from "./ServeOptions.js"
 
 // Only what this file uses, so no Deno type package is needed to build it.
 declare const Deno: {
   readonly args: ReadonlyArray<string>
+  readonly pid: number
   readonly env: { toObject(): Record<string, string> }
   serve(
     options: {
@@ -98,13 +100,22 @@ const serve = (flags: ServeOptions.Flags) =>
         )
       )
       const storeLayer = Layer.succeedContext(store)
+      const serviceOptions = { secretKey: config.secretKey.base64, allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets }
+      const services = yield* Layer.buildWithScope(App.services(storeLayer, serviceOptions), scope)
       const booted = yield* boot({ seed: config.seed, demo: config.demo }).pipe(
-        Effect.provide(App.services(storeLayer)),
+        Effect.provide(services),
         Effect.provide(logging)
       )
       // the logger and tracer settings travel in the layer: the handler's runtime is built from it
-      const web = App.webHandler(config.app, Layer.merge(storeLayer, logging))
+      const web = App.webHandler(config.app, Layer.merge(storeLayer, logging), serviceOptions)
       const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
+      const publicUrl = config.app.publicUrl ?? `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
+      // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first
+      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `deno-${Deno.pid}`), schedule: config.webhookRetrySchedule }).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
       return { ...listening, booted, web }
     }).pipe(Effect.onError(() => closeStore))
     stopOnSignal(

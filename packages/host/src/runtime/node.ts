@@ -17,6 +17,7 @@ import * as LogLevel from "effect/LogLevel"
 import { createServer } from "node:http"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import * as DeliveryWorker from "../workers/Delivery.js"
 
 export interface StartOptions extends BootOptions {
   readonly port: number
@@ -26,6 +27,9 @@ export interface StartOptions extends BootOptions {
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
   readonly logLevel?: LogLevel.LogLevel | undefined
+  readonly services?: App.ServiceOptions | undefined
+  /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
+  readonly deliveryWorker?: Partial<DeliveryWorker.Options> | false | undefined
 }
 
 export interface Running {
@@ -44,7 +48,7 @@ export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })
   const ready = Deferred.unsafeMake<{ readonly port: number; readonly boot: BootResult }, unknown>(undefined as any)
   const program = Effect.scoped(Effect.gen(function*() {
-    const services = yield* Layer.build(App.services(options.store))
+    const services = yield* Layer.build(App.services(options.store, options.services))
     const booted = yield* boot(options).pipe(Effect.provide(services))
     const serving = HttpApiBuilder.serve().pipe(
       Layer.provide(App.apiLayer(options.app)),
@@ -53,7 +57,15 @@ export const start = (options: StartOptions): Promise<Running> => {
     )
     const context = yield* Layer.build(serving)
     const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    yield* Deferred.succeed(ready, { port: address._tag === "TcpAddress" ? address.port : options.port, boot: booted })
+    const port = address._tag === "TcpAddress" ? address.port : options.port
+    if (options.deliveryWorker !== false) {
+      const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
+      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `node-${process.pid}`), ...options.deliveryWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
+    yield* Deferred.succeed(ready, { port, boot: booted })
     return yield* Effect.never
   })).pipe(
     Effect.tapErrorCause((cause) => Deferred.failCause(ready, cause)),
