@@ -1,0 +1,214 @@
+/**
+ * The GitLab client against a local GitLab-shaped API (test/support/providerStubs.ts): projects
+ * over three pages through `x-next-page`, branches with GitLab's `default` flag, files by
+ * URL-encoded project and file path with their blob ids, error answers, and the remediation
+ * writes (branch, commit with actions, merge request).
+ */
+import { VcsProviderError } from "@image-policy/core"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as GitLab from "../src/vcs/GitLab.js"
+import type * as ProviderHttp from "../src/vcs/ProviderHttp.js"
+import * as Stubs from "./support/providerStubs.js"
+
+const token = "glpat-TESTTOKEN0123456789abc"
+const now = Date.parse("2030-06-01T12:00:00Z")
+const nowSeconds = Math.floor(now / 1000)
+
+const clientOf = (baseUrl: string, options: Partial<ProviderHttp.ClientOptions> = {}) => {
+  const client = GitLab.client({ baseUrl, token, now: () => now, ...options })
+  assert.isDefined(client)
+  return client!
+}
+
+const nested = Stubs.repository(31, "acme/platform/api.service", {
+  branches: ["main", "release/1.x"],
+  files: {
+    main: { "Dockerfile": "FROM node:20\n", "ci/service-mappings.json": "{\"mappings\":[]}\n", "ünï code.txt": "✓ 🚀\n" },
+    "release/1.x": { "Dockerfile": "FROM node:18\n" }
+  }
+})
+
+describe("GitLab reads", () => {
+  it.scoped("lists member projects across three pages by following x-next-page; empty projects are left out", () =>
+    Effect.gen(function*() {
+      const projects = [...Stubs.manyRepositories(249), Stubs.repository(5000, "acme/empty", { defaultBranch: null })]
+      const stub = yield* Stubs.gitlab({ token, repositories: projects })
+      const listed = yield* GitLab.listRepositories(clientOf(stub.baseUrl))
+      assert.strictEqual(listed.length, 249)
+      assert.deepStrictEqual(listed[0], { externalRepoId: "1000", fullName: "acme/repo-001", defaultBranch: "main" })
+      assert.isUndefined(listed.find((r) => r.fullName === "acme/empty"))
+
+      assert.strictEqual(stub.requests.length, 3)
+      assert.deepStrictEqual(stub.requests.map((r) => r.query.get("page")), [null, "2", "3"])
+      for (const request of stub.requests) {
+        assert.strictEqual(request.path, "/projects")
+        assert.strictEqual(request.query.get("membership"), "true")
+        assert.strictEqual(request.query.get("per_page"), "100")
+        assert.strictEqual(request.headers["private-token"], token)
+        assert.isUndefined(request.headers["authorization"])
+        assert.notInclude(request.url, token)
+      }
+    }))
+
+  it.scoped("lists branches with GitLab's default flag, paginated, for a project in a nested group", () =>
+    Effect.gen(function*() {
+      const many = Stubs.repository(32, "acme/many", { defaultBranch: "b4", branches: ["b1", "b2", "b3", "b4", "b5"] })
+      const stub = yield* Stubs.gitlab({ token, repositories: [nested, many], maxPerPage: 2 })
+      const client = clientOf(stub.baseUrl)
+      const branches = yield* GitLab.listBranches(client, { fullName: "acme/many" })
+      assert.deepStrictEqual(branches.map((b) => [b.name, b.isDefault]), [["b1", false], ["b2", false], ["b3", false], ["b4", true], ["b5", false]])
+      assert.strictEqual(stub.count("/projects/acme%2Fmany/repository/branches"), 3)
+
+      const nestedBranches = yield* GitLab.listBranches(client, { fullName: "acme/platform/api.service" })
+      assert.deepStrictEqual(nestedBranches, [{ name: "main", isDefault: true }, { name: "release/1.x", isDefault: false }])
+      assert.strictEqual(stub.requests.at(-1)!.path, "/projects/acme%2Fplatform%2Fapi%2Eservice/repository/branches")
+
+      const error = yield* Effect.flip(GitLab.listBranches(client, { fullName: "acme/nope" }))
+      assert.strictEqual(error.reason, "not-found")
+    }))
+
+  it.scoped("reads a file by URL-encoded path: text and blob_id; a missing file is None, an unknown branch or project not-found", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
+      const client = clientOf(stub.baseUrl)
+      const read = (branch: string, path: string, fullName = "acme/platform/api.service") => GitLab.readFile(client, { fullName, branch, path })
+
+      assert.deepStrictEqual(yield* read("main", "Dockerfile"), Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") }))
+      assert.deepStrictEqual(yield* read("release/1.x", "Dockerfile"), Option.some({ content: "FROM node:18\n", version: Stubs.gitBlobSha("FROM node:18\n") }))
+      assert.strictEqual(stub.requests.at(-1)!.query.get("ref"), "release/1.x")
+      const mappings = yield* read("main", "ci/service-mappings.json")
+      assert.strictEqual(Option.getOrThrow(mappings).content, "{\"mappings\":[]}\n")
+      assert.strictEqual(stub.requests.at(-1)!.path, "/projects/acme%2Fplatform%2Fapi%2Eservice/repository/files/ci%2Fservice-mappings%2Ejson")
+      assert.strictEqual(Option.getOrThrow(yield* read("main", "ünï code.txt")).content, "✓ 🚀\n")
+
+      assert.isTrue(Option.isNone(yield* read("main", "missing.txt")))
+      assert.strictEqual((yield* Effect.flip(read("nope", "Dockerfile"))).reason, "not-found")
+      assert.strictEqual((yield* Effect.flip(read("main", "Dockerfile", "acme/other"))).reason, "not-found")
+      const before = stub.requests.length
+      assert.isTrue(Option.isNone(yield* read("main", "../x")))
+      assert.strictEqual(stub.requests.length, before)
+    }))
+})
+
+describe("GitLab errors", () => {
+  const cases: ReadonlyArray<readonly [string, Stubs.StubAnswer, Partial<VcsProviderError>]> = [
+    ["401", { status: 401, body: { message: "401 Unauthorized" } }, { reason: "unauthorized" }],
+    ["403 insufficient scope", { status: 403, body: { error: "insufficient_scope" } }, { reason: "unauthorized" }],
+    ["404", { status: 404, body: { message: "404 Not Found" } }, { reason: "not-found" }],
+    [
+      "429 with ratelimit-reset",
+      { status: 429, headers: { "ratelimit-limit": "600", "ratelimit-remaining": "0", "ratelimit-reset": String(nowSeconds + 90) } },
+      { reason: "rate-limited", retryAfterSeconds: 90 }
+    ],
+    ["429 with retry-after", { status: 429, headers: { "retry-after": "30", "ratelimit-remaining": "0" } }, { reason: "rate-limited", retryAfterSeconds: 30 }],
+    [
+      "429 with an HTTP-date retry-after",
+      { status: 429, headers: { "retry-after": new Date(now + 15_000).toUTCString() } },
+      { reason: "rate-limited", retryAfterSeconds: 15 }
+    ],
+    ["429 without headers", { status: 429 }, { reason: "rate-limited", retryAfterSeconds: 60 }],
+    ["500", { status: 500, body: { message: "500 Internal Server Error" } }, { reason: "unavailable" }],
+    ["503", { status: 503 }, { reason: "unavailable" }]
+  ]
+  for (const [name, answer, expected] of cases) {
+    it.scoped(`${name} -> ${expected.reason}`, () =>
+      Effect.gen(function*() {
+        const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
+        stub.failNext(answer)
+        const error = yield* Effect.flip(GitLab.listRepositories(clientOf(stub.baseUrl)))
+        assert.instanceOf(error, VcsProviderError)
+        assert.deepStrictEqual([error.reason, error.retryAfterSeconds], [expected.reason, expected.retryAfterSeconds])
+        for (const text of [String(error), JSON.stringify(error)]) {
+          assert.notInclude(text, token)
+          assert.notInclude(text, "Unauthorized")
+          assert.notInclude(text, "Internal Server Error")
+        }
+      }))
+  }
+})
+
+describe("GitLab writes for remediation", () => {
+  it.scoped("creates a branch, commits with actions (base64), and opens a merge request", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(31, "acme/platform/api", { files: { main: { "Dockerfile": "FROM node:20\n", "old.txt": "x" } } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+      const client = clientOf(stub.baseUrl)
+
+      const branch = yield* GitLab.createBranch(client, { fullName: "acme/platform/api", name: "image-policy/node-22", ref: "main" })
+      assert.deepStrictEqual(branch, { name: "image-policy/node-22", sha: repo.branches.get("main") })
+      let request = stub.requests.at(-1)!
+      assert.deepStrictEqual([request.method, request.path], ["POST", "/projects/acme%2Fplatform%2Fapi/repository/branches"])
+      assert.deepStrictEqual(request.body, { branch: "image-policy/node-22", ref: "main" })
+      assert.strictEqual(request.headers["private-token"], token)
+
+      const exists = yield* Effect.flip(GitLab.createBranch(client, { fullName: "acme/platform/api", name: "image-policy/node-22", ref: "main" }))
+      assert.deepStrictEqual(exists._tag === "VcsWriteRejected" ? [exists.reason, exists.status] : [exists._tag], ["conflict", 400])
+
+      const committed = yield* GitLab.commit(client, {
+        fullName: "acme/platform/api",
+        branch: "image-policy/node-22",
+        message: "Update node to 22",
+        actions: [
+          { action: "update", path: "Dockerfile", content: "FROM node:22 ✓\n", lastCommitId: "abc" },
+          { action: "create", path: "docs/new.md", content: "new\n" },
+          { action: "delete", path: "old.txt" }
+        ]
+      })
+      request = stub.requests.at(-1)!
+      assert.deepStrictEqual([request.method, request.path], ["POST", "/projects/acme%2Fplatform%2Fapi/repository/commits"])
+      assert.deepStrictEqual(request.body, {
+        branch: "image-policy/node-22",
+        commit_message: "Update node to 22",
+        actions: [
+          { action: "update", file_path: "Dockerfile", content: Buffer.from("FROM node:22 ✓\n").toString("base64"), encoding: "base64", last_commit_id: "abc" },
+          { action: "create", file_path: "docs/new.md", content: Buffer.from("new\n").toString("base64"), encoding: "base64" },
+          { action: "delete", file_path: "old.txt" }
+        ]
+      })
+      assert.strictEqual(committed.commitSha, repo.branches.get("image-policy/node-22"))
+      const read = yield* GitLab.readFile(client, { fullName: "acme/platform/api", branch: "image-policy/node-22", path: "Dockerfile" })
+      assert.strictEqual(Option.getOrThrow(read).content, "FROM node:22 ✓\n")
+
+      const duplicate = yield* Effect.flip(GitLab.commit(client, {
+        fullName: "acme/platform/api",
+        branch: "image-policy/node-22",
+        message: "again",
+        actions: [{ action: "create", path: "docs/new.md", content: "new\n" }]
+      }))
+      assert.deepStrictEqual(duplicate._tag === "VcsWriteRejected" ? duplicate.reason : duplicate._tag, "conflict")
+
+      const opened = yield* GitLab.openMergeRequest(client, {
+        fullName: "acme/platform/api",
+        sourceBranch: "image-policy/node-22",
+        targetBranch: "main",
+        title: "Update base images",
+        description: "Policy group Base images"
+      })
+      assert.deepStrictEqual(opened, { number: 7, url: "https://gitlab.example/acme/platform/api/-/merge_requests/7" })
+      request = stub.requests.at(-1)!
+      assert.deepStrictEqual([request.method, request.path], ["POST", "/projects/acme%2Fplatform%2Fapi/merge_requests"])
+      assert.deepStrictEqual(request.body, {
+        source_branch: "image-policy/node-22",
+        target_branch: "main",
+        title: "Update base images",
+        description: "Policy group Base images"
+      })
+    }))
+
+  it.scoped("a commit can start its branch from another (start_branch)", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(31, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+      yield* GitLab.commit(clientOf(stub.baseUrl), {
+        fullName: "acme/api",
+        branch: "fix",
+        startBranch: "main",
+        message: "m",
+        actions: [{ action: "update", path: "Dockerfile", content: "FROM node:22\n" }]
+      })
+      assert.strictEqual((stub.requests.at(-1)!.body as { start_branch?: string }).start_branch, "main")
+      assert.isTrue(repo.branches.has("fix"))
+    }))
+})
