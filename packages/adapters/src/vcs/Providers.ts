@@ -1,0 +1,168 @@
+/**
+ * The production `VcsProvider`: it reads each connection's settings and answers from the fixture
+ * provider (`kind: "fixture"`) or from GitHub or GitLab (`kind: "api"`, chosen by the
+ * connection's provider), with the token read from the environment variable the settings name.
+ *
+ * Provider quota is spent only when it must be (spec 4, rule 1):
+ * - repositories are cached per connection without expiry: the provider is asked only with
+ *   `refresh: true` or when nothing is cached yet, and concurrent first calls wait for one answer;
+ * - branches are cached per repository for a short time (60 s by default);
+ * - files are never cached: sync needs the head of the branch;
+ * - a rate-limited answer is remembered per token until its reset, and every call that would
+ *   reach the provider in that window fails at once with the remaining seconds.
+ */
+import { type ConnectionContext, type Onboarding, VcsProvider, VcsProviderError } from "@image-policy/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Fixture from "./Fixture.js"
+import * as GitHub from "./GitHub.js"
+import * as GitLab from "./GitLab.js"
+import * as ProviderHttp from "./ProviderHttp.js"
+
+export { VcsProvider }
+
+export interface Options {
+  /** Reads the token variables; default `process.env` where there is one. */
+  readonly env?: ProviderHttp.Env
+  /** Default `globalThis.fetch`. */
+  readonly fetch?: ProviderHttp.Fetch
+  /** Wall clock in epoch milliseconds; default the Effect `Clock` (so tests drive it with `TestClock`). */
+  readonly now?: () => number
+  /** Serves `kind: "fixture"` connections; default a fresh `Fixture.make().provider`. Pass your own to keep its `files` handle. */
+  readonly fixture?: typeof VcsProvider.Service
+  /** Per provider request. Default 10 s. */
+  readonly timeoutMs?: number
+  /** How long a repository's branch list is reused. Default 60 s. */
+  readonly branchesTtlMs?: number
+  readonly userAgent?: string
+}
+
+const decodeSettings = Schema.decodeUnknownOption(Fixture.ConnectionSettings)
+
+interface Api {
+  readonly provider: "github" | "gitlab"
+  /** The connection's cache key: settings changes start a fresh cache. */
+  readonly key: string
+  /** The quota's key: one token on one host, whichever connections use it. */
+  readonly quotaKey: string
+  readonly client: ProviderHttp.Client
+}
+
+const notConfigured = () => new VcsProviderError({ reason: "not-configured" })
+
+export const make = (options: Options = {}): typeof VcsProvider.Service => {
+  const fixture = options.fixture ?? Fixture.make().provider
+  const env = options.env ?? ProviderHttp.defaultEnv
+  const now = options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now)
+  const branchesTtlMs = options.branchesTtlMs ?? 60_000
+
+  const repositories = new Map<string, ReadonlyArray<Onboarding.ProviderRepository>>()
+  const branches = new Map<string, { readonly expiresAt: number; readonly value: ReadonlyArray<Onboarding.AvailableBranch> }>()
+  const rateLimitedUntil = new Map<string, number>()
+  const locks = new Map<string, Effect.Semaphore>()
+
+  const serialized = (key: string) => {
+    let lock = locks.get(key)
+    if (lock === undefined) {
+      lock = Effect.unsafeMakeSemaphore(1)
+      locks.set(key, lock)
+    }
+    return lock.withPermits(1)
+  }
+
+  /** `None` for fixture connections; the API client otherwise. */
+  const resolve = (ctx: ConnectionContext): Effect.Effect<Option.Option<Api>, VcsProviderError> => {
+    const settings = decodeSettings(ctx.settings)
+    if (Option.isNone(settings)) return Effect.fail(notConfigured())
+    if (settings.value.kind === "fixture") return Effect.succeed(Option.none())
+    const { baseUrl, tokenEnv } = settings.value
+    const token = env(tokenEnv)
+    if (token === undefined || token.trim() === "") return Effect.fail(notConfigured())
+    const clientOptions: ProviderHttp.ClientOptions = {
+      baseUrl,
+      token: token.trim(),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent })
+    }
+    const provider = ctx.connection.provider
+    const client = provider === "github" ? GitHub.client(clientOptions) : GitLab.client(clientOptions)
+    if (client === undefined) return Effect.fail(notConfigured())
+    return Effect.succeed(Option.some({
+      provider,
+      key: JSON.stringify([ctx.orgId, ctx.connection.id, provider, client.baseUrl, tokenEnv]),
+      quotaKey: JSON.stringify([provider, client.baseUrl, tokenEnv]),
+      client
+    }))
+  }
+
+  /** A provider call, refused at once while its token is known to be rate limited. */
+  const guarded = <A>(api: Api, call: Effect.Effect<A, VcsProviderError>): Effect.Effect<A, VcsProviderError> =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const until = rateLimitedUntil.get(api.quotaKey)
+      if (until !== undefined && at < until) {
+        return yield* Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)) }))
+      }
+      rateLimitedUntil.delete(api.quotaKey)
+      return yield* Effect.tapError(call, (error) =>
+        error.reason === "rate-limited"
+          ? Effect.flatMap(now, (failedAt) =>
+            Effect.sync(() =>
+              rateLimitedUntil.set(api.quotaKey, failedAt + (error.retryAfterSeconds ?? ProviderHttp.defaultRetryAfterSeconds) * 1000)
+            ))
+          : Effect.void)
+    })
+
+  const listRepositories: typeof VcsProvider.Service.listRepositories = (ctx, request) =>
+    Effect.flatMap(resolve(ctx), Option.match({
+      onNone: () => fixture.listRepositories(ctx, request),
+      onSome: (api) =>
+        serialized(api.key)(Effect.suspend(() => {
+          const cached = repositories.get(api.key)
+          if (cached !== undefined && !request.refresh) return Effect.succeed(cached)
+          const call = api.provider === "github" ? GitHub.listRepositories(api.client) : GitLab.listRepositories(api.client)
+          return Effect.tap(guarded(api, call), (listed) => Effect.sync(() => repositories.set(api.key, listed)))
+        }))
+    }))
+
+  const listBranches: typeof VcsProvider.Service.listBranches = (ctx, repository) =>
+    Effect.flatMap(resolve(ctx), Option.match({
+      onNone: () => fixture.listBranches(ctx, repository),
+      onSome: (api) => {
+        const key = JSON.stringify([api.key, repository.fullName])
+        return serialized(key)(Effect.gen(function*() {
+          const at = yield* now
+          const cached = branches.get(key)
+          if (cached !== undefined && at < cached.expiresAt) return cached.value
+          // the default branch as the provider listed it, when cached; else GitHub asks (GitLab flags it itself)
+          const known = repositories.get(api.key)?.find((r) => r.fullName === repository.fullName)?.defaultBranch
+          const listed = yield* guarded(
+            api,
+            api.provider === "github"
+              ? GitHub.listBranches(api.client, { fullName: repository.fullName, defaultBranch: known })
+              : GitLab.listBranches(api.client, repository)
+          )
+          const stored = yield* now
+          for (const [k, entry] of branches) if (entry.expiresAt <= stored) branches.delete(k)
+          branches.set(key, { expiresAt: stored + branchesTtlMs, value: listed })
+          return listed
+        }))
+      }
+    }))
+
+  const readFile: typeof VcsProvider.Service.readFile = (ctx, file) =>
+    Effect.flatMap(resolve(ctx), Option.match({
+      onNone: () => fixture.readFile(ctx, file),
+      onSome: (api) => guarded(api, api.provider === "github" ? GitHub.readFile(api.client, file) : GitLab.readFile(api.client, file))
+    }))
+
+  return { listRepositories, listBranches, readFile }
+}
+
+/** The `VcsProvider` of a deployment: fixture, GitHub and GitLab connections, cached per connection. */
+export const layer = (options: Options = {}): Layer.Layer<VcsProvider> => Layer.sync(VcsProvider, () => make(options))

@@ -1,0 +1,129 @@
+/**
+ * Laws of the shared provider plumbing (ProviderHttp.ts) that every answer relies on: contents
+ * round-trip through base64, `Link` parsing finds `rel="next"` wherever it is, a rate-limit wait is
+ * always a sane number of seconds, an error carries only its reason, and a repository or file
+ * path can never climb out of the resource it names.
+ */
+import { VcsProviderError } from "@image-policy/core"
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
+
+const answer = (status: number, headers: Record<string, string> = {}, body?: unknown): ProviderHttp.Answer => ({
+  status,
+  headers: new Headers(headers),
+  body
+})
+
+const segment = fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 })
+
+describe("contents", () => {
+  it.prop("decode(encode(text)) == text for any text", [fc.string({ unit: "grapheme", maxLength: 300 })], ([text]) => {
+    assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)
+  })
+
+  it.prop("line breaks in base64 (as GitHub sends it) do not matter", [fc.string({ unit: "grapheme", maxLength: 300 }), fc.integer({ min: 1, max: 80 })], ([text, width]) => {
+    const wrapped = ProviderHttp.encodeBase64Text(text).replace(new RegExp(`(.{${width}})`, "g"), "$1\n")
+    assert.strictEqual(ProviderHttp.decodeBase64Text(wrapped), text)
+  })
+
+  it("a large text encodes without exhausting the stack", () => {
+    const text = "é".repeat(300_000)
+    assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)
+    assert.isUndefined(ProviderHttp.decodeBase64Text("not base64 !"))
+  })
+})
+
+describe("Link header", () => {
+  const url = fc.webUrl({ withQueryParameters: true }).filter((u) => !/[<>,;"\s]/.test(u))
+  it.prop(
+    "finds rel=next among any other links, in any order and spacing",
+    [url, fc.array(fc.tuple(url, fc.constantFrom("prev", "first", "last")), { maxLength: 3 }), fc.nat(), fc.constantFrom("", " ", "  ")],
+    ([next, others, at, space]) => {
+      const parts = others.map(([u, rel]) => `<${u}>;${space}rel="${rel}"`)
+      parts.splice(at % (parts.length + 1), 0, `<${next}>;${space}rel="next"`)
+      assert.strictEqual(ProviderHttp.nextLink(parts.join(`,${space}`)), next)
+      assert.isUndefined(ProviderHttp.nextLink(others.map(([u, rel]) => `<${u}>; rel="${rel}"`).join(", ")))
+    }
+  )
+
+  it("reads GitHub's own example", () => {
+    const link = "<https://api.github.com/repositories/1300192/issues?page=2>; rel=\"prev\", " +
+      "<https://api.github.com/repositories/1300192/issues?page=4>; rel=\"next\", " +
+      "<https://api.github.com/repositories/1300192/issues?page=515>; rel=\"last\", " +
+      "<https://api.github.com/repositories/1300192/issues?page=1>; rel=\"first\""
+    assert.strictEqual(ProviderHttp.nextLink(link), "https://api.github.com/repositories/1300192/issues?page=4")
+    assert.isUndefined(ProviderHttp.nextLink(null))
+    assert.isUndefined(ProviderHttp.nextLink("garbage"))
+  })
+})
+
+describe("classification", () => {
+  const now = Date.parse("2030-06-01T12:00:00Z")
+
+  it.prop(
+    "a rate limit always waits a whole number of seconds between 1 and 3600, whatever the reset header says",
+    [fc.constantFrom("github" as const, "gitlab" as const), fc.constantFrom(403, 429), fc.oneof(fc.nat(), fc.integer({ min: 0, max: 4_000_000_000 })), fc.option(fc.string())],
+    ([provider, status, reset, retryAfter]) => {
+      const prefix = provider === "github" ? "x-ratelimit-" : "ratelimit-"
+      const headers: Record<string, string> = { [`${prefix}remaining`]: "0", [`${prefix}reset`]: String(reset) }
+      if (retryAfter !== null) headers["retry-after"] = retryAfter.replace(/[\r\n]/g, "")
+      const error = ProviderHttp.classify(provider, answer(status, headers), now)
+      assert.strictEqual(error.reason, "rate-limited")
+      assert.isTrue(Number.isInteger(error.retryAfterSeconds))
+      assert.isAtLeast(error.retryAfterSeconds!, 1)
+      assert.isAtMost(error.retryAfterSeconds!, 3600)
+    }
+  )
+
+  it.prop(
+    "an error carries its reason and nothing of the answer",
+    [fc.constantFrom("github" as const, "gitlab" as const), fc.integer({ min: 300, max: 599 }), fc.string({ minLength: 8 })],
+    ([provider, status, text]) => {
+      const error = ProviderHttp.classify(provider, answer(status, { "x-echo": encodeURIComponent(text) }, { message: text }), now)
+      assert.instanceOf(error, VcsProviderError)
+      assert.includeMembers(["_tag", "reason", "retryAfterSeconds"], Object.keys(JSON.parse(JSON.stringify(error))))
+      if (status >= 500) assert.strictEqual(error.reason, "unavailable")
+    }
+  )
+
+  it("reads retry-after as seconds or an HTTP date", () => {
+    assert.strictEqual(ProviderHttp.parseRetryAfter("120", now), 120)
+    assert.strictEqual(ProviderHttp.parseRetryAfter(new Date(now + 30_000).toUTCString(), now), 30)
+    assert.strictEqual(ProviderHttp.parseRetryAfter(new Date(now - 30_000).toUTCString(), now), 1)
+    assert.isUndefined(ProviderHttp.parseRetryAfter("soon", now))
+    assert.isUndefined(ProviderHttp.parseRetryAfter(null, now))
+  })
+})
+
+describe("paths", () => {
+  it.prop(
+    "a GitHub contents path that is accepted stays under /contents/ and decodes back to itself",
+    [fc.array(fc.oneof(segment, fc.constantFrom(".", "..", "", "%2e%2e", "a?b", "#")), { minLength: 1, maxLength: 5 })],
+    ([segments]) => {
+      const path = segments.join("/")
+      const accepted = ProviderHttp.safeSegments(path)
+      if (accepted === undefined) {
+        assert.isTrue(segments.some((s) => s === "" || s === "." || s === "..") || path.split("/").some((s) => s === "" || s === "." || s === ".."))
+        return
+      }
+      const prefix = "/api/v3/repos/acme/api/contents/"
+      const url = new URL(`https://ghe.example${prefix}${ProviderHttp.encodeSegments(accepted)}?ref=main`)
+      assert.isTrue(url.pathname.startsWith(prefix))
+      assert.strictEqual(url.search, "?ref=main")
+      assert.strictEqual(url.pathname.slice(prefix.length).split("/").map(decodeURIComponent).join("/"), path)
+    }
+  )
+
+  it.prop(
+    "a GitLab project or file path is exactly one URL segment that decodes back to itself",
+    [fc.array(segment, { minLength: 1, maxLength: 5 })],
+    ([segments]) => {
+      const path = segments.join("/")
+      const url = new URL(`https://gitlab.example/api/v4/projects/${ProviderHttp.encodeWhole(path)}/repository`)
+      const parts = url.pathname.split("/")
+      assert.strictEqual(parts.length, 6)
+      assert.strictEqual(decodeURIComponent(parts[4]!), path)
+    }
+  )
+})

@@ -1,0 +1,282 @@
+/**
+ * The production `VcsProvider` (Providers.ts): dispatch on the stored settings, and the quota law
+ * of spec 4 rule 1 — the provider is contacted for repositories only on `refresh` or when nothing
+ * is cached — plus the short branch cache, uncached files, and the memory of a rate limit until its
+ * reset. Time is the `TestClock`.
+ */
+import { type ConnectionContext, VcsProvider } from "@image-policy/core"
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as Fixture from "../src/vcs/Fixture.js"
+import * as Providers from "../src/vcs/Providers.js"
+import * as Stubs from "./support/providerStubs.js"
+
+const token = "ghp_PROVIDERSTOKEN0123456789abcdef"
+const env = (name: string) => name === "GITHUB_TOKEN" || name === "GITLAB_TOKEN" ? token : name === "EMPTY_TOKEN" ? "" : undefined
+const start = Date.parse("2030-06-01T12:00:00Z")
+
+const contextOf = (
+  settings: unknown,
+  options: { readonly provider?: "github" | "gitlab"; readonly connectionId?: string; readonly orgId?: string } = {}
+): ConnectionContext => ({
+  orgId: (options.orgId ?? "org_01hzzzzzzzzzzzzzzzzzzzzzzz") as ConnectionContext["orgId"],
+  connection: {
+    id: (options.connectionId ?? "vcs_01hzzzzzzzzzzzzzzzzzzzzzzz") as ConnectionContext["connection"]["id"],
+    provider: options.provider ?? "github",
+    externalAccountName: "acme",
+    status: "active"
+  },
+  settings
+})
+
+const apiSettings = (baseUrl: string, tokenEnv = "GITHUB_TOKEN") => ({ kind: "api", baseUrl, tokenEnv })
+
+const api = Stubs.repository(7, "acme/api", { branches: ["main", "release"], files: { main: { "Dockerfile": "FROM node:20\n" } } })
+
+describe("quota (spec 4 rule 1)", () => {
+  it.scoped("100 listings cause one provider call; refresh causes exactly one more", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token, repositories: [api, Stubs.repository(8, "acme/web")] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+
+      const first = yield* vcs.listRepositories(ctx, { refresh: false })
+      for (let i = 0; i < 49; i++) assert.deepStrictEqual(yield* vcs.listRepositories(ctx, { refresh: false }), first)
+      yield* Effect.all(Array.from({ length: 50 }, () => vcs.listRepositories(ctx, { refresh: false })), { concurrency: "unbounded" })
+      assert.strictEqual(stub.count("/user/repos"), 1)
+      assert.deepStrictEqual(first.map((r) => r.fullName), ["acme/api", "acme/web"])
+
+      stub.repositories.push(Stubs.repository(9, "acme/new"))
+      assert.strictEqual((yield* vcs.listRepositories(ctx, { refresh: false })).length, 2)
+      const refreshed = yield* vcs.listRepositories(ctx, { refresh: true })
+      assert.deepStrictEqual(refreshed.map((r) => r.fullName), ["acme/api", "acme/web", "acme/new"])
+      assert.strictEqual(stub.count("/user/repos"), 2)
+      for (let i = 0; i < 100; i++) yield* vcs.listRepositories(ctx, { refresh: false })
+      assert.strictEqual(stub.count("/user/repos"), 2)
+      assert.strictEqual((yield* vcs.listRepositories(ctx, { refresh: false })).length, 3)
+    }))
+
+  it.scoped("concurrent first listings wait for one provider answer", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token, repositories: Stubs.manyRepositories(150) })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      const all = yield* Effect.all(Array.from({ length: 100 }, () => vcs.listRepositories(ctx, { refresh: false })), { concurrency: "unbounded" })
+      assert.isTrue(all.every((listed) => listed.length === 150))
+      // two pages, once
+      assert.strictEqual(stub.count("/user/repos"), 2)
+    }))
+
+  it.effect.prop(
+    "provider calls = refreshes + 1 when the first listing is not a refresh",
+    [fc.array(fc.boolean(), { minLength: 1, maxLength: 25 })],
+    ([refreshes]) =>
+      Effect.scoped(Effect.gen(function*() {
+        const stub = yield* Stubs.gitlab({ token, repositories: [api] })
+        const vcs = Providers.make({ env })
+        const ctx = contextOf(apiSettings(stub.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab" })
+        for (const refresh of refreshes) yield* vcs.listRepositories(ctx, { refresh })
+        const expected = refreshes.filter((r) => r).length + (refreshes[0] ? 0 : 1)
+        assert.strictEqual(stub.count("/projects"), expected)
+      })),
+    { fastCheck: { numRuns: 25 } }
+  )
+
+  it.scoped("each connection has its own cache; a failed listing is not cached", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const vcs = Providers.make({ env })
+      const a = contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_a" })
+      const b = contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_b" })
+      const otherOrg = contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_a", orgId: "org_other" })
+      stub.failNext({ status: 500 })
+      assert.strictEqual((yield* Effect.flip(vcs.listRepositories(a, { refresh: false }))).reason, "unavailable")
+      yield* vcs.listRepositories(a, { refresh: false })
+      yield* vcs.listRepositories(a, { refresh: false })
+      yield* vcs.listRepositories(b, { refresh: false })
+      yield* vcs.listRepositories(otherOrg, { refresh: false })
+      assert.strictEqual(stub.count("/user/repos"), 4)
+    }))
+})
+
+describe("branches and files", () => {
+  it.scoped("branches are reused for 60 s per repository; GitHub takes the default branch from the listed repositories", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      yield* vcs.listRepositories(ctx, { refresh: false })
+
+      // the caller's claim about the default branch does not decide isDefault
+      const branches = yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "release" })
+      assert.deepStrictEqual(branches, [{ name: "main", isDefault: true }, { name: "release", isDefault: false }])
+      assert.strictEqual(stub.count("/repos/acme/api"), 0)
+      yield* TestClock.adjust("59 seconds")
+      assert.deepStrictEqual(yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }), branches)
+      assert.strictEqual(stub.count("/repos/acme/api/branches"), 1)
+
+      api.branches.set("hotfix", "abc")
+      yield* TestClock.adjust("2 seconds")
+      const later = yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" })
+      assert.deepStrictEqual(later.map((b) => b.name), ["main", "release", "hotfix"])
+      assert.strictEqual(stub.count("/repos/acme/api/branches"), 2)
+      api.branches.delete("hotfix")
+
+      // without listed repositories GitHub is asked for the repository's default branch
+      const fresh = Providers.make({ env })
+      assert.deepStrictEqual(yield* fresh.listBranches(ctx, { fullName: "acme/api", defaultBranch: "release" }), branches)
+      assert.strictEqual(stub.count("/repos/acme/api"), 1)
+    }))
+
+  it.scoped("files are read from the provider every time (sync needs the head)", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab" })
+      const file = { fullName: "acme/api", branch: "main", path: "Dockerfile" }
+      const first = yield* vcs.readFile(ctx, file)
+      assert.deepStrictEqual(first, Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") }))
+      repo.files.get("main")!.set("Dockerfile", "FROM node:22\n")
+      const second = yield* vcs.readFile(ctx, file)
+      assert.deepStrictEqual(second, Option.some({ content: "FROM node:22\n", version: Stubs.gitBlobSha("FROM node:22\n") }))
+      assert.isTrue(Option.isNone(yield* vcs.readFile(ctx, { ...file, path: "missing" })))
+      assert.strictEqual(stub.requests.length, 3)
+    }))
+})
+
+describe("rate limits are remembered until their reset", () => {
+  it.scoped("after a 403 with x-ratelimit-reset every provider call fails at once with the remaining seconds; cached repositories still answer", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      const cached = yield* vcs.listRepositories(ctx, { refresh: false })
+
+      stub.failNext({
+        status: 403,
+        headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(start / 1000) + 120) },
+        body: { message: "API rate limit exceeded for user ID 1." }
+      })
+      const limited = yield* Effect.flip(vcs.listRepositories(ctx, { refresh: true }))
+      assert.deepStrictEqual([limited.reason, limited.retryAfterSeconds], ["rate-limited", 120])
+      const sent = stub.requests.length
+
+      yield* TestClock.adjust("50 seconds")
+      for (const call of [
+        vcs.listRepositories(ctx, { refresh: true }),
+        vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
+        vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
+        // another connection on the same token and host shares the quota
+        vcs.listRepositories(contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_other", orgId: "org_other" }), { refresh: false })
+      ] as const) {
+        const error = yield* Effect.flip(call as Effect.Effect<unknown, typeof limited>)
+        assert.deepStrictEqual([error.reason, error.retryAfterSeconds], ["rate-limited", 70])
+      }
+      assert.deepStrictEqual(yield* vcs.listRepositories(ctx, { refresh: false }), cached)
+      assert.strictEqual(stub.requests.length, sent)
+
+      yield* TestClock.adjust("70 seconds")
+      yield* vcs.listRepositories(ctx, { refresh: true })
+      assert.strictEqual(stub.requests.length, sent + 1)
+    }))
+
+  it.scoped("a 429 with retry-after is remembered for that many seconds; other tokens are not affected", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const stub = yield* Stubs.gitlab({ token, repositories: [api] })
+      const vcs = Providers.make({ env: (name) => name === "OTHER_TOKEN" ? token : env(name) })
+      const ctx = contextOf(apiSettings(stub.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab" })
+      stub.failNext({ status: 429, headers: { "retry-after": "30" } })
+      assert.strictEqual((yield* Effect.flip(vcs.listRepositories(ctx, { refresh: false }))).retryAfterSeconds, 30)
+      yield* TestClock.adjust("29 seconds")
+      assert.strictEqual((yield* Effect.flip(vcs.listRepositories(ctx, { refresh: false }))).retryAfterSeconds, 1)
+      const other = contextOf(apiSettings(stub.baseUrl, "OTHER_TOKEN"), { provider: "gitlab", connectionId: "vcs_other" })
+      assert.strictEqual((yield* vcs.listRepositories(other, { refresh: false })).length, 1)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* vcs.listRepositories(ctx, { refresh: false })).length, 1)
+      assert.strictEqual(stub.count("/projects"), 3)
+    }))
+})
+
+describe("dispatch and configuration", () => {
+  it.effect("fixture settings are served by the injected fixture provider, whose files can change", () =>
+    Effect.gen(function*() {
+      const fixture = Fixture.make()
+      const vcs = Providers.make({ env, fixture: fixture.provider })
+      const ctx = contextOf({
+        kind: "fixture",
+        repositories: [{ externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main", branches: ["main"], files: { main: { "Dockerfile": "FROM a\n" } } }]
+      })
+      assert.deepStrictEqual(yield* vcs.listRepositories(ctx, { refresh: false }), [{ externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main" }])
+      assert.deepStrictEqual(yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }), [{ name: "main", isDefault: true }])
+      fixture.files.setFile({ orgId: ctx.orgId, vcsConnectionId: ctx.connection.id, fullName: "acme/api", branch: "main", path: "Dockerfile" }, "FROM b\n")
+      const file = yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
+      assert.strictEqual(Option.getOrThrow(file).content, "FROM b\n")
+    }))
+
+  it.scoped("GitHub or GitLab by the connection's provider", () =>
+    Effect.gen(function*() {
+      const github = yield* Stubs.github({ token, repositories: [api] })
+      const gitlab = yield* Stubs.gitlab({ token, repositories: [Stubs.repository(70, "group/sub/api")] })
+      const vcs = Providers.make({ env })
+      const fromGitHub = yield* vcs.listRepositories(contextOf(apiSettings(github.baseUrl)), { refresh: false })
+      const fromGitLab = yield* vcs.listRepositories(contextOf(apiSettings(gitlab.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab", connectionId: "vcs_gl" }), { refresh: false })
+      assert.deepStrictEqual(fromGitHub.map((r) => r.fullName), ["acme/api"])
+      assert.deepStrictEqual(fromGitLab.map((r) => r.fullName), ["group/sub/api"])
+      assert.strictEqual(github.requests[0]!.headers["authorization"], `Bearer ${token}`)
+      assert.strictEqual(gitlab.requests[0]!.headers["private-token"], token)
+    }))
+
+  it.scoped("a missing or empty token variable, unreadable settings or an unusable base URL are not-configured, and nothing is sent", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const vcs = Providers.make({ env })
+      for (const settings of [
+        apiSettings(stub.baseUrl, "UNSET_TOKEN"),
+        apiSettings(stub.baseUrl, "EMPTY_TOKEN"),
+        apiSettings("not a url"),
+        apiSettings("file:///etc/passwd"),
+        { kind: "api", baseUrl: stub.baseUrl },
+        { kind: "other" },
+        null
+      ]) {
+        const ctx = contextOf(settings)
+        for (const call of [
+          vcs.listRepositories(ctx, { refresh: true }),
+          vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
+          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
+        ]) {
+          assert.strictEqual((yield* Effect.flip(call as Effect.Effect<unknown, { reason: string }>)).reason, "not-configured")
+        }
+      }
+      assert.strictEqual(stub.requests.length, 0)
+    }))
+
+  it.scoped("the layer provides the VcsProvider; an unauthorized token is reported without the token", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token: "another-token", repositories: [api] })
+      const error = yield* Effect.flip(Effect.flatMap(VcsProvider, (vcs) => vcs.listRepositories(contextOf(apiSettings(stub.baseUrl)), { refresh: false })).pipe(
+        Effect.provide(Providers.layer({ env, fetch: (url, init) => globalThis.fetch(url, init) }))
+      ))
+      assert.strictEqual(error.reason, "unauthorized")
+      assert.notInclude(JSON.stringify(error), token)
+      assert.notInclude(String(error), token)
+      assert.notInclude(stub.requests[0]!.url, token)
+    }))
+
+  it.scoped("the default environment reader is process.env", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const name = "IMAGE_POLICY_TEST_VCS_TOKEN"
+      process.env[name] = token
+      yield* Effect.addFinalizer(() => Effect.sync(() => delete process.env[name]))
+      const listed = yield* Providers.make().listRepositories(contextOf(apiSettings(stub.baseUrl, name)), { refresh: false })
+      assert.strictEqual(listed.length, 1)
+    }))
+})
