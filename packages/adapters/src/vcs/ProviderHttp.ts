@@ -21,7 +21,15 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>
 /** Reads an environment variable; injectable so tests and Deno need no real environment. */
 export type Env = (name: string) => string | undefined
 
-export const defaultEnv: Env = (name) => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
+/** `process.env` where there is one (Node, Deno 2). Deno without `--allow-env` throws: that reads as unset. */
+export const defaultEnv: Env = (name) => {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
+    return typeof value === "string" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
 
 export type ProviderKind = "github" | "gitlab"
 
