@@ -5,7 +5,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { ApiKeyHash, FixtureVcs, Ids, SecretBox, WebhookSender } from "@image-policy/adapters"
+import { ApiKeyHash, Ids, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
@@ -15,6 +15,7 @@ import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
+import { WebhooksHandlers } from "./handlers/Webhooks.js"
 import * as Auth from "./http/Auth.js"
 import * as BodyGuard from "./http/BodyGuard.js"
 import * as Lifecycle from "./http/Lifecycle.js"
@@ -46,7 +47,8 @@ export const apiLayer = (options: Options) =>
         PolicyHandlers,
         ApiKeysHandlers,
         SnoozeRequestsHandlers,
-        AuditHandlers
+        AuditHandlers,
+        WebhooksHandlers
       ]),
       Layer.provide(Auth.layer(options))
     ),
@@ -69,7 +71,7 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
     WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
-    FixtureVcs.layer
+    VcsProviders.layer()
   )
 
 /** The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch runtime). */

@@ -2,18 +2,19 @@
  * The `image-policy` command as a user runs it: the built bin in a child process, its stdout,
  * stderr and exit code, and HTTP against the server it starts.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { promisify, stripVTControlCharacters } from "node:util"
+import { stripVTControlCharacters } from "node:util"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SecretKey from "../src/SecretKey.js"
+import { ensureBuilt } from "./support/build.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const bin = join(root, "packages/host/bin/image-policy.js")
@@ -21,35 +22,6 @@ const bin = join(root, "packages/host/bin/image-policy.js")
 // Tests run the built CLI (what `npx image-policy` runs). `npm install` builds it; rebuild the host
 // when one of its sources is newer than the build, under a lock because the Deno suite may want the
 // same build at the same time, and asynchronously so the test worker keeps answering vitest.
-const newest = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((max, e) => {
-    const path = join(dir, e.name)
-    return Math.max(max, e.isDirectory() ? newest(path) : statSync(path).mtimeMs)
-  }, 0)
-const built = (entry: string) => {
-  const file = join(root, "packages/host/dist", entry)
-  return existsSync(file) && statSync(file).mtimeMs >= newest(join(root, "packages/host/src"))
-}
-const ensureBuilt = async () => {
-  const lock = join(tmpdir(), `image-policy-build-${Buffer.from(root).toString("hex").slice(-24)}.lock`)
-  for (;;) {
-    try {
-      mkdirSync(lock)
-      break
-    } catch {
-      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()
-      if (Date.now() - since > 10 * 60_000) rmSync(lock, { recursive: true, force: true })
-      await new Promise((r) => setTimeout(r, 500))
-    }
-  }
-  try {
-    if (!built("cli.js") || !built("runtime/deno.js")) {
-      await promisify(execFile)("npm", ["run", "build", "-w", "@image-policy/host"], { cwd: root })
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
-}
 
 
 // The child must not inherit the developer's store or key: every test says what it uses.

@@ -2,13 +2,13 @@
  * The same application on Deno: `deno run … packages/host/dist/runtime/deno.js` with the flags of
  * `image-policy serve`, the Deno binary from the `deno` devDependency (no download).
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt } from "./support/build.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const deno = join(root, "node_modules/.bin/deno")
@@ -16,32 +16,6 @@ const entry = join(root, "packages/host/dist/runtime/deno.js")
 
 // Deno runs the build: rebuild the host when one of its sources is newer (the same lock as the CLI
 // suite, which may be building at the same time), asynchronously so the worker keeps answering vitest.
-const newest = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((max, e) => {
-    const path = join(dir, e.name)
-    return Math.max(max, e.isDirectory() ? newest(path) : statSync(path).mtimeMs)
-  }, 0)
-const built = (file: string) => existsSync(file) && statSync(file).mtimeMs >= newest(join(root, "packages/host/src"))
-const ensureBuilt = async () => {
-  const lock = join(tmpdir(), `image-policy-build-${Buffer.from(root).toString("hex").slice(-24)}.lock`)
-  for (;;) {
-    try {
-      mkdirSync(lock)
-      break
-    } catch {
-      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()
-      if (Date.now() - since > 10 * 60_000) rmSync(lock, { recursive: true, force: true })
-      await new Promise((r) => setTimeout(r, 500))
-    }
-  }
-  try {
-    if (!built(entry) || !built(join(root, "packages/host/dist/cli.js"))) {
-      await promisify(execFile)("npm", ["run", "build", "-w", "@image-policy/host"], { cwd: root })
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
-}
 
 const cleanEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}

@@ -1,8 +1,7 @@
 /**
  * The fixture provider (contracts 2): repositories, branches and files declared in a seed file and
  * stored as the connection's settings. It serves seeds, demos and tests without any network.
- * Connections whose settings name a real provider API answer `not-configured` until the GitHub and
- * GitLab adapters are built.
+ * Connections whose settings name a real provider API are served by `Providers.ts`.
  */
 import { VcsProvider, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"

@@ -12,6 +12,7 @@ import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { Problem } from "./Problem.js"
 import { RepositoriesGroup } from "./Repositories.js"
+import { WebhooksGroup } from "./Webhooks.js"
 
 export class Api extends HttpApi.make("image-policy")
   .add(MetaGroup)
@@ -21,6 +22,7 @@ export class Api extends HttpApi.make("image-policy")
   .add(ApiKeysGroup)
   .add(SnoozeRequestsGroup)
   .add(AuditGroup)
+  .add(WebhooksGroup)
   .addError(Problem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "image-policy")

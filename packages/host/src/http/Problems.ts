@@ -55,7 +55,13 @@ const rules: Record<string, Rule> = {
   PolicyGroupNotFound: { status: 404, detail: "no such policy group in this organization" },
   PhaseNotFound: { status: 404, detail: "no such phase in this policy group" },
   ApiKeyNotFound: { status: 404, detail: "no such API key in this organization" },
-  SnoozeRequestNotFound: { status: 404, detail: "no such snooze request in this organization" }
+  SnoozeRequestNotFound: { status: 404, detail: "no such snooze request in this organization" },
+  WebhookNotFound: { status: 404, detail: "no such webhook destination in this organization" },
+  DeliveryNotFound: { status: 404, detail: "no such delivery for this webhook destination" },
+  // webhooks (spec 6; contracts 5)
+  InvalidEndpoint: { status: 400, path: "endpointUrl" },
+  DeliveryNotDead: { status: 409 },
+  NotGenericWebhook: { status: 409 }
 }
 
 const providerStatus = { "not-configured": 409, "unauthorized": 409, "not-found": 404, "rate-limited": 429, "unavailable": 503 } as const

@@ -86,6 +86,8 @@ export interface TestHost extends Running {
 export const startTestHost = async (options: {
   readonly store?: Layer.Layer<Store, unknown>
   readonly app?: Partial<App.Options>
+  readonly services?: App.ServiceOptions
+  readonly deliveryWorker?: Parameters<typeof start>[0]["deliveryWorker"]
 } = {}): Promise<TestHost> => {
   const running = await start({
     port: 0,
@@ -93,7 +95,9 @@ export const startTestHost = async (options: {
     store: options.store ?? MemoryStore.layer,
     app: { ...App.defaults, accessLog: false, rateLimit: null, ...options.app },
     seed: Either.getOrThrow(Seed.parse(JSON.stringify(testSeed))),
-    logLevel: LogLevel.Warning
+    logLevel: LogLevel.Warning,
+    services: options.services,
+    deliveryWorker: options.deliveryWorker
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }
