@@ -3,7 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { ApiKey } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { Created, OrgPath, Page, PageParams, PathId } from "./Common.js"
+import { Created, OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem413, Problem429 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -18,7 +18,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("createApiKey", "/org/:orgId/api-keys")
       .setPath(OrgPath)
-      .setPayload(ApiKey.ApiKeyCreateRequest)
+      .setPayload(strictPayload(ApiKey.ApiKeyCreateRequest))
       .addSuccess(Created(ApiKey.ApiKeyCreated))
       .addError(Problem413)
       .pipe(requires("api-keys:manage"))

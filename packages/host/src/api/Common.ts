@@ -43,3 +43,11 @@ export const toPage = <A>(page: { readonly items: ReadonlyArray<A>; readonly nex
 export const Created = <A, I>(schema: Schema.Schema<A, I, never>): Schema.Schema<A, I, never> =>
   schema.annotations(HttpApiSchema.annotations({ status: 201 }))
 
+
+/**
+ * Request bodies are checked whole and strictly: every offending field is named at once, and a
+ * field the route does not know is an error (the OpenAPI document says `additionalProperties:
+ * false`), so a misspelt optional field never passes silently.
+ */
+export const strictPayload = <A, I>(schema: Schema.Schema<A, I, never>): Schema.Schema<A, I, never> =>
+  schema.annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })

@@ -3,7 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { Audit, SnoozeRequest } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { Created, OrgPath, Page, PageParams, PathId } from "./Common.js"
+import { Created, OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -20,7 +20,7 @@ export const SnoozeRequestsGroup = HttpApiGroup.make("snoozeRequests")
   .add(
     HttpApiEndpoint.post("createSnoozeRequest", "/org/:orgId/snooze-requests")
       .setPath(OrgPath)
-      .setPayload(SnoozeRequest.SnoozeCreateRequest)
+      .setPayload(strictPayload(SnoozeRequest.SnoozeCreateRequest))
       .addSuccess(Created(SnoozeRequest.SnoozeRequest))
       .addError(Problem413)
       .pipe(requires("exceptions:write"))
@@ -28,7 +28,7 @@ export const SnoozeRequestsGroup = HttpApiGroup.make("snoozeRequests")
   .add(
     HttpApiEndpoint.post("reviewSnoozeRequest", "/org/:orgId/snooze-requests/:snoozeRequestId/review")
       .setPath(SnoozePath)
-      .setPayload(SnoozeRequest.SnoozeReviewRequest)
+      .setPayload(strictPayload(SnoozeRequest.SnoozeReviewRequest))
       .addSuccess(SnoozeRequest.SnoozeRequest)
       .addError(Problem409)
       .addError(Problem413)

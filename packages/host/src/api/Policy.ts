@@ -4,7 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Mapping, PolicyGroup } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { OrgPath, Page, PageParams, PathId } from "./Common.js"
+import { OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -47,7 +47,7 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
   .add(
     HttpApiEndpoint.post("upsertDraftMapping", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings")
       .setPath(PhasePath)
-      .setPayload(MappingBody)
+      .setPayload(strictPayload(MappingBody))
       .addSuccess(DraftMapping, { status: 200 })
       .addSuccess(DraftMapping, { status: 201 })
       .addError(Problem409)

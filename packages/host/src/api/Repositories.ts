@@ -4,14 +4,13 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Assignment, Onboarding, PolicyGroup } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { Created, OrgPath, Page, PageParams, PathId } from "./Common.js"
+import { Created, OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
 const RepositoryPath = Schema.Struct({ orgId: PathId, repositoryId: PathId })
 
 /** A rejected body names every offending field at once (contracts 4), not only the first one found. */
-const everyError = { parseOptions: { errors: "all" } } as const
 
 const Considered = Schema.Struct({
   policyGroupId: Schema.String,
@@ -45,7 +44,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
   .add(
     HttpApiEndpoint.post("createRepository", "/org/:orgId/repositories")
       .setPath(OrgPath)
-      .setPayload(Onboarding.OnboardRequest.annotations(everyError))
+      .setPayload(strictPayload(Onboarding.OnboardRequest))
       .addSuccess(Created(Onboarding.OnboardResult))
       .addError(Problem409)
       .addError(Problem413)
@@ -64,7 +63,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
   .add(
     HttpApiEndpoint.post("replaceAssignments", "/org/:orgId/repositories/:repositoryId/policy-groups")
       .setPath(RepositoryPath)
-      .setPayload(Assignment.AssignmentRequest.annotations(everyError))
+      .setPayload(strictPayload(Assignment.AssignmentRequest))
       .addSuccess(Assignment.AssignmentView)
       .addError(Problem413)
       .annotate(

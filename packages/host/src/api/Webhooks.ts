@@ -5,7 +5,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Outbox, Webhook } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { Created, OrgPath, Page, PageParams, PathId } from "./Common.js"
+import { Created, OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -28,7 +28,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("createWebhook", "/org/:orgId/webhooks")
       .setPath(OrgPath)
-      .setPayload(Webhook.WebhookCreateRequest)
+      .setPayload(strictPayload(Webhook.WebhookCreateRequest))
       .addSuccess(Created(Webhook.WebhookCreated))
       .addError(Problem413)
       .annotate(
@@ -62,7 +62,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.put("replaceWebhookEndpoint", "/org/:orgId/webhooks/:webhookId/endpoint")
       .setPath(WebhookPath)
-      .setPayload(Webhook.EndpointReplaceRequest)
+      .setPayload(strictPayload(Webhook.EndpointReplaceRequest))
       .addSuccess(Webhook.WebhookView)
       .addError(Problem413)
       .annotate(OpenApi.Description, "Replaces the endpoint URL (checked like at creation) and re-enables a destination disabled by a 410.")
