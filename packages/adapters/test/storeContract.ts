@@ -250,6 +250,40 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id))[0], external)
       })))
 
+    it("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>
+      run(Effect.gen(function*() {
+        const a = yield* newOrg()
+        const b = yield* newOrg()
+        const c = connection()
+        yield* store.vcsConnections.insert(a.id, c, { kind: "fixture", repositories: [], webhookSecret: "s3cret" })
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.vcsConnections.locate(c.id)), {
+          orgId: a.id, connection: c, settings: { kind: "fixture", repositories: [], webhookSecret: "s3cret" }
+        })
+        yield* store.vcsConnections.setStatus(a.id, c.id, "error")
+        assert.strictEqual(Option.getOrThrow(yield* store.vcsConnections.locate(c.id)).connection.status, "error")
+        assert.isTrue(Option.isNone(yield* store.vcsConnections.locate(newId("vcsConnection"))))
+
+        const external = (id: Id.PhaseId, position: number): PolicyGroup.Phase => ({
+          id, name: `E${position}`, sourceType: "external", position,
+          external: { vcsConnectionId: c.id, repositoryFullName: "acme/policy", branch: "main", path: `p${position}.json`,
+            lastSyncedAt: null, lastError: null, lastVersion: null }
+        })
+        const [e1, e2, e3, i1] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
+        const g1: PolicyGroup.PolicyGroup = { ...group([i1]), phases: [{ id: i1, name: "I", sourceType: "internal", position: 0 }, external(e1, 1), external(e2, 2)] }
+        const g2: PolicyGroup.PolicyGroup = { ...group([]), phases: [external(e3, 0)] }
+        const internalOnly = group([newId<Id.PhaseId>("phase")])
+        yield* store.policyGroups.insert(a.id, g1)
+        yield* store.policyGroups.insert(b.id, g2)
+        yield* store.policyGroups.insert(b.id, internalOnly)
+        const mine = (yield* store.policyGroups.externalPhases()).filter((r) => r.orgId === a.id || r.orgId === b.id)
+        const key = (r: { orgId: string; policyGroupId: string; phaseId: string }) => `${r.orgId}/${r.policyGroupId}/${r.phaseId}`
+        assert.deepStrictEqual(mine.map(key).sort(), [
+          { orgId: a.id, policyGroupId: g1.id, phaseId: e1 },
+          { orgId: a.id, policyGroupId: g1.id, phaseId: e2 },
+          { orgId: b.id, policyGroupId: g2.id, phaseId: e3 }
+        ].map(key).sort())
+      })))
+
     it("assignments: replacement equals the request; empty clears", () =>
       run(Effect.gen(function*() {
         const org = yield* newOrg()

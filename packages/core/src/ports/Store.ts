@@ -67,6 +67,20 @@ export interface ApiKeyMatch {
   readonly key: ApiKey
 }
 
+/** A connection found by id alone, with its organization and adapter settings. */
+export interface LocatedConnection {
+  readonly orgId: OrgId
+  readonly connection: VcsConnection
+  readonly settings: unknown
+}
+
+/** Where an external phase lives. */
+export interface ExternalPhaseRef {
+  readonly orgId: OrgId
+  readonly policyGroupId: PolicyGroupId
+  readonly phaseId: PhaseId
+}
+
 export interface StoreService {
   /** Runs `effect` atomically. Nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -93,6 +107,11 @@ export interface StoreService {
     /** Adapter settings of the connection (fixture data or API base URL and token reference). */
     readonly settings: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<Option.Option<unknown>>
     readonly setStatus: (orgId: OrgId, id: VcsConnectionId, status: VcsConnection["status"]) => Effect.Effect<void>
+    /**
+     * Unscoped, like `apiKeys.findBySecretHash`: a provider's push webhook names only the
+     * connection (connection ids are random and never reused), so the organization is learnt here.
+     */
+    readonly locate: (id: VcsConnectionId) => Effect.Effect<Option.Option<LocatedConnection>>
   }
   readonly repositories: {
     readonly list: (
@@ -133,6 +152,8 @@ export interface StoreService {
       phaseId: PhaseId,
       state: Pick<ExternalSource, "lastSyncedAt" | "lastError" | "lastVersion">
     ) => Effect.Effect<void>
+    /** Unscoped: every external phase of every organization, for the sync worker (by org, group, phase id). */
+    readonly externalPhases: () => Effect.Effect<ReadonlyArray<ExternalPhaseRef>>
   }
   readonly drafts: {
     readonly listByPhase: (

@@ -217,6 +217,14 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           const s = state(orgId)
           const row = s?.connections.get(id)
           if (s && row) put(undo, s.connections, id, { ...row, connection: { ...row.connection, status } })
+        }),
+      locate: (id) =>
+        run(() => {
+          for (const s of orgs.values()) {
+            const row = s.connections.get(id)
+            if (row) return Option.some({ orgId: s.org.id, connection: row.connection, settings: row.settings })
+          }
+          return Option.none()
         })
     },
     repositories: {
@@ -290,7 +298,15 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
               p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p
             )
           })
-        })
+        }),
+      externalPhases: () =>
+        run(() =>
+          [...orgs.values()].flatMap((s) =>
+            sortBy(s.groups.values(), byName).flatMap((g) =>
+              g.phases.filter((p) => p.sourceType === "external").map((p) => ({ orgId: s.org.id, policyGroupId: g.id, phaseId: p.id }))
+            )
+          )
+        )
     },
     drafts: {
       listByPhase: (orgId, groupId, phaseId, page) =>

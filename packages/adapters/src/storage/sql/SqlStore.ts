@@ -177,7 +177,20 @@ export const make = Effect.gen(function*() {
         ),
       setStatus: (orgId, id, status) =>
         die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
-          WHERE org_id = ${orgId} AND id = ${id}`)
+          WHERE org_id = ${orgId} AND id = ${id}`),
+      // ids are random and never reused; two rows with one id would be a bug, answered as unknown
+      locate: (id) =>
+        Effect.map(
+          die(sql`SELECT org_id, doc, settings FROM vcs_connections WHERE id = ${id} LIMIT 2`),
+          (rows: ReadonlyArray<any>) => {
+            const row = rows.length === 1 ? rows[0] : undefined
+            return row === undefined ? Option.none() : Option.some({
+              orgId: row.orgId as Id.OrgId,
+              connection: decodeConnection(row.doc),
+              settings: typeof row.settings === "string" ? JSON.parse(row.settings) : row.settings
+            })
+          }
+        )
     },
     repositories: {
       list: (orgId, request, filter) =>
@@ -237,7 +250,21 @@ export const make = Effect.gen(function*() {
         updateDoc("policy_groups", orgId, groupId, decodeGroup, (group) => ({
           ...group,
           phases: group.phases.map((p) => p.id === phaseId && p.external ? { ...p, external: { ...p.external, ...patch } } : p)
-        }))
+        })),
+      externalPhases: () =>
+        Effect.map(
+          die(sql`SELECT org_id, doc FROM policy_groups
+            WHERE doc->'phases' @> ${json([{ sourceType: "external" }])}::jsonb ORDER BY org_id, name, id`),
+          (rows) =>
+            rows.flatMap((row: any) => {
+              const group = decodeGroup(row.doc)
+              return group.phases.filter((p) => p.sourceType === "external").map((p) => ({
+                orgId: row.orgId as Id.OrgId,
+                policyGroupId: group.id,
+                phaseId: p.id
+              }))
+            })
+        )
     },
     drafts: {
       listByPhase: (orgId, groupId, phaseId, request) =>
