@@ -6,6 +6,7 @@ import * as Either from "effect/Either"
 import type { PolicyGroupId } from "./Id.js"
 import {
   formatImageReference,
+  type ImagePattern,
   type ImageReference,
   type InvalidImageReference,
   isPattern,
@@ -61,16 +62,27 @@ interface Candidate {
 
 const sameRepository = (a: ImageReference, b: ImageReference) => a.domain === b.domain && a.path === b.path
 
-const matchOf = (fromImage: string, ref: ImageReference): { kind: MatchKind; specificity: number } | undefined => {
+/** A mapping's fromImage, parsed once: an exact or tag-less reference, or a wildcard pattern. */
+export type Matcher =
+  | { readonly kind: "reference"; readonly ref: ImageReference }
+  | { readonly kind: "pattern"; readonly pattern: ImagePattern; readonly specificity: number }
+
+/** The matcher of a fromImage; `undefined` when it parses as neither (such a mapping never matches). */
+export const matcherOf = (fromImage: string): Matcher | undefined => {
   if (isPattern(fromImage)) {
     const pattern = parseImagePattern(fromImage)
-    return Either.isRight(pattern) && matchesPattern(pattern.right, ref)
-      ? { kind: "pattern", specificity: patternSpecificity(pattern.right) }
-      : undefined
+    return Either.isRight(pattern) ? { kind: "pattern", pattern: pattern.right, specificity: patternSpecificity(pattern.right) } : undefined
   }
   const from = normalizeImageReference(fromImage)
-  if (Either.isLeft(from) || !sameRepository(from.right, ref)) return undefined
-  const f = from.right
+  return Either.isRight(from) ? { kind: "reference", ref: from.right } : undefined
+}
+
+const matchWith = (matcher: Matcher, ref: ImageReference): { kind: MatchKind; specificity: number } | undefined => {
+  if (matcher.kind === "pattern") {
+    return matchesPattern(matcher.pattern, ref) ? { kind: "pattern", specificity: matcher.specificity } : undefined
+  }
+  const f = matcher.ref
+  if (!sameRepository(f, ref)) return undefined
   if (f.tag === undefined && f.digest === undefined) return { kind: "repository", specificity: 0 }
   const tagOk = f.tag === undefined || f.tag === ref.tag
   const digestOk = f.digest === undefined || f.digest === ref.digest
@@ -102,56 +114,112 @@ const describeLoss = (c: Candidate, winner: Candidate) => {
   return "matched but tied; the lower mapping id takes precedence"
 }
 
-export const resolve = (input: {
-  readonly policy: ResolutionPolicy
-  readonly image: string
-  readonly platform?: string | undefined
-  readonly now: Date
-}): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> => {
-  const ref = normalizeImageReference(input.image)
-  if (Either.isLeft(ref)) return Either.left(ref.left)
-  const platform = normalizePlatformScope(input.platform)
-  if (Either.isLeft(platform)) return Either.left(platform.left)
-  const now = input.now.getTime()
-  const candidates: Array<Candidate> = []
-  const considered: Array<Considered & { candidate?: Candidate }> = []
-  input.policy.forEach(({ group, phases, published }, groupIndex) => {
+/** A published mapping with what resolution needs precomputed; `seq` is its position in the policy. */
+export interface CompiledMapping {
+  readonly seq: number
+  readonly groupIndex: number
+  readonly groupId: PolicyGroupId
+  readonly phasePosition: number
+  readonly mapping: PublishedMapping
+  readonly matcher: Matcher
+}
+
+/**
+ * A policy indexed for many resolutions: reference mappings (exact and tag-less) bucketed by
+ * normalized repository (`domain/path`), patterns bucketed by domain, segment count and last path
+ * segment (`*` when that segment holds a wildcard). Build it once with `compile`, resolve with
+ * `resolveCompiled`. Mappings whose fromImage does not parse are left out: they never match.
+ */
+export interface CompiledPolicy {
+  readonly size: number
+  readonly byRepository: ReadonlyMap<string, ReadonlyArray<CompiledMapping>>
+  readonly patterns: ReadonlyMap<string, ReadonlyArray<CompiledMapping>>
+}
+
+const repositoryKey = (domain: string, path: string) => `${domain}/${path}`
+const patternKey = (domain: string, segments: number, last: string) => `${domain}|${segments}|${last}`
+
+/** Every mapping of the policy in policy order (groups as given, then published order), matcher or not. */
+const eachMapping = (
+  policy: ResolutionPolicy,
+  f: (m: Omit<CompiledMapping, "matcher">) => void
+): void => {
+  let seq = 0
+  policy.forEach(({ group, phases, published }, groupIndex) => {
     const positions = new Map(phases.map((p) => [p.id, p.position]))
     for (const mapping of published) {
-      const scope = mapping.platformScope ?? ""
-      const base = {
-        policyGroupId: group.id,
-        phaseId: mapping.phaseId,
-        mappingId: mapping.id,
-        fromImage: mapping.fromImage,
-        platformScope: scope
-      }
-      const match = matchOf(mapping.fromImage, ref.right)
-      if (match === undefined) continue // unrelated mappings are not listed: `considered` stays readable
-      if (scope !== "" && scope !== platform.right) {
-        considered.push({ ...base, matched: false, reason: `platform ${scope} does not apply to ${platform.right || "an unspecified platform"}` })
-        continue
-      }
-      if (Date.parse(mapping.activeFrom) > now) {
-        considered.push({ ...base, matched: false, reason: `not yet active (from ${mapping.activeFrom})` })
-        continue
-      }
-      const candidate: Candidate = {
-        groupIndex,
-        phasePosition: positions.get(mapping.phaseId) ?? Number.MAX_SAFE_INTEGER,
-        groupId: group.id,
-        mapping,
-        kind: match.kind,
-        platformSpecific: scope !== "",
-        specificity: match.specificity
-      }
-      candidates.push(candidate)
-      considered.push({ ...base, matched: true, reason: "", candidate })
+      f({ seq: seq++, groupIndex, groupId: group.id, phasePosition: positions.get(mapping.phaseId) ?? Number.MAX_SAFE_INTEGER, mapping })
     }
   })
-  const winner = [...candidates].sort(compareCandidates)[0]
-  return Either.right({
-    image: formatImageReference(ref.right),
+}
+
+export const compile = (policy: ResolutionPolicy): CompiledPolicy => {
+  const byRepository = new Map<string, Array<CompiledMapping>>()
+  const patterns = new Map<string, Array<CompiledMapping>>()
+  let size = 0
+  const push = (index: Map<string, Array<CompiledMapping>>, key: string, entry: CompiledMapping) => {
+    const bucket = index.get(key)
+    if (bucket === undefined) index.set(key, [entry])
+    else bucket.push(entry)
+  }
+  eachMapping(policy, (m) => {
+    size++
+    const matcher = matcherOf(m.mapping.fromImage)
+    if (matcher === undefined) return
+    const entry: CompiledMapping = { ...m, matcher }
+    if (matcher.kind === "reference") {
+      push(byRepository, repositoryKey(matcher.ref.domain, matcher.ref.path), entry)
+    } else {
+      const segments = matcher.pattern.segments
+      const last = segments[segments.length - 1]!
+      push(patterns, patternKey(matcher.pattern.domain, segments.length, last.includes("*") ? "*" : last), entry)
+    }
+  })
+  return { size, byRepository, patterns }
+}
+
+/** Collects the matching mappings (fed in policy order) into candidates and the `considered` list. */
+const decide = (
+  ref: ImageReference,
+  platform: string,
+  now: number,
+  matches: Iterable<readonly [Omit<CompiledMapping, "matcher" | "seq">, { kind: MatchKind; specificity: number }]>
+): Resolution => {
+  const considered: Array<Considered & { candidate?: Candidate }> = []
+  let winner: Candidate | undefined
+  for (const [m, match] of matches) {
+    const { mapping } = m
+    const scope = mapping.platformScope ?? ""
+    const base = {
+      policyGroupId: m.groupId,
+      phaseId: mapping.phaseId,
+      mappingId: mapping.id,
+      fromImage: mapping.fromImage,
+      platformScope: scope
+    }
+    if (scope !== "" && scope !== platform) {
+      considered.push({ ...base, matched: false, reason: `platform ${scope} does not apply to ${platform || "an unspecified platform"}` })
+      continue
+    }
+    if (Date.parse(mapping.activeFrom) > now) {
+      considered.push({ ...base, matched: false, reason: `not yet active (from ${mapping.activeFrom})` })
+      continue
+    }
+    const candidate: Candidate = {
+      groupIndex: m.groupIndex,
+      phasePosition: m.phasePosition,
+      groupId: m.groupId,
+      mapping,
+      kind: match.kind,
+      platformSpecific: scope !== "",
+      specificity: match.specificity
+    }
+    // the first of equal candidates wins, as the first element of a stable sort would
+    if (winner === undefined || compareCandidates(candidate, winner) < 0) winner = candidate
+    considered.push({ ...base, matched: true, reason: "", candidate })
+  }
+  return {
+    image: formatImageReference(ref),
     resolved: winner === undefined ? null : {
       toImage: winner.mapping.toImage,
       policyGroupId: winner.groupId,
@@ -161,5 +229,61 @@ export const resolve = (input: {
     considered: considered.map(({ candidate, ...c }) =>
       candidate === undefined ? c : { ...c, reason: candidate === winner ? describeWin(candidate) : describeLoss(candidate, winner!) }
     )
-  })
+  }
 }
+
+export interface ResolveInput {
+  readonly image: string
+  readonly platform?: string | undefined
+  readonly now: Date
+}
+
+const parseInput = (input: ResolveInput): Either.Either<readonly [ImageReference, string], InvalidImageReference | InvalidPlatform> => {
+  const ref = normalizeImageReference(input.image)
+  if (Either.isLeft(ref)) return Either.left(ref.left)
+  const platform = normalizePlatformScope(input.platform)
+  if (Either.isLeft(platform)) return Either.left(platform.left)
+  return Either.right([ref.right, platform.right] as const)
+}
+
+/**
+ * Resolves one image by reading every mapping of the policy. For many images against the same
+ * policy, `compile` once and use `resolveCompiled`: the answer is the same.
+ */
+export const resolve = (input: ResolveInput & { readonly policy: ResolutionPolicy }): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> =>
+  Either.map(parseInput(input), ([ref, platform]) => {
+    const matches: Array<readonly [Omit<CompiledMapping, "matcher">, { kind: MatchKind; specificity: number }]> = []
+    eachMapping(input.policy, (m) => {
+      const matcher = matcherOf(m.mapping.fromImage)
+      const match = matcher === undefined ? undefined : matchWith(matcher, ref)
+      // unrelated mappings are not listed: `considered` stays readable
+      if (match !== undefined) matches.push([m, match])
+    })
+    return decide(ref, platform, input.now.getTime(), matches)
+  })
+
+const none: ReadonlyArray<CompiledMapping> = []
+
+/** `resolve` over a compiled policy: the same winner and the same `considered` list, in the same order. */
+export const resolveCompiled = (
+  compiled: CompiledPolicy,
+  input: ResolveInput
+): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> =>
+  Either.map(parseInput(input), ([ref, platform]) => {
+    const segments = ref.path.split("/")
+    const buckets = [
+      compiled.byRepository.get(repositoryKey(ref.domain, ref.path)) ?? none,
+      compiled.patterns.get(patternKey(ref.domain, segments.length, segments[segments.length - 1]!)) ?? none,
+      compiled.patterns.get(patternKey(ref.domain, segments.length, "*")) ?? none
+    ]
+    const matches: Array<readonly [CompiledMapping, { kind: MatchKind; specificity: number }]> = []
+    for (const bucket of buckets) {
+      for (const entry of bucket) {
+        const match = matchWith(entry.matcher, ref)
+        if (match !== undefined) matches.push([entry, match])
+      }
+    }
+    // each bucket is in policy order; together they must be too (`considered` and tie-breaks follow it)
+    matches.sort((a, b) => a[0].seq - b[0].seq)
+    return decide(ref, platform, input.now.getTime(), matches)
+  })

@@ -80,3 +80,84 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
     assert.isTrue(Either.isLeft(r) || Either.isRight(r))
   })
 })
+
+describe("Resolution.compile / resolveCompiled", () => {
+  const groupIds = [gid(1), gid(2), gid(3)]
+  const phaseIds = [pid(1), pid(2), pid(3)] // pid(3) belongs to no group's phase list
+  const fromImage = fc.oneof(
+    fc.constantFrom(
+      "nginx", "nginx:1", "nginx:1.25", "docker.io/library/nginx:1", "index.docker.io/library/nginx", "library/nginx:2",
+      "nginx@sha256:" + "a".repeat(64), "nginx:1@sha256:" + "a".repeat(64),
+      "nginx:*", "nginx:1*", "*:1", "library/*", "library/ngin*:*", "node:20-*", "node:*", "node", "node:20",
+      "ghcr.io/acme/api", "ghcr.io/acme/api:1", "ghcr.io/acme/*", "ghcr.io/acme/*:1", "ghcr.io/*/api:1", "ghcr.io/acme/team/api:1",
+      "ghcr.io/acme/team/*", "localhost:5000/api:1", "localhost:5000/*", "acme/api:1", "acme/*-service:*",
+      "Nginx:1", "*.gcr.io/app:1", "", "not a reference", "redis:*"
+    ),
+    fc.tuple(fc.constantFrom("", "ghcr.io/", "acme/"), fc.constantFrom("a", "b", "*", "a*"), fc.constantFrom("", ":1", ":*", ":1*"))
+      .map(([d, p, t]) => `${d}${p}${t}`)
+  )
+  const mapping = fc.record({
+    from: fromImage,
+    scope: fc.constantFrom(undefined, "", "linux/amd64", "linux/arm64", "linux/aarch64"),
+    order: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+    activeFrom: fc.constantFrom("2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00Z", "not a date"),
+    phase: fc.constantFrom(...phaseIds),
+    id: fc.integer({ min: 1, max: 6 }) // few ids: ties on the id happen
+  }).map((r) => ({
+    ...live(r.from, `to:${r.id}`, {
+      phaseId: r.phase,
+      activeFrom: r.activeFrom,
+      ...(r.order !== undefined ? { order: r.order } : {}),
+      ...(r.scope !== undefined ? { platformScope: r.scope } : {})
+    }),
+    id: Id.make("mapping", new Uint8Array(16).fill(r.id)) as Id.MappingId
+  }))
+  const randomPolicy = fc.array(fc.array(mapping, { maxLength: 15 }), { minLength: 0, maxLength: 3 }).map((groups) =>
+    groups.map((published, i) => ({
+      group: { id: groupIds[i]!, name: `g${i}` },
+      phases: [{ id: pid(1), position: i % 2 }, { id: pid(2), position: 1 - (i % 2) }],
+      published
+    }))
+  )
+  const image = fc.oneof(
+    fc.constantFrom(
+      "nginx", "nginx:1", "nginx:1.25", "docker.io/library/nginx:1", "nginx@sha256:" + "a".repeat(64), "nginx:1@sha256:" + "a".repeat(64),
+      "node:20", "node:20-alpine", "ghcr.io/acme/api:1", "ghcr.io/acme/api", "ghcr.io/acme/team/api:1", "ghcr.io/x/api:1",
+      "localhost:5000/api:1", "acme/api:1", "acme/billing-service:3", "a:1", "b:1", "ghcr.io/a:1", "acme/a1:1x", "redis:7", "Nginx", ""
+    ),
+    fc.string({ maxLength: 12 })
+  )
+  const platform = fc.constantFrom(undefined, "", "linux/amd64", "linux/aarch64", "linux/arm64/v8", "plan10/amd64")
+
+  const same = (a: ReturnType<typeof Resolution.resolve>, b: ReturnType<typeof Resolution.resolve>) => {
+    if (Either.isLeft(a) || Either.isLeft(b)) {
+      assert.isTrue(Either.isLeft(a) && Either.isLeft(b))
+      assert.strictEqual(Either.isLeft(a) && a.left._tag, Either.isLeft(b) && b.left._tag)
+      return
+    }
+    assert.deepStrictEqual(b.right, a.right)
+  }
+
+  it.prop("resolveCompiled(compile(p)) answers exactly what resolve(p) answers", [randomPolicy, fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 5 })], ([p, queries]) => {
+    const compiled = Resolution.compile(p)
+    for (const [img, plat] of queries) {
+      same(Resolution.resolve({ policy: p, image: img, platform: plat, now }), Resolution.resolveCompiled(compiled, { image: img, platform: plat, now }))
+    }
+  }, { fastCheck: { numRuns: 500 } })
+
+  it("keeps the considered list in policy order across buckets", () => {
+    const p = policy([live("nginx:*", "p:1"), live("nginx", "r:1"), live("nginx:1", "e:1", { order: 2 })], [live("*:1", "q:1")])
+    const r = Either.getOrThrow(Resolution.resolveCompiled(Resolution.compile(p), { image: "nginx:1", now }))
+    assert.deepStrictEqual(r.considered.map((c) => c.fromImage), ["nginx:*", "nginx", "nginx:1", "*:1"])
+    assert.strictEqual(r.resolved?.toImage, "e:1")
+    assert.deepStrictEqual(r, Either.getOrThrow(Resolution.resolve({ policy: p, image: "nginx:1", now })))
+  })
+
+  it("buckets references by repository and patterns apart; unparseable fromImages are left out", () => {
+    const compiled = Resolution.compile(policy([live("nginx:1", "a:1"), live("docker.io/library/nginx", "b:1"), live("node:*", "c:1"), live("Bad Ref", "d:1")]))
+    assert.strictEqual(compiled.size, 4)
+    assert.deepStrictEqual([...compiled.byRepository.keys()], ["docker.io/library/nginx"])
+    assert.strictEqual(compiled.byRepository.get("docker.io/library/nginx")!.length, 2)
+    assert.deepStrictEqual([...compiled.patterns.keys()], ["docker.io|2|node"])
+  })
+})
