@@ -6,9 +6,9 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { MappingId, PhaseId } from "./Id.js"
+import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
 import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
-import type { PublishedMapping } from "./PolicyGroup.js"
+import { type ExternalSource, externalPhases, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
 
 export const maxEntries = 10_000
 
@@ -151,3 +151,126 @@ export const applySync = (input: {
   })
   return { published, diff }
 }
+
+// Syncing a phase from its file (spec 3 "external phase" row) -----------------------------------
+
+/** Why a phase's file could not be read, when the reason is the phase's own configuration. */
+export type SourceProblem = "repository-or-branch-not-found" | "connection-inactive" | "connection-missing"
+
+/** What reading the phase's file at the head of its branch found. */
+export type SourceRead =
+  | { readonly _tag: "Found"; readonly content: string; readonly version: string }
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Unreachable"; readonly problem: SourceProblem }
+
+/**
+ * What a sync does with what it read:
+ * - `Unchanged`: the phase already reflects this read (the same file version, or the same problem
+ *   again): nothing is written and nothing is emitted;
+ * - `Rejected`: the published mappings stay as they are; the phase records `lastError` and the
+ *   version that was refused (`null` when there was no file to refuse);
+ * - `Accepted`: the file is valid and becomes the phase's complete set of mappings.
+ */
+export type SyncDecision =
+  | { readonly _tag: "Unchanged"; readonly version: string | null }
+  | { readonly _tag: "Rejected"; readonly version: string | null; readonly lastError: string }
+  | { readonly _tag: "Accepted"; readonly version: string; readonly mappings: ReadonlyArray<MappingInput> }
+
+/** `lastError` texts are short and name at most the phase's own file name (never a directory, a provider message or a token). */
+export const maxErrorLength = 500
+
+/** The last segment of the phase's path: the only part of a path an error text names. */
+export const fileNameOf = (path: string): string => path.split("/").filter((s) => s !== "").pop() ?? path
+
+const clip = (text: string) => (text.length <= maxErrorLength ? text : `${text.slice(0, maxErrorLength - 1)}…`)
+
+/** The `lastError` of a file that failed validation: its first problems with their JSON paths. */
+export const invalidFileError = (path: string, error: InvalidMappingsFile): string => {
+  const shown = error.errors.slice(0, 3).map((e) => `${e.path}: ${e.message}`).join("; ")
+  const more = error.errors.length > 3 ? ` (and ${error.errors.length - 3} more)` : ""
+  return clip(`${fileNameOf(path)} is not valid and was not applied: ${shown}${more}`)
+}
+
+/** The `lastError` of a file that could not be read for a reason of the phase's own configuration. */
+export const sourceProblemError = (path: string, problem: SourceProblem | "missing"): string => {
+  switch (problem) {
+    case "missing":
+      return clip(`${fileNameOf(path)} was not found on the branch; the published mappings were kept`)
+    case "repository-or-branch-not-found":
+      return "the provider does not know the repository or the branch of this phase; the published mappings were kept"
+    case "connection-inactive":
+      return "the VCS connection of this phase is inactive; the published mappings were kept"
+    case "connection-missing":
+      return "the VCS connection of this phase no longer exists; the published mappings were kept"
+  }
+}
+
+/**
+ * Decides what a sync does. `lastVersion` is the version the phase last processed, applied or
+ * refused, so the same version is never processed twice; a problem without a file (missing file,
+ * unknown branch) records no version, so the file's return is always processed, even with the
+ * content it had before.
+ */
+export const decideSync = (
+  source: Pick<ExternalSource, "path" | "lastVersion" | "lastError">,
+  read: SourceRead
+): SyncDecision => {
+  if (read._tag === "Found") {
+    if (read.version === source.lastVersion) return { _tag: "Unchanged", version: read.version }
+    const decoded = decodeMappingsFile(read.content)
+    return Either.isLeft(decoded)
+      ? { _tag: "Rejected", version: read.version, lastError: invalidFileError(source.path, decoded.left) }
+      : { _tag: "Accepted", version: read.version, mappings: decoded.right }
+  }
+  const lastError = sourceProblemError(source.path, read._tag === "Missing" ? "missing" : read.problem)
+  return source.lastVersion === null && source.lastError === lastError
+    ? { _tag: "Unchanged", version: null }
+    : { _tag: "Rejected", version: null, lastError }
+}
+
+// Provider pushes -----------------------------------------------------------------------------
+
+/** A push reported by a provider's webhook, reduced to what decides which phases it concerns. */
+export interface Push {
+  readonly repositoryFullName: string
+  /** The pushed ref as both providers send it, e.g. `refs/heads/main`. */
+  readonly ref: string
+  /**
+   * Every path the pushed commits added, modified or removed, or `null` when the provider's list
+   * may be incomplete (too many commits, a force push, a new branch): then any push to the branch
+   * concerns the phase, and the sync's version check keeps it cheap.
+   */
+  readonly changedPaths: ReadonlyArray<string> | null
+}
+
+/** `refs/heads/main` -> `main`; tags and other refs are no branch. */
+export const branchOfRef = (ref: string): string | undefined =>
+  ref.startsWith("refs/heads/") && ref.length > "refs/heads/".length ? ref.slice("refs/heads/".length) : undefined
+
+/** A repository-relative path without leading `/` or `./`. */
+export const normalizePath = (path: string): string => path.replace(/^(?:\.?\/)+/, "")
+
+/**
+ * Whether a push concerns a phase's file: the same repository (provider names are
+ * case-insensitive), the phase's branch exactly, and the file among the changed paths when the
+ * provider listed them all. A push to another branch or touching other files does nothing.
+ */
+export const pushTouches = (
+  source: Pick<ExternalSource, "repositoryFullName" | "branch" | "path">,
+  push: Push
+): boolean =>
+  push.repositoryFullName.toLowerCase() === source.repositoryFullName.toLowerCase() &&
+  branchOfRef(push.ref) === source.branch &&
+  (push.changedPaths === null || push.changedPaths.some((p) => normalizePath(p) === normalizePath(source.path)))
+
+/** The external phases of a connection that a push concerns, across the organization's groups. */
+export const phasesTouchedByPush = (
+  groups: ReadonlyArray<PolicyGroup>,
+  vcsConnectionId: VcsConnectionId,
+  push: Push
+): ReadonlyArray<{ readonly policyGroupId: PolicyGroupId; readonly phaseId: PhaseId }> =>
+  groups.flatMap((group) =>
+    externalPhases(group)
+      .filter((phase) => phase.external.vcsConnectionId === vcsConnectionId && pushTouches(phase.external, push))
+      .map((phase) => ({ policyGroupId: group.id, phaseId: phase.id }))
+  )

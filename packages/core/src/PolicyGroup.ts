@@ -205,3 +205,27 @@ export class ExternalSyncUnavailable extends Schema.TaggedError<ExternalSyncUnav
     return "syncing external phases is not available in this deployment yet; the phase was left unchanged"
   }
 }
+
+/** An external phase with its source, as the sync reads it. */
+export type ExternalPhase = Phase & { readonly sourceType: "external"; readonly external: ExternalSource }
+
+/** POST .../sync and the sync triggers: only an external phase follows a file (409 otherwise). */
+export const ensureExternalPhase = (
+  group: PolicyGroup,
+  phaseId: string
+): Either.Either<ExternalPhase, PhaseNotExternal | PhaseNotFound> =>
+  Either.flatMap(findPhase(group, phaseId), (phase): Either.Either<ExternalPhase, PhaseNotExternal> =>
+    phase.sourceType === "external" && phase.external !== undefined
+      ? Either.right(phase as ExternalPhase)
+      : Either.left(new PhaseNotExternal({ policyGroupId: group.id, phaseId: phase.id })))
+
+/** The external phases of a group, in position order. */
+export const externalPhases = (group: PolicyGroup): ReadonlyArray<ExternalPhase> =>
+  [...group.phases].sort(byPosition).filter((p): p is ExternalPhase => p.sourceType === "external" && p.external !== undefined)
+
+/**
+ * The cooldown of a group's external phases: the group's own setting, or the organization's
+ * default when the group has none (`null`). Zero is a setting, not an absence.
+ */
+export const cooldownSecondsOf = (group: PolicyGroup, organizationCooldownSeconds: number): number =>
+  group.cooldownSeconds ?? organizationCooldownSeconds

@@ -1,0 +1,215 @@
+/**
+ * External phases follow their mappings files (spec 2 "External mappings file", 3 "external phase"
+ * row). A sync reads the file at the head of the phase's branch, lets the core decide
+ * (`MappingsFile.decideSync`), and writes the outcome, its audit row and its events in one
+ * transaction under the group's lock. The same file version is never processed twice, so a sync
+ * can run from the API, from a provider push and from the poll worker of several hosts at once.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "../Id.js"
+import { mappingKey } from "../Mapping.js"
+import * as MappingsFile from "../MappingsFile.js"
+import * as PolicyGroup from "../PolicyGroup.js"
+import { Ids } from "../ports/Ids.js"
+import { Store } from "../ports/Store.js"
+import { VcsProvider } from "../ports/VcsProvider.js"
+import { notificationTeam } from "../Webhook.js"
+import { audit, type Caller, emit, now } from "./Caller.js"
+
+/** What one sync did. `changed`: the phase's published mappings changed. */
+export interface SyncSummary {
+  readonly phaseId: PhaseId
+  /** The file version read (its blob sha); `null` when there was no file to read. */
+  readonly version: string | null
+  readonly changed: boolean
+  readonly created: number
+  readonly updated: number
+  readonly removed: number
+  /** The phase's current problem (`lastError`), when its file could not be applied. */
+  readonly error?: string
+}
+
+const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
+  Effect.flatMap(Store, (store) =>
+    Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
+      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
+      onSome: Effect.succeed
+    })))
+
+/**
+ * Reads the phase's file through its connection. Problems of the phase's own configuration (no
+ * such connection, an inactive one, an unknown repository or branch) become a `SourceRead` the
+ * core records on the phase; passing provider trouble (rate limit, outage, rejected credentials,
+ * no adapter) fails with its `VcsProviderError` and changes nothing. Rejected credentials mark the
+ * connection `error`; a later successful read marks it `active` again.
+ */
+const readSource = (caller: Caller, source: PolicyGroup.ExternalSource) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const vcs = yield* VcsProvider
+    const found = yield* store.vcsConnections.get(caller.orgId, source.vcsConnectionId)
+    if (Option.isNone(found)) return { _tag: "Unreachable", problem: "connection-missing" } as const
+    const connection = found.value
+    if (connection.status === "inactive") return { _tag: "Unreachable", problem: "connection-inactive" } as const
+    const settings = Option.getOrNull(yield* store.vcsConnections.settings(caller.orgId, connection.id))
+    const read: MappingsFile.SourceRead = yield* vcs.readFile(
+      { orgId: caller.orgId, connection, settings },
+      { fullName: source.repositoryFullName, branch: source.branch, path: source.path }
+    ).pipe(
+      Effect.map(Option.match({
+        onNone: (): MappingsFile.SourceRead => ({ _tag: "Missing" }),
+        onSome: (file): MappingsFile.SourceRead => ({ _tag: "Found", content: file.content, version: file.version })
+      })),
+      Effect.catchIf(
+        (e) => e.reason === "not-found",
+        (): Effect.Effect<MappingsFile.SourceRead> => Effect.succeed({ _tag: "Unreachable", problem: "repository-or-branch-not-found" })
+      ),
+      Effect.tapError((e) => e.reason === "unauthorized" ? store.vcsConnections.setStatus(caller.orgId, connection.id, "error") : Effect.void)
+    )
+    if (connection.status === "error") yield* store.vcsConnections.setStatus(caller.orgId, connection.id, "active")
+    return read
+  })
+
+const mappingEvent = (groupId: PolicyGroupId, changedAt: string, action: "created" | "updated" | "removed") =>
+(m: PolicyGroup.PublishedMapping) => ({
+  type: `service.policy_mapping.${action}` as const,
+  data: {
+    mapping_id: m.id,
+    policy_group_id: groupId,
+    phase_id: m.phaseId,
+    from_image: m.fromImage,
+    to_image: m.toImage,
+    platform_scope: m.platformScope ?? "",
+    action,
+    changed_at: changedAt
+  }
+})
+
+/**
+ * POST .../phases/{phaseId}/sync, provider pushes and the poll worker: brings one external phase
+ * in line with its file. 404 for an unknown group or phase, `PhaseNotExternal` for an internal
+ * phase, `VcsProviderError` when the provider could not answer (nothing changes then).
+ */
+export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
+  caller: Caller,
+  groupId: PolicyGroupId,
+  phaseId: PhaseId
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const before = yield* PolicyGroup.ensureExternalPhase(yield* loadGroup(caller, groupId), phaseId)
+  // the provider is asked outside the transaction: no row lock is held across a network call
+  const read = yield* readSource(caller, before.external)
+  return yield* store.transaction(Effect.gen(function*() {
+    yield* store.policyGroups.lock(caller.orgId, groupId)
+    // decided on the state under the lock: a racing sync of the same version finds it processed
+    const group = yield* loadGroup(caller, groupId)
+    const phase = yield* PolicyGroup.ensureExternalPhase(group, phaseId)
+    const decision = MappingsFile.decideSync(phase.external, read)
+    const unchanged = { phaseId: phase.id, changed: false, created: 0, updated: 0, removed: 0 }
+    if (decision._tag === "Unchanged") {
+      return { ...unchanged, version: decision.version, ...(phase.external.lastError !== null ? { error: phase.external.lastError } : {}) }
+    }
+    const at = yield* now
+    const changedAt = at.toISOString()
+    const org = yield* store.organizations.get(caller.orgId)
+    const routing = {
+      family: "policy" as const,
+      policyGroupId: groupId,
+      notificationTeamId: notificationTeam(
+        group.notificationRouting,
+        Option.match(org, { onNone: () => null, onSome: (o) => o.defaultNotificationTeamId })
+      )
+    }
+    const published = yield* store.published.listByGroup(caller.orgId, groupId)
+    const groupUpdated = (mappingCount: number) => ({
+      type: "service.policy_group.updated" as const,
+      data: { policy_group_id: groupId, action: "updated", mapping_count: mappingCount, changed_at: changedAt }
+    })
+
+    if (decision._tag === "Rejected") {
+      // the published mappings stay; the phase says why, and subscribers hear of it
+      yield* store.policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
+        lastSyncedAt: changedAt,
+        lastError: decision.lastError,
+        lastVersion: decision.version
+      })
+      yield* audit(caller, "policy_group.sync_rejected", "phase", phase.id)
+      yield* emit(caller, routing, [groupUpdated(published.length)])
+      return { ...unchanged, version: decision.version, error: decision.lastError }
+    }
+
+    const current = published.filter((m) => m.phaseId === phase.id)
+    const added = MappingsFile.diffMappings(current, decision.mappings).added.length
+    const fresh: Array<MappingId> = []
+    for (let i = 0; i < added; i++) fresh.push((yield* ids.next("mapping")) as MappingId)
+    const result = MappingsFile.applySync({
+      phaseId: phase.id,
+      current,
+      file: decision.mappings,
+      now: at,
+      cooldownSeconds: PolicyGroup.cooldownSecondsOf(group, Option.match(org, { onNone: () => 0, onSome: (o) => o.cooldownSeconds })),
+      ids: fresh
+    })
+    yield* store.published.replace(caller.orgId, groupId, [phase.id], result.published)
+    yield* store.policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
+      lastSyncedAt: changedAt,
+      lastError: null,
+      lastVersion: decision.version
+    })
+    yield* audit(caller, "policy_group.sync", "phase", phase.id)
+    const byKey = new Map(result.published.map((m) => [m.key, m]))
+    const live = (key: string) => byKey.get(key)!
+    const { diff } = result
+    const changed = diff.added.length + diff.changed.length + diff.removed.length > 0
+    if (changed || phase.external.lastError !== null) {
+      yield* emit(caller, routing, [
+        groupUpdated(published.length - current.length + result.published.length),
+        ...diff.added.map((m) => live(mappingKey(m.fromImage, m.platformScope))).map(mappingEvent(groupId, changedAt, "created")),
+        ...diff.changed.map((c) => live(c.before.key)).map(mappingEvent(groupId, changedAt, "updated")),
+        ...diff.removed.map(mappingEvent(groupId, changedAt, "removed"))
+      ])
+    }
+    return {
+      phaseId: phase.id,
+      version: decision.version,
+      changed,
+      created: diff.added.length,
+      updated: diff.changed.length,
+      removed: diff.removed.length
+    }
+  }))
+})
+
+/** Syncs every external phase of a connection's organization that a provider push concerns. */
+export const syncPushed = Effect.fn("Sync.syncPushed")(function*(
+  caller: Caller,
+  vcsConnectionId: VcsConnectionId,
+  push: MappingsFile.Push
+) {
+  const store = yield* Store
+  const targets = MappingsFile.phasesTouchedByPush(yield* store.policyGroups.all(caller.orgId), vcsConnectionId, push)
+  return yield* Effect.forEach(targets, (target) =>
+    syncExternalPhase(caller, target.policyGroupId, target.phaseId).pipe(
+      // the push was received; a provider that cannot answer now is retried by the poll worker
+      Effect.catchTag("VcsProviderError", (error) =>
+        Effect.succeed<SyncSummary>({
+          phaseId: target.phaseId,
+          version: null,
+          changed: false,
+          created: 0,
+          updated: 0,
+          removed: 0,
+          error: error.message
+        })),
+      // a group or phase removed since the listing is simply no longer synced
+      Effect.catchTags({ PolicyGroupNotFound: () => Effect.succeed(null), PhaseNotFound: () => Effect.succeed(null), PhaseNotExternal: () => Effect.succeed(null) })
+    )).pipe(Effect.map((summaries) => summaries.filter((s): s is SyncSummary => s !== null)))
+})
+
+/** The connection a provider push names, with its organization and settings (for the signature check). */
+export const locateConnection = Effect.fn("Sync.locateConnection")(function*(vcsConnectionId: VcsConnectionId) {
+  const store = yield* Store
+  return yield* store.vcsConnections.locate(vcsConnectionId)
+})
