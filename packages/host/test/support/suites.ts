@@ -39,43 +39,9 @@ export const useHost = (makeStore: MakeStore): () => TestHost => {
   }
 }
 
-export interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: any
-  readonly text: string
-}
-
-/**
- * Every error answer is RFC 9457 problem JSON (contracts 4). Checks the status, the content type,
- * the four members, and optionally the `type` and the field paths named in `errors`.
- */
-export const expectProblem = (
-  answer: Answer,
-  status: number,
-  options: { readonly type?: string; readonly paths?: ReadonlyArray<string> } = {}
-): any => {
-  const context = `${answer.status} ${answer.text}`
-  expect(answer.status, context).toBe(status)
-  expect(answer.headers.get("content-type") ?? "", context).toMatch(/^application\/problem\+json/)
-  const body = answer.body
-  expect(body, context).toBeTypeOf("object")
-  expect(body.type, context).toBeTypeOf("string")
-  expect(body.type.length, context).toBeGreaterThan(0)
-  expect(body.title, context).toBeTypeOf("string")
-  expect(body.status, context).toBe(status)
-  expect(body.detail, context).toBeTypeOf("string")
-  expect(body.detail.length, context).toBeGreaterThan(0)
-  expect(answer.text, context).not.toMatch(/\n\s+at\s/) // never a stack trace
-  if (options.type !== undefined) expect(body.type, context).toBe(options.type)
-  if (options.paths !== undefined) {
-    expect(Array.isArray(body.errors), context).toBe(true)
-    const named = (body.errors as ReadonlyArray<{ path: string; message: string }>).map((e) => e.path)
-    for (const path of options.paths) expect(named, context).toContain(path)
-    for (const e of body.errors) expect(e.message, context).toBeTypeOf("string")
-  }
-  return body
-}
+// one definition of what a problem answer must be, shared by every HTTP suite
+export { type Answer, expectProblem } from "./problem.js"
+import type { Answer } from "./problem.js"
 
 /** A successful JSON answer with the given status. */
 export const expectJson = (answer: Answer, status: number): any => {
