@@ -15,6 +15,7 @@ import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
+import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
 import { WebhooksHandlers } from "./handlers/Webhooks.js"
 import * as Auth from "./http/Auth.js"
 import * as BodyGuard from "./http/BodyGuard.js"
@@ -48,7 +49,8 @@ export const apiLayer = (options: Options) =>
         ApiKeysHandlers,
         SnoozeRequestsHandlers,
         AuditHandlers,
-        WebhooksHandlers
+        WebhooksHandlers,
+        VcsEventsHandlers(options)
       ]),
       Layer.provide(Auth.layer(options))
     ),
@@ -60,6 +62,8 @@ export interface ServiceOptions {
   readonly secretKey?: string | undefined
   /** `IMAGE_POLICY_ALLOW_UNSAFE_WEBHOOK_TARGETS=1`: plain HTTP and non-public webhook targets, for local testing only. */
   readonly allowUnsafeWebhookTargets?: boolean | undefined
+  /** Options of the VCS providers, e.g. a `Fixture.make()` provider whose files a test changes at run time. */
+  readonly vcs?: VcsProviders.Options | undefined
 }
 
 /** Ids, key hashing (cached), sealing, the webhook sender and the VCS providers around a store. */
@@ -71,7 +75,7 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
     WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
-    VcsProviders.layer()
+    VcsProviders.layer(options.vcs)
   )
 
 /** The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch runtime). */

@@ -291,14 +291,16 @@ const suite = (name: string, makeStore: StoreFactory) =>
     })
 
     describe("sync", () => {
-      it("an external phase answers a clear non-5xx problem and nothing changes", async () => {
+      // the whole sync (files added, changed, invalid, pushes) is in sync.test.ts
+      it("an external phase whose file is missing keeps its published mappings and says why", async () => {
         const before = await details()
         const answer = await host.request("POST", `${groupPath(base().id)}/phases/${fromRepo()}/sync`)
-        expect(answer.status).toBeGreaterThanOrEqual(400)
-        expect(answer.status).toBeLessThan(500)
-        const body = expectProblem(answer, answer.status)
-        expect(body.detail).toMatch(/sync/i)
-        expect(await details()).toEqual(before)
+        expect(answer.status).toBe(200)
+        expect(answer.body).toMatchObject({ phaseId: fromRepo(), version: null, changed: false, created: 0, updated: 0, removed: 0 })
+        expect(answer.body.error).toMatch(/service-mappings\.json was not found/)
+        const after = await details()
+        expect(after.publishedMappings).toEqual(before.publishedMappings)
+        expect(after.phases[1].external.lastError).toBe(answer.body.error)
       })
 
       it("an internal phase answers 409 (there is no file to follow); unknown phase 404; drafts-only key 403", async () => {

@@ -23,10 +23,24 @@ export const FixtureRepository = Schema.Struct({
 }))
 export type FixtureRepository = typeof FixtureRepository.Type
 
-/** Stored connection settings: fixture data, or a provider API reached with a token from the environment. */
+/**
+ * Stored connection settings: fixture data, or a provider API reached with a token from the
+ * environment. The secret that signs the provider's push webhooks is the fixture's own
+ * `webhookSecret` (tests, demos) or, for a real provider, read from the variable `webhookSecretEnv`
+ * names, like the token; it is never logged or answered.
+ */
 export const ConnectionSettings = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("fixture"), repositories: Schema.Array(FixtureRepository) }),
-  Schema.Struct({ kind: Schema.Literal("api"), baseUrl: Schema.String, tokenEnv: Schema.String })
+  Schema.Struct({
+    kind: Schema.Literal("fixture"),
+    repositories: Schema.Array(FixtureRepository),
+    webhookSecret: Schema.optional(Schema.String)
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("api"),
+    baseUrl: Schema.String,
+    tokenEnv: Schema.String,
+    webhookSecretEnv: Schema.optional(Schema.String)
+  })
 )
 export type ConnectionSettings = typeof ConnectionSettings.Type
 

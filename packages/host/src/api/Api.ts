@@ -12,6 +12,7 @@ import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { Problem } from "./Problem.js"
 import { RepositoriesGroup } from "./Repositories.js"
+import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
 
 export class Api extends HttpApi.make("image-policy")
@@ -23,6 +24,7 @@ export class Api extends HttpApi.make("image-policy")
   .add(SnoozeRequestsGroup)
   .add(AuditGroup)
   .add(WebhooksGroup)
+  .add(VcsEventsGroup)
   .addError(Problem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "image-policy")

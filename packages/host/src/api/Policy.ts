@@ -6,6 +6,7 @@ import { Mapping, PolicyGroup } from "@image-policy/core"
 import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
 import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
+import { Problem503 } from "./VcsEvents.js"
 import { Authentication, requires } from "./Security.js"
 
 const GroupPath = Schema.Struct({ orgId: PathId, groupId: PathId })
@@ -20,6 +21,21 @@ export const PublishResult = Schema.Struct({
   id: Schema.String,
   publishedMappings: Schema.Array(PolicyGroup.PublishedMapping),
   changes: Schema.Struct({ created: Schema.Int, updated: Schema.Int, removed: Schema.Int })
+})
+
+/** What POST .../sync did (core `Sync.SyncSummary`). */
+export const SyncResult = Schema.Struct({
+  phaseId: Schema.String,
+  version: Schema.NullOr(Schema.String).annotations({
+    description: "The file version read (its git blob sha); null when the phase's file could not be read"
+  }),
+  changed: Schema.Boolean.annotations({ description: "Whether the phase's published mappings changed" }),
+  created: Schema.Int,
+  updated: Schema.Int,
+  removed: Schema.Int,
+  error: Schema.optional(Schema.String).annotations({
+    description: "Why the phase's file is not applied (also the phase's `lastError` in the details); the published mappings were kept"
+  })
 })
 
 export const PolicyGroupApi = HttpApiGroup.make("policy")
@@ -71,9 +87,16 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
   .add(
     HttpApiEndpoint.post("syncPhase", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/sync")
       .setPath(PhasePath)
-      .addSuccess(Schema.Struct({ id: Schema.String }))
+      .addSuccess(SyncResult)
       .addError(Problem409)
-      .annotate(OpenApi.Description, "Syncs an external phase from its mappings file now.")
+      .addError(Problem503)
+      .annotate(
+        OpenApi.Description,
+        "Syncs an external phase from its mappings file now: a new valid file version becomes the phase's published mappings " +
+          "(subject to cooldown); an invalid or missing file changes no mapping and is reported in `error` and the phase's `lastError`; " +
+          "the same version again changes nothing. 409 for an internal phase or a connection whose provider is not configured or " +
+          "rejected its credentials, 429 when the provider asks to slow down, 503 when it cannot be reached."
+      )
       .pipe(requires("policy:publish"))
   )
   .middleware(Authentication)

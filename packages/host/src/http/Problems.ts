@@ -61,7 +61,12 @@ const rules: Record<string, Rule> = {
   // webhooks (spec 6; contracts 5)
   InvalidEndpoint: { status: 400, path: "endpointUrl" },
   DeliveryNotDead: { status: 409 },
-  NotGenericWebhook: { status: 409 }
+  NotGenericWebhook: { status: 409 },
+  // provider push webhooks (api/VcsEvents.ts): one answer for every unverifiable delivery, so an
+  // unsigned caller learns nothing about which connection ids exist
+  PushNotAuthenticated: { status: 401, detail: "the delivery is not signed with the webhook secret of this VCS connection" },
+  PushReplayed: { status: 401, detail: "this delivery was already received, or names no delivery id; it was ignored" },
+  PushStale: { status: 401, detail: "the push is more than 5 minutes old; old deliveries are refused" }
 }
 
 const providerStatus = { "not-configured": 409, "unauthorized": 409, "not-found": 404, "rate-limited": 429, "unavailable": 503 } as const

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
+import * as SyncWorker from "../workers/Sync.js"
 import { boot } from "../Boot.js"
 import * as ServeOptions from "./ServeOptions.js"
 
@@ -112,6 +113,11 @@ const serve = (flags: ServeOptions.Flags) =>
       const publicUrl = config.app.publicUrl ?? `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
       // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first
       yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `deno-${Deno.pid}`), schedule: config.webhookRetrySchedule }).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
+      yield* SyncWorker.run(SyncWorker.defaults(`deno-${Deno.pid}`)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

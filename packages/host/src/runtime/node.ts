@@ -18,6 +18,7 @@ import { createServer } from "node:http"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
+import * as SyncWorker from "../workers/Sync.js"
 
 export interface StartOptions extends BootOptions {
   readonly port: number
@@ -30,6 +31,8 @@ export interface StartOptions extends BootOptions {
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
   readonly deliveryWorker?: Partial<DeliveryWorker.Options> | false | undefined
+  /** The external phase poll worker of this process (default every 60 s); `false` runs none. */
+  readonly syncWorker?: Partial<SyncWorker.Options> | false | undefined
 }
 
 export interface Running {
@@ -61,6 +64,12 @@ export const start = (options: StartOptions): Promise<Running> => {
     if (options.deliveryWorker !== false) {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
       yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `node-${process.pid}`), ...options.deliveryWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
+    if (options.syncWorker !== false) {
+      yield* SyncWorker.run({ ...SyncWorker.defaults(`node-${process.pid}`), ...options.syncWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )

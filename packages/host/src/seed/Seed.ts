@@ -34,12 +34,22 @@ const Routine = Schema.Struct({
 
 const Team = Schema.Struct({ name: Name, routines: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }) })
 
+const EnvName = Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/))
+
 const Connection = Schema.Struct({
   provider: oneOf(Onboarding.VcsProvider, Onboarding.VcsProvider.literals),
   externalAccountName: Name,
   status: Schema.optionalWith(oneOf(Onboarding.ConnectionStatus, Onboarding.ConnectionStatus.literals), { default: () => "active" as const }),
-  fixture: Schema.optional(Schema.Struct({ repositories: Schema.Array(FixtureVcs.FixtureRepository) })),
-  api: Schema.optional(Schema.Struct({ baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)), tokenEnv: Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/)) }))
+  fixture: Schema.optional(Schema.Struct({
+    repositories: Schema.Array(FixtureVcs.FixtureRepository),
+    // the secret of the fixture's push webhooks (tests and demos; real providers use webhookSecretEnv)
+    webhookSecret: Schema.optional(Schema.String.pipe(Schema.minLength(16, { message: () => "must be at least 16 characters" })))
+  })),
+  api: Schema.optional(Schema.Struct({
+    baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)),
+    tokenEnv: EnvName,
+    webhookSecretEnv: Schema.optional(EnvName)
+  }))
 })
 
 const Phase = Schema.Struct({
@@ -235,8 +245,17 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
         const id = yield* next<Id.VcsConnectionId>("vcsConnection")
         connections[c.externalAccountName] = id
         const settings: FixtureVcs.ConnectionSettings = c.fixture !== undefined
-          ? { kind: "fixture", repositories: c.fixture.repositories }
-          : { kind: "api", baseUrl: c.api!.baseUrl, tokenEnv: c.api!.tokenEnv }
+          ? {
+            kind: "fixture",
+            repositories: c.fixture.repositories,
+            ...(c.fixture.webhookSecret !== undefined ? { webhookSecret: c.fixture.webhookSecret } : {})
+          }
+          : {
+            kind: "api",
+            baseUrl: c.api!.baseUrl,
+            tokenEnv: c.api!.tokenEnv,
+            ...(c.api!.webhookSecretEnv !== undefined ? { webhookSecretEnv: c.api!.webhookSecretEnv } : {})
+          }
         yield* store.vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
       }
       const groups: Record<string, { id: string; phases: Record<string, string> }> = {}

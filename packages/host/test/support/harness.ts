@@ -88,16 +88,23 @@ export const startTestHost = async (options: {
   readonly app?: Partial<App.Options>
   readonly services?: App.ServiceOptions
   readonly deliveryWorker?: Parameters<typeof start>[0]["deliveryWorker"]
+  /** VCS provider options, e.g. `{ fixture: Fixture.make().provider }` to change fixture files at run time. */
+  readonly vcs?: App.ServiceOptions["vcs"]
+  /** The external phase poll worker; off unless given (a pass at start would sync the seed's phases). */
+  readonly syncWorker?: Parameters<typeof start>[0]["syncWorker"]
+  /** Instead of `testSeed`. */
+  readonly seed?: unknown
 } = {}): Promise<TestHost> => {
   const running = await start({
     port: 0,
     host: "127.0.0.1",
     store: options.store ?? MemoryStore.layer,
     app: { ...App.defaults, accessLog: false, rateLimit: null, ...options.app },
-    seed: Either.getOrThrow(Seed.parse(JSON.stringify(testSeed))),
+    seed: Either.getOrThrow(Seed.parse(JSON.stringify(options.seed ?? testSeed))),
     logLevel: LogLevel.Warning,
-    services: options.services,
-    deliveryWorker: options.deliveryWorker
+    services: options.vcs !== undefined ? { ...options.services, vcs: options.vcs } : options.services,
+    deliveryWorker: options.deliveryWorker,
+    syncWorker: options.syncWorker ?? false
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }
