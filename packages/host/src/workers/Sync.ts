@@ -38,15 +38,21 @@ export const runOnce = (options: Options) =>
           ref.phaseId
         ).pipe(
           Effect.tap((summary) =>
-            summary.changed || summary.error !== undefined
+            summary.changed
               ? Effect.logInfo("external phase synced").pipe(Effect.annotateLogs({
                 orgId: ref.orgId,
                 policyGroupId: ref.policyGroupId,
                 phaseId: ref.phaseId,
                 created: summary.created,
                 updated: summary.updated,
-                removed: summary.removed,
-                rejected: summary.error !== undefined
+                removed: summary.removed
+              }))
+              // a file problem is on the phase (lastError) and was announced once; every pass would repeat it
+              : summary.error !== undefined
+              ? Effect.logDebug("external phase not applied").pipe(Effect.annotateLogs({
+                orgId: ref.orgId,
+                policyGroupId: ref.policyGroupId,
+                phaseId: ref.phaseId
               }))
               : Effect.void
           ),
