@@ -67,6 +67,31 @@ export type Matcher =
   | { readonly kind: "reference"; readonly ref: ImageReference }
   | { readonly kind: "pattern"; readonly pattern: ImagePattern; readonly specificity: number }
 
+/**
+ * A glob's literal ends: text without `*` must equal; text with `*` must start with what precedes
+ * the first `*` and end with what follows the last one. Only a necessary condition of
+ * `matchesPattern`, which stays the one definition of a match; it lets the index skip most
+ * patterns without running their regular expressions.
+ */
+interface GlobEnds {
+  readonly literal: boolean
+  readonly text: string
+  readonly prefix: string
+  readonly suffix: string
+}
+
+const globEnds = (glob: string): GlobEnds => {
+  const first = glob.indexOf("*")
+  return first < 0
+    ? { literal: true, text: glob, prefix: glob, suffix: "" }
+    : { literal: false, text: glob, prefix: glob.slice(0, first), suffix: glob.slice(glob.lastIndexOf("*") + 1) }
+}
+
+const mayMatch = (ends: GlobEnds, value: string): boolean =>
+  ends.literal
+    ? value === ends.text
+    : value.length >= ends.prefix.length + ends.suffix.length && value.startsWith(ends.prefix) && value.endsWith(ends.suffix)
+
 /** The matcher of a fromImage; `undefined` when it parses as neither (such a mapping never matches). */
 export const matcherOf = (fromImage: string): Matcher | undefined => {
   if (isPattern(fromImage)) {
@@ -122,13 +147,17 @@ export interface CompiledMapping {
   readonly phasePosition: number
   readonly mapping: PublishedMapping
   readonly matcher: Matcher
+  /** Patterns: the literal ends of each path segment and of the tag (see `mayMatch`). */
+  readonly ends?: { readonly segments: ReadonlyArray<GlobEnds>; readonly tag: GlobEnds | undefined }
 }
 
 /**
  * A policy indexed for many resolutions: reference mappings (exact and tag-less) bucketed by
- * normalized repository (`domain/path`), patterns bucketed by domain, segment count and last path
- * segment (`*` when that segment holds a wildcard). Build it once with `compile`, resolve with
- * `resolveCompiled`. Mappings whose fromImage does not parse are left out: they never match.
+ * normalized repository (`domain/path`); patterns bucketed by domain, segment count and their
+ * rightmost path segment without a wildcard (its position and text), or `*` when every segment has
+ * one. A reference looks in its repository's bucket, in one pattern bucket per path segment, and
+ * in the `*` bucket. Build it once with `compile`, resolve with `resolveCompiled`. Mappings whose
+ * fromImage does not parse are left out: they never match.
  */
 export interface CompiledPolicy {
   readonly size: number
@@ -137,7 +166,8 @@ export interface CompiledPolicy {
 }
 
 const repositoryKey = (domain: string, path: string) => `${domain}/${path}`
-const patternKey = (domain: string, segments: number, last: string) => `${domain}|${segments}|${last}`
+const patternKey = (domain: string, segments: number, position: number | "*", literal = "") =>
+  `${domain}|${segments}|${position}|${literal}`
 
 /** Every mapping of the policy in policy order (groups as given, then published order), matcher or not. */
 const eachMapping = (
@@ -166,43 +196,56 @@ export const compile = (policy: ResolutionPolicy): CompiledPolicy => {
     size++
     const matcher = matcherOf(m.mapping.fromImage)
     if (matcher === undefined) return
-    const entry: CompiledMapping = { ...m, matcher }
     if (matcher.kind === "reference") {
-      push(byRepository, repositoryKey(matcher.ref.domain, matcher.ref.path), entry)
+      push(byRepository, repositoryKey(matcher.ref.domain, matcher.ref.path), { ...m, matcher })
     } else {
-      const segments = matcher.pattern.segments
-      const last = segments[segments.length - 1]!
-      push(patterns, patternKey(matcher.pattern.domain, segments.length, last.includes("*") ? "*" : last), entry)
+      const { domain, segments, tag } = matcher.pattern
+      const ends = { segments: segments.map(globEnds), tag: tag === undefined ? undefined : globEnds(tag) }
+      let position = segments.length - 1
+      while (position >= 0 && segments[position]!.includes("*")) position--
+      const key = position < 0
+        ? patternKey(domain, segments.length, "*")
+        : patternKey(domain, segments.length, position, segments[position])
+      push(patterns, key, { ...m, matcher, ends })
     }
   })
   return { size, byRepository, patterns }
 }
+
+const row = (
+  m: Omit<CompiledMapping, "matcher" | "seq">,
+  scope: string,
+  matched: boolean,
+  reason: string
+): Considered => ({
+  policyGroupId: m.groupId,
+  phaseId: m.mapping.phaseId,
+  mappingId: m.mapping.id,
+  fromImage: m.mapping.fromImage,
+  platformScope: scope,
+  matched,
+  reason
+})
 
 /** Collects the matching mappings (fed in policy order) into candidates and the `considered` list. */
 const decide = (
   ref: ImageReference,
   platform: string,
   now: number,
-  matches: Iterable<readonly [Omit<CompiledMapping, "matcher" | "seq">, { kind: MatchKind; specificity: number }]>
+  matches: ReadonlyArray<readonly [Omit<CompiledMapping, "matcher" | "seq">, { kind: MatchKind; specificity: number }]>
 ): Resolution => {
-  const considered: Array<Considered & { candidate?: Candidate }> = []
+  // rows of mappings that did not apply are final; candidates get their reason once the winner is known
+  const rows: Array<Considered | Candidate> = []
   let winner: Candidate | undefined
   for (const [m, match] of matches) {
     const { mapping } = m
     const scope = mapping.platformScope ?? ""
-    const base = {
-      policyGroupId: m.groupId,
-      phaseId: mapping.phaseId,
-      mappingId: mapping.id,
-      fromImage: mapping.fromImage,
-      platformScope: scope
-    }
     if (scope !== "" && scope !== platform) {
-      considered.push({ ...base, matched: false, reason: `platform ${scope} does not apply to ${platform || "an unspecified platform"}` })
+      rows.push(row(m, scope, false, `platform ${scope} does not apply to ${platform || "an unspecified platform"}`))
       continue
     }
     if (Date.parse(mapping.activeFrom) > now) {
-      considered.push({ ...base, matched: false, reason: `not yet active (from ${mapping.activeFrom})` })
+      rows.push(row(m, scope, false, `not yet active (from ${mapping.activeFrom})`))
       continue
     }
     const candidate: Candidate = {
@@ -216,7 +259,7 @@ const decide = (
     }
     // the first of equal candidates wins, as the first element of a stable sort would
     if (winner === undefined || compareCandidates(candidate, winner) < 0) winner = candidate
-    considered.push({ ...base, matched: true, reason: "", candidate })
+    rows.push(candidate)
   }
   return {
     image: formatImageReference(ref),
@@ -226,8 +269,8 @@ const decide = (
       phaseId: winner.mapping.phaseId,
       mapping: winner.mapping
     },
-    considered: considered.map(({ candidate, ...c }) =>
-      candidate === undefined ? c : { ...c, reason: candidate === winner ? describeWin(candidate) : describeLoss(candidate, winner!) }
+    considered: rows.map((r) =>
+      "matched" in r ? r : row(r, r.mapping.platformScope ?? "", true, r === winner ? describeWin(r) : describeLoss(r, winner!))
     )
   }
 }
@@ -271,18 +314,24 @@ export const resolveCompiled = (
 ): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> =>
   Either.map(parseInput(input), ([ref, platform]) => {
     const segments = ref.path.split("/")
-    const buckets = [
-      compiled.byRepository.get(repositoryKey(ref.domain, ref.path)) ?? none,
-      compiled.patterns.get(patternKey(ref.domain, segments.length, segments[segments.length - 1]!)) ?? none,
-      compiled.patterns.get(patternKey(ref.domain, segments.length, "*")) ?? none
-    ]
     const matches: Array<readonly [CompiledMapping, { kind: MatchKind; specificity: number }]> = []
-    for (const bucket of buckets) {
-      for (const entry of bucket) {
+    for (const entry of compiled.byRepository.get(repositoryKey(ref.domain, ref.path)) ?? none) {
+      const match = matchWith(entry.matcher, ref)
+      if (match !== undefined) matches.push([entry, match])
+    }
+    const tryPatterns = (bucket: ReadonlyArray<CompiledMapping> | undefined) => {
+      for (const entry of bucket ?? none) {
+        const ends = entry.ends!
+        if (ends.tag !== undefined && (ref.tag === undefined || !mayMatch(ends.tag, ref.tag))) continue
+        if (!ends.segments.every((e, i) => mayMatch(e, segments[i]!))) continue
         const match = matchWith(entry.matcher, ref)
         if (match !== undefined) matches.push([entry, match])
       }
     }
+    for (let position = 0; position < segments.length; position++) {
+      tryPatterns(compiled.patterns.get(patternKey(ref.domain, segments.length, position, segments[position])))
+    }
+    tryPatterns(compiled.patterns.get(patternKey(ref.domain, segments.length, "*")))
     // each bucket is in policy order; together they must be too (`considered` and tie-breaks follow it)
     matches.sort((a, b) => a[0].seq - b[0].seq)
     return decide(ref, platform, input.now.getTime(), matches)
