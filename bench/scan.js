@@ -1,0 +1,259 @@
+// Scan benchmark (issue "Branch scans and remediation pull requests", first part): a synthetic
+// monorepo of 5,000 files (Dockerfiles, Compose files, Kubernetes manifests, GitHub and GitLab
+// workflows, and files the scanner does not read) scanned with `Scanner.scanFiles`, and every
+// finding resolved against 10,000 published mappings (exact, repository and pattern fromImages over
+// a few hundred repositories) with `Resolution.resolveCompiled`, beside the linear
+// `Resolution.resolve` that reads every mapping for each image. Before any figure is printed the two
+// resolvers must give identical answers on the sample. Imports the BUILT core
+// (packages/core/dist/index.js): `npm run build -w @image-policy/core` after changes.
+// BENCH_SCAN_SEED (default 1) changes the generated repository; BENCH_SCAN_NAIVE_MS (default 5000)
+// bounds the time spent on the naive resolver. Rates are given per wall second and per CPU second of
+// this process (`process.cpuUsage`): on a busy machine the second is the one to compare. Prints
+// figures and ratios; asserts nothing.
+import { loadavg } from "node:os"
+import { isDeepStrictEqual } from "node:util"
+import { Id, Resolution, Scanner } from "@image-policy/core"
+
+const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
+const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
+const FILES = 5_000
+const MAPPINGS = 10_000
+
+// deterministic randomness (mulberry32): the same seed gives the same repository and policy
+const rng = (() => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+})()
+const int = (n) => Math.floor(rng() * n)
+const pick = (xs) => xs[int(xs.length)]
+const idBytes = (n) => {
+  const b = new Uint8Array(16)
+  new DataView(b.buffer).setUint32(0, n)
+  new DataView(b.buffer).setUint32(4, seed)
+  return b
+}
+
+// a few hundred repositories across registries -----------------------------------------------------
+const official = ["nginx", "redis", "postgres", "node", "python", "golang", "alpine", "busybox", "debian", "ubuntu", "rabbitmq", "mysql", "mongo", "memcached", "haproxy", "traefik"]
+const repositories = [
+  ...official,
+  ...Array.from({ length: 90 }, (_, i) => `acme/svc-${i}`),
+  ...Array.from({ length: 90 }, (_, i) => `ghcr.io/acme/team-${i % 9}/app-${i}`),
+  ...Array.from({ length: 50 }, (_, i) => `quay.io/partner/tool-${i}`),
+  ...Array.from({ length: 54 }, (_, i) => `registry.acme.internal:5000/platform/base-${i}`)
+]
+const tags = ["1", "1.2", "1.2.3", "2", "2.0.1", "3.19", "20-alpine", "20-bookworm", "latest", "stable", "v1.29.1", "2024.1"]
+const digest = () => `sha256:${Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("")}`
+const image = () => {
+  const r = pick(repositories)
+  const k = rng()
+  return k < 0.06 ? r : k < 0.1 ? `${r}@${digest()}` : `${r}:${pick(tags)}`
+}
+const platformOf = () => (rng() < 0.15 ? pick(["linux/amd64", "linux/arm64"]) : undefined)
+
+// 5,000 files ------------------------------------------------------------------------------------------
+const dockerfile = () => {
+  const lines = ["# syntax=docker/dockerfile:1", `ARG BASE=${pick(repositories)}`, `ARG TAG=${pick(tags)}`, ""]
+  const stages = 1 + int(3)
+  for (let s = 0; s < stages; s++) {
+    const platform = platformOf()
+    const from = s === 0 && rng() < 0.4 ? "${BASE}:${TAG}" : image()
+    lines.push(`FROM ${platform ? `--platform=${platform} ` : ""}${from} AS stage${s}`, "WORKDIR /app", "COPY . .", "RUN make build \\", "    && make test", "")
+  }
+  lines.push("FROM stage0", "COPY --from=stage1 /app/out /out", 'CMD ["/out/app"]')
+  return lines.join("\n")
+}
+const compose = () => {
+  const lines = ["x-defaults: &defaults", "  restart: unless-stopped", `  image: ${image()}`, "", "services:"]
+  const n = 3 + int(6)
+  for (let i = 0; i < n; i++) {
+    lines.push(`  svc${i}:`)
+    if (i === 0) lines.push("    <<: *defaults")
+    else lines.push(`    image: ${rng() < 0.3 ? `"${image()}"` : image()}`)
+    const platform = platformOf()
+    if (platform) lines.push(`    platform: ${platform}`)
+    lines.push("    environment:", "      LOG_LEVEL: info", "    ports:", `      - "${8000 + i}:8080"`)
+  }
+  return lines.join("\n")
+}
+const kubernetes = () => {
+  const docs = []
+  for (let d = 1 + int(4); d > 0; d--) {
+    const lines = ["apiVersion: apps/v1", "kind: Deployment", "metadata:", `  name: app-${int(1000)}`, "  labels: { app: x }", "spec:", "  replicas: 2", "  template:", "    spec:"]
+    const platform = platformOf()
+    if (platform) lines.push("      nodeSelector:", `        kubernetes.io/arch: ${platform.split("/")[1]}`)
+    if (rng() < 0.3) lines.push("      initContainers:", "        - name: init", `          image: ${image()}`)
+    lines.push("      containers:")
+    for (let c = 1 + int(3); c > 0; c--) {
+      lines.push(`        - name: c${c}`, `          image: "${image()}"`, "          ports:", "            - containerPort: 8080", "          resources:", "            limits: { cpu: 500m, memory: 256Mi }")
+    }
+    docs.push(lines.join("\n"))
+  }
+  return `# Source: chart/templates/deployment.yaml\n${docs.join("\n---\n")}\n`
+}
+const workflow = () =>
+  [
+    "name: CI", "on: [push]", "jobs:", "  test:", "    runs-on: ubuntu-latest", `    container: ${image()}`, "    services:", "      db:",
+    `        image: ${image()}`, "    steps:", "      - uses: actions/checkout@v4", `      - uses: docker://${image()}`, "      - run: make test"
+  ].join("\n")
+const gitlab = () =>
+  [`image: ${image()}`, "services:", `  - ${image()}`, "stages: [test]", "test:", `  image: { name: ${image()} }`, "  script:", "    - make test"].join("\n")
+const other = (i) =>
+  pick([
+    () => ({ path: `src/module${i}/index.ts`, content: `export const image = "nginx:1"\n${"// code\n".repeat(40)}` }),
+    () => ({ path: `docs/page${i}.md`, content: `# Page\n\nFROM node:20 is prose here.\n${"text\n".repeat(30)}` }),
+    () => ({ path: `config/app${i}.json`, content: JSON.stringify({ image: "redis:7", replicas: 3 }) }),
+    () => ({ path: `charts/c${i}/values.yaml`, content: `image:\n  repository: ${pick(repositories)}\n  tag: "${pick(tags)}"\nreplicas: 2\n` })
+  ])()
+
+const files = []
+for (let i = 0; i < FILES; i++) {
+  const k = rng()
+  if (k < 0.2) files.push({ path: `services/s${i}/Dockerfile`, content: dockerfile() })
+  else if (k < 0.3) files.push({ path: `services/s${i}/docker-compose.yml`, content: compose() })
+  else if (k < 0.5) files.push({ path: `deploy/k8s/app${i}.yaml`, content: kubernetes() })
+  else if (k < 0.56) files.push({ path: `.github/workflows/wf${i}.yml`, content: workflow() })
+  else if (k < 0.6) files.push({ path: `ci/job${i}.gitlab-ci.yml`, content: gitlab() })
+  else files.push(other(i))
+}
+const bytes = files.reduce((n, f) => n + f.content.length, 0)
+
+// 10,000 published mappings in 3 groups of 2 phases ---------------------------------------------------
+const groups = [1, 2, 3].map((g) => ({
+  group: { id: Id.make("policyGroup", idBytes(g)), name: `group ${g}` },
+  phases: [{ id: Id.make("phase", idBytes(10 * g)), position: 0 }, { id: Id.make("phase", idBytes(10 * g + 1)), position: 1 }],
+  published: []
+}))
+const counts = { exact: 0, repository: 0, pattern: 0 }
+const keys = new Set() // a phase holds one mapping per fromImage and platform scope, as the store does
+for (let i = 0; i < MAPPINGS; i++) {
+  const repo = pick(repositories)
+  const k = rng()
+  let fromImage
+  if (k < 0.6) {
+    fromImage = rng() < 0.05 ? `${repo}@${digest()}` : `${repo}:${pick(tags)}`
+  } else if (k < 0.8) {
+    fromImage = repo
+  } else {
+    const slash = repo.lastIndexOf("/")
+    fromImage = pick([
+      `${repo}:${pick(["1", "2", "20", "v1"])}*`,
+      `${repo}:*`,
+      slash > 0 ? `${repo.slice(0, slash)}/*:${pick(tags)}` : `${repo}:*-alpine`,
+      slash > 0 ? `${repo.slice(0, slash + 1)}${repo.slice(slash + 1).replace(/-[0-9]+$/, "-*")}` : `${repo}:${pick(tags)}*`
+    ])
+  }
+  const g = groups[int(groups.length)]
+  const scope = rng() < 0.1 ? pick(["linux/amd64", "linux/arm64"]) : undefined
+  const phaseId = g.phases[int(2)].id
+  const key = `${phaseId}|${fromImage}|${scope ?? ""}`
+  if (keys.has(key)) {
+    i-- // drawn again
+    continue
+  }
+  keys.add(key)
+  counts[k < 0.6 ? "exact" : k < 0.8 ? "repository" : "pattern"]++
+  g.published.push({
+    id: Id.make("mapping", idBytes(100_000 + i)),
+    key: `${fromImage}|${scope ?? ""}`,
+    fromImage,
+    toImage: `registry.acme.internal:5000/mirror/${repo.split("/").pop()}:${pick(tags)}`,
+    ...(scope ? { platformScope: scope } : {}),
+    ...(rng() < 0.2 ? { order: int(10) } : {}),
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+    phaseId,
+    activeFrom: rng() < 0.05 ? "2027-01-01T00:00:00.000Z" : "2026-01-01T00:00:00.000Z"
+  })
+}
+const now = new Date("2026-06-01T00:00:00Z")
+
+// measuring -------------------------------------------------------------------------------------------
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const timeIt = (f) => {
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  const value = f()
+  const cpu = process.cpuUsage(c0)
+  return { ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, value }
+}
+const rate = (n, ms) => (n / ms) * 1000
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+const row = (label, value) => console.log(`  ${label.padEnd(52)} ${value}`)
+
+export const main = async () => {
+  console.log(`\nload average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+  console.log(`synthetic monorepo (seed ${seed}): ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ` +
+    `${MAPPINGS} mappings (${counts.exact} exact, ${counts.repository} repository, ${counts.pattern} pattern) over ${repositories.length} repositories`)
+
+  // 1. scanning: one warm-up pass, then the median of 5
+  Scanner.scanFiles(files)
+  const scans = Array.from({ length: 5 }, () => timeIt(() => Scanner.scanFiles(files)))
+  const findings = scans[0].value
+  const scanMs = median(scans.map((s) => s.ms))
+  const scanCpuMs = median(scans.map((s) => s.cpuMs))
+  const byKind = {}
+  for (const f of findings) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1
+  const resolvable = findings.filter((f) => f.normalized !== undefined)
+  const distinct = new Set(resolvable.map((f) => `${f.normalized} ${f.platform ?? ""}`)).size
+  row("files scanned (median of 5)", `${fmt(scanMs)} ms  ->  ${fmt(rate(files.length, scanMs))} files/s, ${fmt(bytes / 1e6 / (scanMs / 1000))} MB/s`)
+  row("  per CPU second", `${fmt(rate(files.length, scanCpuMs))} files/s`)
+  row("findings", `${findings.length} (${Object.entries(byKind).map(([k, n]) => `${k} ${n}`).join(", ")})`)
+  row("  resolvable (normalized)", `${resolvable.length}, ${distinct} distinct image and platform pairs`)
+
+  // 2. the index, built once per policy
+  const compiled = timeIt(() => Resolution.compile(groups))
+  row("compile 10,000 mappings", `${fmt(compiled.ms)} ms`)
+
+  // 3. the naive resolver on a time-bounded sample; the indexed one must agree on it
+  const queries = resolvable.map((f) => ({ image: f.image, platform: f.platform, now }))
+  const sample = []
+  const naive = timeIt(() => {
+    const t0 = performance.now()
+    for (const q of queries) {
+      sample.push([q, Resolution.resolve({ ...q, policy: groups })])
+      if (performance.now() - t0 > naiveBudgetMs) break
+    }
+  })
+  let matched = 0
+  for (const [q, expected] of sample) {
+    const got = Resolution.resolveCompiled(compiled.value, q)
+    if (!isDeepStrictEqual(got, expected)) {
+      console.log(`  resolveCompiled differs from resolve for ${q.image} (${q.platform ?? "any platform"}): no figures`)
+      return
+    }
+    if (got._tag === "Right" && got.right.resolved !== null) matched++
+  }
+  row(`resolveCompiled == resolve on the naive sample`, `${sample.length} images agree; ${matched} resolved to a mapping`)
+
+  // 4. every resolvable finding through the index (warm-up, then the median of 5)
+  const all = () => {
+    let hits = 0
+    for (const q of queries) {
+      const r = Resolution.resolveCompiled(compiled.value, q)
+      if (r._tag === "Right" && r.right.resolved !== null) hits++
+    }
+    return hits
+  }
+  all()
+  const runs = Array.from({ length: 5 }, () => timeIt(all))
+  const indexedMs = median(runs.map((r) => r.ms))
+  const indexedCpuMs = median(runs.map((r) => r.cpuMs))
+  const indexedRate = rate(queries.length, indexedMs)
+  const naiveRate = rate(sample.length, naive.ms)
+  const indexedCpuRate = rate(queries.length, indexedCpuMs)
+  const naiveCpuRate = rate(sample.length, naive.cpuMs)
+  row("resolveCompiled, every finding (median of 5)", `${fmt(indexedMs)} ms  ->  ${fmt(indexedRate)} resolutions/s (${runs[0].value} of ${queries.length} resolved)`)
+  row("  per CPU second", `${fmt(indexedCpuRate)} resolutions/s`)
+  row(`resolve (linear), ${sample.length} findings`, `${fmt(naive.ms)} ms  ->  ${fmt(naiveRate)} resolutions/s`)
+  row("  per CPU second", `${fmt(naiveCpuRate)} resolutions/s`)
+  row("ratio indexed / linear", `${fmt(indexedRate / naiveRate)}x (per CPU second ${fmt(indexedCpuRate / naiveCpuRate)}x)`)
+  row("every finding, linear (extrapolated)", `${fmt(queries.length / naiveRate)} s vs ${fmt((compiled.ms + indexedMs) / 1000)} s compiled + indexed`)
+  row("scan + compile + resolve, end to end", `${fmt(scanMs + compiled.ms + indexedMs)} ms for ${files.length} files`)
+}
