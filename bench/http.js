@@ -7,8 +7,11 @@
 // BENCH_ROUNDS slices, default 4, alternating between the servers); BENCH_CONNECTIONS (default 32);
 // BENCH_SERVERS=host,effectOff,... runs only those servers; BENCH_PROFILE=<dir> starts the
 // servers with `node --cpu-prof --cpu-prof-dir=<dir>` (one .cpuprofile per server, warm-up included).
+// BENCH_HOST_BASELINE=<dir> adds the server "base": our host from a snapshot of earlier built packages
+// (made by `node bench/_snapshot.js <dir>`), so a change is measured against its baseline in one run.
 import { execFileSync, spawn } from "node:child_process"
 import { loadavg } from "node:os"
+import { isAbsolute, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { apiKey, bodies } from "./_http-peers/fixture.js"
 
@@ -25,6 +28,8 @@ const allServers = [
   { name: "fastify", label: "Fastify", file: "fastify.js", args: [] },
   { name: "node", label: "raw node:http", file: "node.js", args: [] }
 ]
+const baseline = process.env.BENCH_HOST_BASELINE
+if (baseline) allServers.splice(1, 0, { name: "base", label: "host snapshot (baseline)", file: join(resolve(baseline), "host.js"), args: [] })
 const only = process.env.BENCH_SERVERS?.split(",").map((n) => n.trim())
 const servers = only === undefined ? allServers : allServers.filter((s) => only.includes(s.name))
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -52,7 +57,7 @@ process.once("exit", killAll)
 /** Starts `_http-peers/<file>` (pinned to `core` when taskset exists) and waits for its "ready" message. */
 const startChild = (file, args, core, nodeArgs = []) =>
   new Promise((resolve, reject) => {
-    const script = `${here}_http-peers/${file}`
+    const script = isAbsolute(file) ? file : `${here}_http-peers/${file}`
     const child = hasTaskset
       ? spawn("taskset", ["-c", String(core), process.execPath, ...nodeArgs, script, ...args], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
       : spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
@@ -190,7 +195,7 @@ const printTable = (results) => {
 const printRatios = (results) => {
   const host = results.host
   console.log(`\n  ${"our host vs".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
-  for (const peer of ["effectOff", "effectOn", "fastify", "node"]) {
+  for (const peer of ["base", "effectOff", "effectOn", "fastify", "node"]) {
     for (const route of routes) {
       const a = host?.[route]
       const b = results[peer]?.[route]
