@@ -16,7 +16,7 @@ import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
 import { audit, type Caller, now } from "./Caller.js"
 
-export const create = Effect.fn("ApiKeys.create")(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
+export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
   const store = yield* Store
   const ids = yield* Ids
   const hasher = yield* SecretHasher
@@ -52,7 +52,7 @@ export const create = Effect.fn("ApiKeys.create")(function*(caller: Caller, requ
   } satisfies ApiKey.ApiKeyCreated
 })
 
-export const list = Effect.fn("ApiKeys.list")(function*(caller: Caller, page: PageRequest) {
+export const list = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   const at = yield* now
   const result = yield* store.apiKeys.list(caller.orgId, page)
@@ -60,7 +60,7 @@ export const list = Effect.fn("ApiKeys.list")(function*(caller: Caller, page: Pa
 })
 
 /** Revocation disables the key at once and keeps its metadata; revoking again changes nothing. */
-export const revoke = Effect.fn("ApiKeys.revoke")(function*(caller: Caller, keyId: ApiKeyId) {
+export const revoke = Effect.fnUntraced(function*(caller: Caller, keyId: ApiKeyId) {
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
     const key = yield* store.apiKeys.get(caller.orgId, keyId)
@@ -102,7 +102,7 @@ export interface Principal {
  * the path is not the key's) -> 403 (edition or grant) -> 403 (missing permission). The secret is
  * only ever hashed; the stored hash is found by an index, so no secret comparison runs in JS.
  */
-export const authenticate = Effect.fn("ApiKeys.authenticate")(function*(
+export const authenticate = Effect.fnUntraced(function*(
   secret: string | undefined,
   orgIdInPath: string,
   required: ReadonlyArray<Permission>

@@ -26,12 +26,12 @@ const view = (caller: Caller, repositoryId: RepositoryId) =>
   })
 
 /** GET /repositories/{id}/policy-groups */
-export const readAssignments = Effect.fn("Assignments.read")(function*(caller: Caller, repositoryId: RepositoryId) {
+export const readAssignments = Effect.fnUntraced(function*(caller: Caller, repositoryId: RepositoryId) {
   return yield* view(caller, repositoryId)
 })
 
 /** POST /repositories/{id}/policy-groups: the result equals the request (rule 4). */
-export const replaceAssignments = Effect.fn("Assignments.replace")(function*(
+export const replaceAssignments = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   request: Assignment.AssignmentRequest

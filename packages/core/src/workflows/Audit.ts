@@ -4,7 +4,7 @@ import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
 import type { Caller } from "./Caller.js"
 
-export const listAuditEvents = Effect.fn("Audit.list")(function*(caller: Caller, page: PageRequest) {
+export const listAuditEvents = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   return yield* store.audit.list(caller.orgId, page)
 })

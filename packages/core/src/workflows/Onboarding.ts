@@ -17,13 +17,13 @@ const mapPage = <A, B>(page: { readonly items: ReadonlyArray<A>; readonly nextCu
   nextCursor: page.nextCursor
 })
 
-export const listTeams = Effect.fn("Onboarding.listTeams")(function*(caller: Caller, page: PageRequest) {
+export const listTeams = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   return yield* store.teams.list(caller.orgId, page)
 })
 
 /** GET /teams/{teamId}/routines: the team must exist in this organization (404 otherwise). */
-export const listTeamRoutines = Effect.fn("Onboarding.listTeamRoutines")(function*(
+export const listTeamRoutines = Effect.fnUntraced(function*(
   caller: Caller,
   teamId: TeamId,
   page: PageRequest
@@ -37,12 +37,12 @@ export const listTeamRoutines = Effect.fn("Onboarding.listTeamRoutines")(functio
 })
 
 /** GET /routines (contracts 5): every routine with its `teamId`, null for a routine without team. */
-export const listRoutines = Effect.fn("Onboarding.listRoutines")(function*(caller: Caller, page: PageRequest) {
+export const listRoutines = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   return yield* store.routines.list(caller.orgId, page)
 })
 
-export const listConnections = Effect.fn("Onboarding.listConnections")(function*(caller: Caller, page: PageRequest) {
+export const listConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   return yield* store.vcsConnections.list(caller.orgId, page)
 })
@@ -66,7 +66,7 @@ const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
  * GET /vcs-connections/{id}/available-repos: what the provider lists, each marked `tracked` when this
  * organization already tracks it. `refresh` asks the provider again and spends its quota (rule 1).
  */
-export const availableRepositories = Effect.fn("Onboarding.availableRepositories")(function*(
+export const availableRepositories = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   options: { readonly refresh: boolean }
@@ -80,7 +80,7 @@ export const availableRepositories = Effect.fn("Onboarding.availableRepositories
 })
 
 /** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
-export const availableBranches = Effect.fn("Onboarding.availableBranches")(function*(
+export const availableBranches = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   repository: { readonly fullName: string; readonly defaultBranch: string }
@@ -90,7 +90,7 @@ export const availableBranches = Effect.fn("Onboarding.availableBranches")(funct
   return yield* vcs.listBranches(ctx, repository)
 })
 
-export const listRepositories = Effect.fn("Onboarding.listRepositories")(function*(
+export const listRepositories = Effect.fnUntraced(function*(
   caller: Caller,
   page: PageRequest,
   filter: { readonly repositoryId?: RepositoryId }
@@ -111,7 +111,7 @@ const required = <A>(found: Option.Option<A>, path: string, what: string) =>
  * documented order; the repository and its queued scans are written with their audit row at once.
  * The provider is asked only when the connection is usable, so a bad request costs no quota.
  */
-export const onboardRepository = Effect.fn("Onboarding.onboardRepository")(function*(
+export const onboardRepository = Effect.fnUntraced(function*(
   caller: Caller,
   request: Onboarding.OnboardRequest
 ) {

@@ -25,7 +25,7 @@ const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
     })))
 
 /** POST .../phases/{phaseId}/mappings: upsert a draft by key (rule 8); refused on external phases (rule 7). */
-export const addDraftMapping = Effect.fn("Policy.addDraftMapping")(function*(
+export const addDraftMapping = Effect.fnUntraced(function*(
   caller: Caller,
   groupId: PolicyGroupId,
   phaseId: PhaseId,
@@ -53,7 +53,7 @@ export const addDraftMapping = Effect.fn("Policy.addDraftMapping")(function*(
 })
 
 /** POST .../publish: the whole group draft goes live (rule 9), one group per call. */
-export const publishGroup = Effect.fn("Policy.publishGroup")(function*(caller: Caller, groupId: PolicyGroupId) {
+export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
     yield* store.policyGroups.lock(caller.orgId, groupId)
@@ -104,7 +104,7 @@ export const publishGroup = Effect.fn("Policy.publishGroup")(function*(caller: C
   }))
 })
 
-export const listGroups = Effect.fn("Policy.listGroups")(function*(caller: Caller, page: PageRequest) {
+export const listGroups = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   const result = yield* store.policyGroups.list(caller.orgId, page)
   return {
@@ -114,14 +114,14 @@ export const listGroups = Effect.fn("Policy.listGroups")(function*(caller: Calle
 })
 
 /** GET .../details: phases (in position order) and the published mappings. */
-export const groupDetails = Effect.fn("Policy.groupDetails")(function*(caller: Caller, groupId: PolicyGroupId) {
+export const groupDetails = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
   const store = yield* Store
   const group = yield* loadGroup(caller, groupId)
   return PolicyGroup.toDetails(group, yield* store.published.listByGroup(caller.orgId, groupId))
 })
 
 /** GET .../phases/{phaseId}/mappings (contracts 5): the phase's draft, what a retrying client reads first (rule 8). */
-export const listDraftMappings = Effect.fn("Policy.listDraftMappings")(function*(
+export const listDraftMappings = Effect.fnUntraced(function*(
   caller: Caller,
   groupId: PolicyGroupId,
   phaseId: PhaseId,
@@ -137,7 +137,7 @@ export const listDraftMappings = Effect.fn("Policy.listDraftMappings")(function*
  * POST .../phases/{phaseId}/sync. Reading mappings files from providers arrives with the VCS
  * adapters; until then an external phase answers a clear refusal and changes nothing.
  */
-export const syncPhase = Effect.fn("Policy.syncPhase")(function*(caller: Caller, groupId: PolicyGroupId, phaseId: PhaseId) {
+export const syncPhase = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId, phaseId: PhaseId) {
   const group = yield* loadGroup(caller, groupId)
   const phase = yield* PolicyGroup.findPhase(group, phaseId)
   if (phase.sourceType !== "external") {
@@ -151,7 +151,7 @@ export const syncPhase = Effect.fn("Policy.syncPhase")(function*(caller: Caller,
  * (default: the repository's default branch), and why. Groups apply in the documented order:
  * all-repository groups first, then the repository's explicit assignments for that branch.
  */
-export const resolve = Effect.fn("Policy.resolve")(function*(
+export const resolve = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   query: { readonly image: string; readonly branch?: string | undefined; readonly platform?: string | undefined }

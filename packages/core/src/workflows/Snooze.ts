@@ -37,7 +37,7 @@ const emitTransition = (caller: Caller, request: SnoozeRequest.SnoozeRequest, t:
     }])
   })
 
-export const createSnoozeRequest = Effect.fn("Snooze.create")(function*(
+export const createSnoozeRequest = Effect.fnUntraced(function*(
   caller: Caller,
   input: SnoozeRequest.SnoozeCreateRequest
 ) {
@@ -87,7 +87,7 @@ export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decisio
 
 export const reopenSnoozeRequest = transition("reopen", (r) => SnoozeRequest.reopen(r))
 
-export const listSnoozeRequests = Effect.fn("Snooze.list")(function*(caller: Caller, page: PageRequest) {
+export const listSnoozeRequests = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   return yield* store.snoozeRequests.list(caller.orgId, page)
 })

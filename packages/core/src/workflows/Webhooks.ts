@@ -53,7 +53,7 @@ const checkEndpoint = (url: string) =>
 
 const newSigningSecret = Effect.flatMap(Ids, (ids) => Effect.map(ids.randomBytes(SIGNING_SECRET_BYTES), Webhook.formatSigningSecret))
 
-export const create = Effect.fn("Webhooks.create")(function*(caller: Caller, request: Webhook.WebhookCreateRequest) {
+export const create = Effect.fnUntraced(function*(caller: Caller, request: Webhook.WebhookCreateRequest) {
   const store = yield* Store
   const ids = yield* Ids
   const box = yield* SecretBox
@@ -81,13 +81,13 @@ export const create = Effect.fn("Webhooks.create")(function*(caller: Caller, req
   return { ...Webhook.toView(destination), ...(signingSecret !== null ? { signingSecret } : {}) } satisfies Webhook.WebhookCreated
 })
 
-export const list = Effect.fn("Webhooks.list")(function*(caller: Caller, page: PageRequest) {
+export const list = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const store = yield* Store
   const result = yield* store.webhooks.list(caller.orgId, page)
   return { items: result.items.map(Webhook.toView), nextCursor: result.nextCursor }
 })
 
-export const remove = Effect.fn("Webhooks.remove")(function*(caller: Caller, id: WebhookId) {
+export const remove = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
   const store = yield* Store
   yield* store.transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)
@@ -97,7 +97,7 @@ export const remove = Effect.fn("Webhooks.remove")(function*(caller: Caller, id:
 })
 
 /** Replacing the endpoint also re-enables a destination that a 410 disabled. */
-export const replaceEndpoint = Effect.fn("Webhooks.replaceEndpoint")(function*(
+export const replaceEndpoint = Effect.fnUntraced(function*(
   caller: Caller,
   id: WebhookId,
   request: Webhook.EndpointReplaceRequest
@@ -123,7 +123,7 @@ export const replaceEndpoint = Effect.fn("Webhooks.replaceEndpoint")(function*(
 })
 
 /** The previous secret is invalid at once: every later attempt is signed with the new one. */
-export const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(caller: Caller, id: WebhookId) {
+export const rotateSecret = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
   const store = yield* Store
   const box = yield* SecretBox
   const signingSecret = yield* newSigningSecret
@@ -138,7 +138,7 @@ export const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(caller:
 })
 
 /** Queues a `service.webhook.test` event for this destination only (it need not have selected the type). */
-export const test = Effect.fn("Webhooks.test")(function*(caller: Caller, id: WebhookId) {
+export const test = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)
@@ -153,7 +153,7 @@ export const test = Effect.fn("Webhooks.test")(function*(caller: Caller, id: Web
 })
 
 /** Deliveries of a destination with their attempts (status code, duration, next retry; dead letters). */
-export const deliveries = Effect.fn("Webhooks.deliveries")(function*(caller: Caller, id: WebhookId, page: PageRequest) {
+export const deliveries = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, page: PageRequest) {
   const store = yield* Store
   yield* loadDestination(caller, id)
   const result = yield* store.outbox.deliveries(caller.orgId, id, page)
@@ -170,7 +170,7 @@ export const deliveries = Effect.fn("Webhooks.deliveries")(function*(caller: Cal
 })
 
 /** Puts a dead letter back in the queue, due now; it is sent with the same CloudEvent id. */
-export const replay = Effect.fn("Webhooks.replay")(function*(caller: Caller, id: WebhookId, eventId: EventId) {
+export const replay = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, eventId: EventId) {
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)

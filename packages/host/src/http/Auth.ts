@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Api } from "../api/Api.js"
 import { Authentication, RequiredPermissions } from "../api/Security.js"
+import { withWorkflowSpan } from "../handlers/Call.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
@@ -55,7 +56,10 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
             const required = permissions.get(`${route.method} ${route.path}`)
             // fail closed: an organization route without declared permissions is a programming error
             if (required === undefined) return yield* Effect.dieMessage(`no permissions declared for ${route.method} ${route.path}`)
-            const principal = yield* Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required).pipe(
+            const principal = yield* withWorkflowSpan(
+              Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required),
+              "ApiKeys.authenticate"
+            ).pipe(
               Effect.provide(services),
               Problems.orProblem
             )
