@@ -309,7 +309,19 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const match = Option.getOrThrow(yield* store.apiKeys.findBySecretHash(hash))
         assert.strictEqual(match.orgId, org.id)
         assert.deepStrictEqual(match.key, key)
+        assert.deepStrictEqual(match.organization, org)
         assert.isTrue(Option.isNone(yield* store.apiKeys.findBySecretHash("nope")))
+        // the organization is read with the key on every lookup: a changed edition counts at once
+        const downgraded: Organization.Organization = { ...org, edition: "free", grants: [] }
+        yield* store.organizations.insert(downgraded)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.apiKeys.findBySecretHash(hash)).organization, downgraded)
+        // another organization's key is found with that organization, never this one
+        const other = yield* newOrg()
+        const otherHash = `h${randomBytes().join("")}`
+        yield* store.apiKeys.insert(other.id, apiKey(otherHash))
+        const otherMatch = Option.getOrThrow(yield* store.apiKeys.findBySecretHash(otherHash))
+        assert.strictEqual(otherMatch.orgId, other.id)
+        assert.deepStrictEqual(otherMatch.organization, other)
         const revoked = { ...key, revokedAt: "2026-02-01T00:00:00.000Z", lastUsedAt: "2026-01-15T00:00:00.000Z" }
         yield* store.apiKeys.update(org.id, revoked)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)), revoked)

@@ -61,10 +61,14 @@ export interface NewOutboxEvent {
   readonly destinations: ReadonlyArray<WebhookId>
 }
 
-/** An API key found by its secret's hash, with the organization that owns it. */
+/**
+ * An API key found by its secret's hash, with the organization that owns it: authentication needs
+ * both (the edition gate reads the organization), so a store reads them together.
+ */
 export interface ApiKeyMatch {
   readonly orgId: OrgId
   readonly key: ApiKey
+  readonly organization: Organization
 }
 
 /** A connection found by id alone, with its organization and adapter settings. */
@@ -194,7 +198,11 @@ export interface StoreService {
     readonly insert: (orgId: OrgId, key: ApiKey) => Effect.Effect<void>
     readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<ApiKey>>
     readonly get: (orgId: OrgId, id: ApiKeyId) => Effect.Effect<Option.Option<ApiKey>>
-    /** The only unscoped read: authentication starts from the secret, before the org is known. */
+    /**
+     * The only unscoped read: authentication starts from the secret, before the org is known. Reads
+     * the key and its organization as they are now (one read per request, never cached: a revoked
+     * key or a changed edition counts at once).
+     */
     readonly findBySecretHash: (secretHash: string) => Effect.Effect<Option.Option<ApiKeyMatch>>
     readonly update: (orgId: OrgId, key: ApiKey) => Effect.Effect<void>
     /**

@@ -113,7 +113,7 @@ export const authenticate = Effect.fnUntraced(function*(
   const hasher = yield* SecretHasher
   const match = yield* store.apiKeys.findBySecretHash(yield* hasher.hash(secret))
   if (Option.isNone(match)) return yield* new Unauthenticated({ reason: "unknown" })
-  const { key, orgId } = match.value
+  const { key, orgId, organization } = match.value
   const at = yield* now
   const status = ApiKey.status(key, at.getTime())
   if (status !== "active") return yield* new Unauthenticated({ reason: status })
@@ -124,9 +124,7 @@ export const authenticate = Effect.fnUntraced(function*(
     yield* store.apiKeys.touch(orgId, key.id, at.toISOString())
   }
   if (orgId !== orgIdInPath) return yield* new OrganizationNotFound({ orgId: orgIdInPath })
-  const org = yield* store.organizations.get(orgId)
-  if (Option.isNone(org)) return yield* new OrganizationNotFound({ orgId: orgIdInPath })
-  yield* checkAutomationApi(org.value, at.getTime())
+  yield* checkAutomationApi(organization, at.getTime())
   const permissions = ApiKey.grantedPermissions(key)
   yield* requirePermissions(permissions, required)
   return { orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions } satisfies Principal

@@ -346,7 +346,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         run(() => {
           for (const s of orgs.values()) {
             for (const key of s.apiKeys.values()) {
-              if (key.secretHash === secretHash) return Option.some({ orgId: s.org.id, key })
+              if (key.secretHash === secretHash) return Option.some({ orgId: s.org.id, key, organization: s.org })
             }
           }
           return Option.none()

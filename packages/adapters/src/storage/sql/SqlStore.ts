@@ -349,11 +349,13 @@ export const make = Effect.gen(function*() {
       list: (orgId, request) =>
         docPage("api_keys", "created_at", orgId, request, decodeKey, (k) => k.createdAt),
       get: (orgId, id) => one(sql`SELECT doc FROM api_keys WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeKey)),
+      // the key and its organization in one round trip (authentication reads both on every request)
       findBySecretHash: (hash) =>
-        one(sql`SELECT org_id, doc FROM api_keys WHERE secret_hash = ${hash}`, (row: any) => ({
-          orgId: row.orgId as Id.OrgId,
-          key: decodeKey(row.doc)
-        })),
+        one(
+          sql`SELECT k.org_id, k.doc, o.doc AS org_doc FROM api_keys k
+            JOIN organizations o ON o.id = k.org_id WHERE k.secret_hash = ${hash}`,
+          (row: any) => ({ orgId: row.orgId as Id.OrgId, key: decodeKey(row.doc), organization: decodeOrg(row.orgDoc) })
+        ),
       update: (orgId, key) =>
         die(sql`UPDATE api_keys SET doc = ${json(key)}::jsonb WHERE org_id = ${orgId} AND id = ${key.id}`),
       // one statement, one field: a concurrent revocation's revokedAt is never overwritten
