@@ -14,6 +14,18 @@
  *
  * Unsafe mode (`allowUnsafeTargets`) allows plain http and any address, for local testing only;
  * the host turns it on from `IMAGE_POLICY_ALLOW_UNSAFE_WEBHOOK_TARGETS=1` and logs the warning.
+ *
+ * Keep-alive: connections are reused per pinned address, never per host name. The sender keeps
+ * one keep-alive agent per (scheme, pinned address, port, TLS server name), so a pooled socket
+ * can only carry an attempt to the very address that attempt's own resolution returned and the
+ * SSRF check passed, and a TLS session is only reused for the name its certificate was checked
+ * for. A host name that resolves elsewhere next time gets another agent; nothing is reused across
+ * resolutions to different addresses. Idle sockets close after a second. A new connection costs
+ * more CPU than signing and sending the delivery (docs/performance.md, "Webhook delivery").
+ *
+ * The hot path is plain `Effect.flatMap`s, with the time limit enforced by the transport's timer
+ * (one `Effect.timeoutFail` only around a host name's resolution): `Effect.fn` and a per-attempt
+ * Effect race cost more than the HTTP request.
  */
 import { Address, type Attempt, type AttemptResult, InvalidEndpoint, SendFailure, WebhookSender } from "@image-policy/core"
 import * as Clock from "effect/Clock"
@@ -58,6 +70,8 @@ export interface Options {
   readonly checkTimeoutMs?: number
   /** Default `image-policy-webhooks/1`. */
   readonly userAgent?: string
+  /** Reuse connections per pinned address (see above). Default true. */
+  readonly keepAlive?: boolean
 }
 
 export interface Rendered {
@@ -101,6 +115,12 @@ export const render = (attempt: Attempt, timestampSeconds: number): Either.Eithe
 }
 
 const refused = new SendFailure({ code: "ssrf-refused" })
+const timedOut = new SendFailure({ code: "timeout" })
+
+/** Idle pooled sockets are closed after this long. */
+const KEEP_ALIVE_IDLE_MS = 1_000
+/** Agents kept (one per pinned address); the least recently used is dropped, its idle sockets close on their own. */
+const MAX_AGENTS = 256
 
 export const make = (options: Options): typeof WebhookSender.Service => {
   const allowUnsafe = options.allowUnsafeTargets
@@ -108,6 +128,22 @@ export const make = (options: Options): typeof WebhookSender.Service => {
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024
   const checkTimeout = Duration.millis(options.checkTimeoutMs ?? 5_000)
   const userAgent = options.userAgent ?? "image-policy-webhooks/1"
+  const agents = options.keepAlive === false ? undefined : new Map<string, Transport.Agent>()
+
+  /** The keep-alive agent of one pinned address (and where the socket really goes), port and TLS name. */
+  const agentFor = (secure: boolean, pinned: PinnedAddress, dial: { readonly address: string; readonly port: number }, servername: string | undefined) => {
+    if (agents === undefined) return undefined
+    const key = `${secure ? "https" : "http"}|${pinned.address}|${dial.address}|${dial.port}|${servername ?? ""}`
+    let agent = agents.get(key)
+    if (agent === undefined) {
+      agent = Transport.keepAliveAgent(secure, KEEP_ALIVE_IDLE_MS)
+      if (agents.size >= MAX_AGENTS) agents.delete(agents.keys().next().value!)
+    } else {
+      agents.delete(key)
+    }
+    agents.set(key, agent)
+    return agent
+  }
 
   /** The one resolution of an attempt: none for an IP literal. */
   const addressesOf = <E>(target: Destination.Target, onFailure: () => E) =>
@@ -116,39 +152,63 @@ export const make = (options: Options): typeof WebhookSender.Service => {
       onNone: () => Effect.mapError(resolve(target.hostname), onFailure)
     })
 
-  const send = Effect.fn("WebhookSender.send")(function*(attempt: Attempt) {
-    const started = yield* Clock.currentTimeMillis
-    const target = yield* Either.mapLeft(Destination.parse(attempt.endpointUrl, { allowHttp: allowUnsafe }), () => refused)
-    const answers = yield* addressesOf(target, () => new SendFailure({ code: "dns" }))
-    const checked = yield* Either.mapLeft(Destination.checkAddresses(target.hostname, answers, { allowUnsafe }), () => refused)
-    const ip = Destination.pick(checked)
+  /** Check, sign and POST to the pinned address, within what is left of the attempt's time. */
+  const sendTo = (
+    attempt: Attempt,
+    target: Destination.Target,
+    answers: ReadonlyArray<string>,
+    started: number
+  ): Effect.Effect<AttemptResult, SendFailure> => {
+    const checked = Destination.checkAddresses(target.hostname, answers, { allowUnsafe })
+    if (Either.isLeft(checked)) return Effect.fail(refused)
+    const ip = Destination.pick(checked.right)
     const pinned: PinnedAddress = { address: Address.formatIpAddress(ip), family: ip.version, port: target.port }
     const dial = options.connectTo?.(pinned) ?? pinned
-
+    const servername = Option.isSome(target.literal) ? undefined : target.hostname
     // the signature's timestamp is taken now, after resolution, so it is as fresh as it can be
-    const now = yield* Clock.currentTimeMillis
-    const rendered = yield* Effect.orDie(render(attempt, Math.floor(now / 1000)))
-    const response = yield* Transport.post({
-      secure: target.secure,
-      address: dial.address,
-      family: pinned.family,
-      port: dial.port,
-      servername: Option.isSome(target.literal) ? undefined : target.hostname,
-      hostHeader: target.hostHeader,
-      path: target.path,
-      headers: { ...rendered.headers, "user-agent": userAgent },
-      body: Signing.bodyBytes(rendered.body),
-      ca: options.ca,
-      maxResponseBytes,
-      drainTimeoutMs: attempt.timeoutMs
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const left = attempt.timeoutMs - (now - started)
+      if (left <= 0) return Effect.fail(timedOut)
+      const rendered = render(attempt, Math.floor(now / 1000))
+      if (Either.isLeft(rendered)) return Effect.die(rendered.left)
+      return Effect.flatMap(
+        Transport.post({
+          secure: target.secure,
+          address: dial.address,
+          family: pinned.family,
+          port: dial.port,
+          servername,
+          hostHeader: target.hostHeader,
+          path: target.path,
+          headers: { ...rendered.right.headers, "user-agent": userAgent },
+          body: Signing.bodyBytes(rendered.right.body),
+          ca: options.ca,
+          maxResponseBytes,
+          drainTimeoutMs: attempt.timeoutMs,
+          timeoutMs: left,
+          agent: agentFor(target.secure, pinned, dial, servername)
+        }),
+        (response) =>
+          Effect.map(Clock.currentTimeMillis, (finished): AttemptResult => ({
+            statusCode: response.statusCode,
+            retryAfter: response.retryAfter,
+            durationMs: Math.max(0, finished - started)
+          }))
+      )
     })
-    const finished = yield* Clock.currentTimeMillis
-    return { statusCode: response.statusCode, retryAfter: response.retryAfter, durationMs: Math.max(0, finished - started) } satisfies AttemptResult
-  }, (effect, attempt) =>
-    Effect.timeoutFail(effect, {
-      duration: Duration.millis(attempt.timeoutMs),
-      onTimeout: () => new SendFailure({ code: "timeout" })
-    }))
+  }
+
+  const send = (attempt: Attempt): Effect.Effect<AttemptResult, SendFailure> =>
+    Effect.flatMap(Clock.currentTimeMillis, (started) => {
+      const target = Destination.parse(attempt.endpointUrl, { allowHttp: allowUnsafe })
+      if (Either.isLeft(target)) return Effect.fail(refused)
+      return Option.isSome(target.right.literal)
+        ? sendTo(attempt, target.right, [Address.formatIpAddress(target.right.literal.value)], started)
+        : addressesOf(target.right, () => new SendFailure({ code: "dns" })).pipe(
+          Effect.timeoutFail({ duration: Duration.millis(attempt.timeoutMs), onTimeout: () => timedOut }),
+          Effect.flatMap((answers) => sendTo(attempt, target.right, answers, started))
+        )
+    }).pipe(Effect.withSpan("WebhookSender.send", { captureStackTrace: false }))
 
   const checkEndpoint = Effect.fn("WebhookSender.checkEndpoint")(function*(url: string) {
     const target = yield* Destination.parse(url, { allowHttp: allowUnsafe })

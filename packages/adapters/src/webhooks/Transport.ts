@@ -6,8 +6,12 @@
  *   re-resolve the name between the SSRF check and the connection.
  * - The URL's host name still drives TLS (SNI and the certificate name check, via `servername`) and
  *   the `Host` header, so virtual hosts and certificates work as if the name had been dialled.
- * - A fresh agent per request (`agent: false`): a pooled keep-alive socket would be keyed by host
- *   name and could carry a later attempt to an address that attempt never checked.
+ * - No shared pool: either a fresh connection (`agent: false`), or the keep-alive `agent` the sender
+ *   keeps for exactly this pinned address, port and TLS name (`keepAliveAgent`), so a pooled socket
+ *   only ever carries an attempt to the address that attempt checked. A pooled socket the receiver
+ *   closed while idle is retried once on a fresh connection (the request was never answered).
+ * - `timeoutMs` is enforced here with one timer (abandon the request, fail "timeout"): an Effect
+ *   race per attempt costs more CPU than the request itself.
  * - Redirects are never followed (Node does not follow them): a 3xx is the answer.
  * - The response body is drained and discarded up to a size cap, then the socket is destroyed.
  *
@@ -35,7 +39,21 @@ export interface Request {
   readonly maxResponseBytes: number
   /** How long the body of an answered request may keep draining before the socket is closed. */
   readonly drainTimeoutMs: number
+  /** Time limit until the answer's status line and headers; none when absent. */
+  readonly timeoutMs?: number | undefined
+  /** A keep-alive agent for this pinned address only (`keepAliveAgent`); absent: a fresh connection. */
+  readonly agent?: Agent | undefined
 }
+
+export type Agent = http.Agent
+
+/**
+ * A keep-alive agent for ONE pinned address, port and TLS name (the caller keys them). Idle sockets
+ * are closed after `idleMs`, well before the usual server keep-alive timeouts (5 s on Node, 60 s
+ * and more behind load balancers), and never keep the process alive.
+ */
+export const keepAliveAgent = (secure: boolean, idleMs: number): Agent =>
+  new (secure ? https.Agent : http.Agent)({ keepAlive: true, timeout: idleMs, scheduling: "lifo" })
 
 export interface Response {
   readonly statusCode: number
@@ -57,56 +75,89 @@ export const classifyError = (
   return state.connected && !state.handshaken ? "tls" : "network"
 }
 
+// the receiver closed an idle pooled connection as we reused it
+const staleSocket = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === "ECONNRESET" || code === "EPIPE"
+}
+
 export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
   Effect.async<Response, SendFailure>((resume) => {
-    const state = { secure: request.secure, connected: false, handshaken: false }
     let settled = false
-    const options: https.RequestOptions = {
-      method: "POST",
-      host: request.address,
-      family: request.family,
-      port: request.port,
-      path: request.path,
-      headers: { ...request.headers, host: request.hostHeader, "content-length": String(request.body.byteLength) },
-      agent: false,
-      ...(request.secure && request.servername !== undefined ? { servername: request.servername } : {}),
-      ...(request.secure && request.ca !== undefined ? { ca: typeof request.ca === "string" ? request.ca : [...request.ca] } : {})
-    }
-    const req = request.secure ? https.request(options) : http.request(options)
-    req.on("socket", (socket) => {
-      socket.once("connect", () => {
-        state.connected = true
-      })
-      socket.once("secureConnect", () => {
-        state.handshaken = true
-      })
-    })
-    req.on("error", (error) => {
+    let current: http.ClientRequest | undefined
+    const deadline = request.timeoutMs === undefined ? undefined : setTimeout(() => {
       if (settled) return
       settled = true
-      resume(Effect.fail(new SendFailure({ code: classifyError(error, state) })))
-    })
-    req.on("response", (res) => {
+      current?.destroy()
+      resume(Effect.fail(new SendFailure({ code: "timeout" })))
+    }, request.timeoutMs)
+    const settle = (result: Effect.Effect<Response, SendFailure>) => {
       settled = true
-      const retryAfter = res.headers["retry-after"]
-      resume(Effect.succeed({ statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined }))
-      // drain in the background: the answer is known, the body is never needed
-      let received = 0
-      const timer = setTimeout(() => req.destroy(), request.drainTimeoutMs)
-      res.on("data", (chunk: Uint8Array) => {
-        received += chunk.byteLength
-        if (received > request.maxResponseBytes) req.destroy()
+      clearTimeout(deadline)
+      resume(result)
+    }
+    const start = (agent: Agent | false) => {
+      const state = { secure: request.secure, connected: false, handshaken: false }
+      const options: https.RequestOptions = {
+        method: "POST",
+        host: request.address,
+        family: request.family,
+        port: request.port,
+        path: request.path,
+        headers: { ...request.headers, host: request.hostHeader, "content-length": String(request.body.byteLength) },
+        agent,
+        ...(request.secure && request.servername !== undefined ? { servername: request.servername } : {}),
+        ...(request.secure && request.ca !== undefined ? { ca: typeof request.ca === "string" ? request.ca : [...request.ca] } : {})
+      }
+      const req = request.secure ? https.request(options) : http.request(options)
+      current = req
+      req.on("socket", (socket) => {
+        // a pooled socket is connected (and its TLS handshake done) already
+        if (!socket.connecting) {
+          state.connected = true
+          state.handshaken = true
+          return
+        }
+        socket.once("connect", () => {
+          state.connected = true
+        })
+        socket.once("secureConnect", () => {
+          state.handshaken = true
+        })
       })
-      res.on("error", () => {})
-      res.on("close", () => {
-        clearTimeout(timer)
-        req.destroy()
+      req.on("error", (error) => {
+        if (settled) return
+        if (agent !== false && req.reusedSocket && staleSocket(error)) return start(false)
+        settle(Effect.fail(new SendFailure({ code: classifyError(error, state) })))
       })
-    })
-    req.end(request.body)
-    // interruption (the attempt's timeout): abandon the request and its socket
+      req.on("response", (res) => {
+        if (settled) {
+          req.destroy()
+          return
+        }
+        const retryAfter = res.headers["retry-after"]
+        settle(Effect.succeed({ statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined }))
+        // drain in the background: the answer is known, the body is never needed
+        let received = 0
+        const timer = setTimeout(() => req.destroy(), request.drainTimeoutMs)
+        res.on("data", (chunk: Uint8Array) => {
+          received += chunk.byteLength
+          if (received > request.maxResponseBytes) req.destroy()
+        })
+        res.on("error", () => {})
+        res.on("close", () => {
+          clearTimeout(timer)
+          // a pooled socket goes back to its agent only after a complete answer
+          if (agent === false || !res.complete) req.destroy()
+        })
+      })
+      req.end(request.body)
+    }
+    start(request.agent ?? false)
+    // interruption: abandon the request and its socket
     return Effect.sync(() => {
       settled = true
-      req.destroy()
+      clearTimeout(deadline)
+      current?.destroy()
     })
   })
