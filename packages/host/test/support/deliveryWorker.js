@@ -1,0 +1,35 @@
+// A webhook delivery worker in a process of its own, for the crash tests (webhookCrash.test.ts):
+// the BUILT host (`NodeRuntime.start`, what `image-policy serve` runs) over PostgreSQL, with its
+// delivery worker and nothing else doing work. Run with `node` after `ensureBuilt()`:
+//
+//   node deliveryWorker.js '{"databaseUrl":"postgres://…","secretKey":"…","workerId":"a","leaseMs":6000,…}'
+//
+// The JSON may also hold timeoutMs, batchSize, concurrency, pollIntervalMs and schedule (seconds).
+// Prints one line `{"ready":true,"pid":…}` once the worker runs. SIGTERM stops it cleanly; the
+// tests use SIGKILL, which is the point.
+import { StoreConfig } from "@image-policy/adapters"
+import { App, NodeRuntime } from "@image-policy/host"
+import * as LogLevel from "effect/LogLevel"
+
+const settings = JSON.parse(process.argv[2] ?? "{}")
+const worker = Object.fromEntries(
+  ["workerId", "leaseMs", "timeoutMs", "batchSize", "concurrency", "pollIntervalMs", "schedule"]
+    .filter((key) => settings[key] !== undefined)
+    .map((key) => [key, settings[key]])
+)
+
+const running = await NodeRuntime.start({
+  port: 0,
+  host: "127.0.0.1",
+  store: StoreConfig.layer({ _tag: "postgres", url: settings.databaseUrl }),
+  app: { ...App.defaults, accessLog: false, rateLimit: null },
+  services: { secretKey: settings.secretKey, allowUnsafeWebhookTargets: true },
+  logLevel: LogLevel.Warning,
+  // only the delivery worker: no other background work in this process
+  syncWorker: false,
+  deliveryWorker: worker
+})
+process.once("SIGTERM", () => {
+  running.stop().then(() => process.exit(0), () => process.exit(1))
+})
+console.log(JSON.stringify({ ready: true, pid: process.pid }))

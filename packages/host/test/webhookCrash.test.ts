@@ -1,0 +1,299 @@
+/**
+ * Webhook delivery survives a crashed worker, and workers side by side never send one delivery
+ * at the same time (docs/webhooks.md "Retries": at least once, leases, `SKIP LOCKED`), on
+ * PostgreSQL. The workers are real processes running the BUILT host (support/deliveryWorker.js),
+ * killed with SIGKILL: no cleanup code of theirs runs. Events are queued through the core's
+ * workflows in this process, over the same database.
+ */
+import { PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { type Id, Store, Workflows } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import * as Pg from "pg"
+import { Webhook } from "standardwebhooks"
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest"
+import { pgDescribe } from "../../adapters/test/support/postgres.js"
+import * as Receiver from "../../adapters/test/support/receiver.js"
+import * as App from "../src/App.js"
+import { ensureBuilt } from "./support/build.js"
+
+const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
+const secretKey = SecretBox.generateKey()
+
+const until = async <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await f()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+// worker processes -------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>()
+
+interface WorkerSettings {
+  readonly workerId: string
+  readonly leaseMs: number
+  readonly timeoutMs?: number
+  readonly batchSize?: number
+  readonly concurrency?: number
+  readonly schedule?: ReadonlyArray<number>
+}
+
+/** Starts support/deliveryWorker.js against `databaseUrl` and waits until its worker runs. */
+const startWorker = (databaseUrl: string, settings: WorkerSettings) =>
+  new Promise<ChildProcess>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [workerScript, JSON.stringify({ databaseUrl, secretKey, pollIntervalMs: 20, ...settings })],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    children.add(child)
+    let output = ""
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+      if (output.includes(`"ready":true`)) resolve(child)
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    child.once("exit", (code, signal) => {
+      children.delete(child)
+      reject(new Error(`worker ${settings.workerId} exited before it was ready (${code ?? signal}): ${output.slice(-2_000)}`))
+    })
+  })
+
+const kill = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  child.kill("SIGKILL")
+  await exited
+}
+
+afterEach(async () => {
+  await Promise.all([...children].map(kill))
+})
+
+// a slow verifying receiver ----------------------------------------------------------------------
+
+/**
+ * Answers 204 after `delayMs`, verifying each request with the secret of its path. Records every
+ * `webhook-id` it got, and each time a request arrived while another with the same id was still
+ * being answered (the same delivery sent twice at once).
+ */
+const slowReceiver = async (delayMs: number) => {
+  const verifiers = new Map<string, Webhook>()
+  const received: Array<string> = []
+  const inFlight = new Set<string>()
+  const concurrent: Array<string> = []
+  const rejected: Array<string> = []
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const id = String(req.headers["webhook-id"])
+      try {
+        verifiers.get(req.url ?? "")!.verify(Buffer.concat(chunks).toString("utf8"), req.headers as Record<string, string>)
+      } catch {
+        rejected.push(id)
+        res.writeHead(400).end()
+        return
+      }
+      received.push(id)
+      if (inFlight.has(id)) concurrent.push(id)
+      inFlight.add(id)
+      setTimeout(() => {
+        inFlight.delete(id)
+        res.writeHead(204).end()
+      }, delayMs)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    setSecret: (path: string, secret: string) => verifiers.set(path, new Webhook(secret)),
+    received,
+    concurrent,
+    rejected,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+
+await pgDescribe("webhook delivery with crashing and concurrent workers", (url) => {
+  let runtime: ManagedRuntime.ManagedRuntime<any, any>
+  let db: Pg.Client
+  let caller: Workflows.Caller.Caller
+
+  const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> => runtime.runPromise(effect)
+
+  /** Delivery rows of these destinations by status. */
+  const statuses = async (webhookIds: ReadonlyArray<string>) => {
+    const rows = await db.query(
+      "SELECT status, count(*)::int AS n FROM deliveries WHERE webhook_id = ANY($1) GROUP BY status",
+      [webhookIds]
+    )
+    return Object.fromEntries(rows.rows.map((r: { status: string; n: number }) => [r.status, r.n])) as Record<string, number>
+  }
+
+  const createDestination = async (name: string, endpointUrl: string) =>
+    run(Workflows.Webhooks.create(caller, {
+      name,
+      type: "generic",
+      endpointUrl,
+      scope: { kind: "organization" },
+      events: ["service.snooze_request.created"]
+    }))
+
+  /** Queues `count` test events for the destination, one transaction each; answers their ids. */
+  const queueTests = async (webhookId: Id.WebhookId, count: number) => {
+    const ids: Array<string> = []
+    for (let i = 0; i < count; i++) ids.push((await run(Workflows.Webhooks.test(caller, webhookId))).eventId)
+    return ids
+  }
+
+  beforeAll(async () => {
+    // the workers run the built packages; a stale build is rebuilt first (which can take a while)
+    await ensureBuilt()
+    runtime = ManagedRuntime.make(
+      App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
+        secretKey,
+        allowUnsafeWebhookTargets: true
+      })
+    )
+    const store = await run(Store)
+    const orgId = "org_crashtest" as Id.OrgId
+    await run(store.organizations.insert({
+      id: orgId,
+      name: "Crash test",
+      edition: "enterprise",
+      grants: [],
+      defaultNotificationTeamId: null,
+      cooldownSeconds: 0
+    }))
+    caller = { orgId, actor: { kind: "system", name: "crash test" }, correlationId: "crash-test" }
+    db = new Pg.Client({ connectionString: url })
+    await db.connect()
+  }, 300_000)
+
+  afterAll(async () => {
+    await db?.end()
+    await runtime?.dispose()
+  })
+
+  it("a worker killed mid-batch loses nothing: after its lease expires another worker delivers the rest", async () => {
+    const total = 200
+    const answered = 40
+    // answers the first 40 deliveries, then holds the next one open: the worker is mid-batch
+    let firstSeen = 0
+    const receiver = await Receiver.start({
+      mode: "generic",
+      respond: () => (++firstSeen > answered ? "hang" : { status: 200 })
+    })
+    try {
+      const destination = await createDestination("crash", receiver.url("/crash"))
+      receiver.setSecret(destination.signingSecret!)
+      const eventIds = await queueTests(destination.id, total)
+      expect(await statuses([destination.id])).toEqual({ pending: total })
+
+      // a short lease (the shortest the worker uses with a 2 s time limit) so the test need not wait long
+      const lease = { leaseMs: 6_000, timeoutMs: 2_000, batchSize: 32, schedule: [0.1] }
+      const first = await startWorker(url, { workerId: "crash-first", ...lease })
+      await until("the first worker to hang mid-batch", () => receiver.deliveries.length > answered).catch(async (e) => {
+        // what the receiver and the table saw, to tell a worker that never sent from one that was refused
+        const seen = { deliveries: receiver.deliveries.length, rejections: receiver.rejections, rows: await statuses([destination.id]) }
+        throw new Error(`${e.message}: ${JSON.stringify(seen)}`)
+      })
+      await kill(first)
+
+      // killed mid-batch: what it claimed and did not finish is still leased to it
+      const leased = await db.query(
+        "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner = 'crash-first'",
+        [destination.id]
+      )
+      expect(leased.rows.length).toBeGreaterThan(0)
+      expect(await statuses([destination.id])).toEqual({ succeeded: answered, pending: total - answered })
+
+      receiver.setResponder(() => ({ status: 200 }))
+      await startWorker(url, { workerId: "crash-second", ...lease })
+      await until("every delivery to succeed", async () => (await statuses([destination.id])).succeeded === total)
+
+      // at least once: every event reached the receiver, verified, and none is missing
+      expect(receiver.rejections).toEqual([])
+      const delivered = new Set([...receiver.deliveries, ...receiver.duplicates].map((d) => d.id))
+      expect([...delivered].sort()).toEqual([...eventIds].sort())
+      expect(receiver.deliveries).toHaveLength(total)
+      // the delivery that hung was sent again once its lease expired; only leased ones were repeated
+      const leasedIds = new Set(leased.rows.map((r: { event_id: string }) => r.event_id))
+      expect(receiver.duplicates.length).toBeGreaterThan(0)
+      for (const d of receiver.duplicates) expect(leasedIds.has(d.id)).toBe(true)
+      const hung = receiver.deliveries[answered]!.id
+      expect(receiver.duplicates.map((d) => d.id)).toContain(hung)
+      const rows = await db.query(
+        "SELECT status, lease_owner, last_status_code FROM deliveries WHERE webhook_id = $1",
+        [destination.id]
+      )
+      for (const row of rows.rows) expect(row).toEqual({ status: "succeeded", lease_owner: null, last_status_code: 200 })
+    } finally {
+      await receiver.close()
+    }
+  }, 60_000)
+
+  it("two workers at once never send the same delivery twice, let alone at the same time (SKIP LOCKED)", async () => {
+    const receiver = await slowReceiver(40)
+    try {
+      const destinations: Array<Id.WebhookId> = []
+      for (const name of ["pair-0", "pair-1", "pair-2", "pair-3"]) {
+        const path = `/${name}`
+        const created = await createDestination(name, receiver.url(path))
+        receiver.setSecret(path, created.signingSecret!)
+        destinations.push(created.id)
+      }
+      // both workers poll before anything is queued, so they compete for every claim
+      const settings = { leaseMs: 60_000, batchSize: 8, concurrency: 4 }
+      await Promise.all([
+        startWorker(url, { workerId: "pair-a", ...settings }),
+        startWorker(url, { workerId: "pair-b", ...settings })
+      ])
+      const owners = new Set<string>()
+      let sampling = true
+      const sampler = (async () => {
+        while (sampling) {
+          const rows = await db.query(
+            "SELECT DISTINCT lease_owner FROM deliveries WHERE webhook_id = ANY($1) AND lease_owner IS NOT NULL",
+            [destinations]
+          )
+          for (const r of rows.rows) owners.add(r.lease_owner)
+          await new Promise((r) => setTimeout(r, 5))
+        }
+      })()
+      const eventIds: Array<string> = []
+      for (let round = 0; round < 50; round++) {
+        for (const id of destinations) eventIds.push(...(await queueTests(id, 1)))
+      }
+      await until("every delivery to succeed", async () => (await statuses(destinations)).succeeded === eventIds.length)
+      sampling = false
+      await sampler
+
+      expect(owners).toEqual(new Set(["pair-a", "pair-b"]))
+      expect(receiver.rejected).toEqual([])
+      expect(receiver.concurrent).toEqual([])
+      expect(receiver.received).toHaveLength(eventIds.length)
+      expect(new Set(receiver.received)).toEqual(new Set(eventIds))
+    } finally {
+      await receiver.close()
+    }
+  }, 60_000)
+})
