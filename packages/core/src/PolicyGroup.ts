@@ -196,16 +196,6 @@ export class PhaseNotExternal extends Schema.TaggedError<PhaseNotExternal>()("Ph
   }
 }
 
-/** The deployment cannot read mappings files yet for this phase's connection. */
-export class ExternalSyncUnavailable extends Schema.TaggedError<ExternalSyncUnavailable>()("ExternalSyncUnavailable", {
-  policyGroupId: PolicyGroupId,
-  phaseId: PhaseId
-}) {
-  override get message() {
-    return "syncing external phases is not available in this deployment yet; the phase was left unchanged"
-  }
-}
-
 /** An external phase with its source, as the sync reads it. */
 export type ExternalPhase = Phase & { readonly sourceType: "external"; readonly external: ExternalSource }
 

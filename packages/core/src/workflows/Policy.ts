@@ -133,18 +133,8 @@ export const listDraftMappings = Effect.fnUntraced(function*(
   return yield* store.drafts.listByPhase(caller.orgId, groupId, phase.id, page)
 })
 
-/**
- * POST .../phases/{phaseId}/sync. Reading mappings files from providers arrives with the VCS
- * adapters; until then an external phase answers a clear refusal and changes nothing.
- */
-export const syncPhase = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId, phaseId: PhaseId) {
-  const group = yield* loadGroup(caller, groupId)
-  const phase = yield* PolicyGroup.findPhase(group, phaseId)
-  if (phase.sourceType !== "external") {
-    return yield* new PolicyGroup.PhaseNotExternal({ policyGroupId: groupId, phaseId: phase.id })
-  }
-  return yield* new PolicyGroup.ExternalSyncUnavailable({ policyGroupId: groupId, phaseId: phase.id })
-})
+/** POST .../phases/{phaseId}/sync: the external phase follows its mappings file (Sync.ts). */
+export { syncExternalPhase as syncPhase } from "./Sync.js"
 
 /**
  * GET /repositories/{id}/resolve: which published mapping applies to `image` on a tracked branch

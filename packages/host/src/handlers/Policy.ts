@@ -38,7 +38,6 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
           changes: { created: changes.created.length, updated: changes.updated.length, removed: changes.removed.length }
         }))
       ))
-    // the sync workflow itself (Workflows.Sync), until Policy.syncPhase delegates to it
     .handle("syncPhase", ({ path }) =>
-      withCaller((c) => Workflows.Sync.syncExternalPhase(c, path.groupId as Id.PolicyGroupId, path.phaseId as Id.PhaseId)))
+      withCaller((c) => Policy.syncPhase(c, path.groupId as Id.PolicyGroupId, path.phaseId as Id.PhaseId)))
 )

@@ -41,7 +41,6 @@ const rules: Record<string, Rule> = {
   InvalidMapping: { status: 400 },
   ExternalPhaseReadOnly: { status: 409 },
   PhaseNotExternal: { status: 409 },
-  ExternalSyncUnavailable: { status: 409 },
   // snooze requests
   SnoozeUntilNotInFuture: { status: 400 },
   InvalidSnoozeTransition: { status: 409 },
