@@ -6,8 +6,10 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Page, PageRequest, StoreService } from "@image-policy/core"
 import { Id, Onboarding, Store } from "@image-policy/core"
 import type { ApiKey, Audit, Mapping, Organization, Outbox, PolicyGroup, SnoozeRequest, Webhook } from "@image-policy/core"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
@@ -450,6 +452,56 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.isTrue(yield* store.outbox.requeue(org.id, e.id, w.id, late))
         const replayed = mine(yield* store.outbox.claim({ worker: "w3", now: late, leaseMs: 1000, limit: 1000 }))
         assert.strictEqual(replayed[0]?.event.id, e.id, "replay keeps the CloudEvent id")
+      })))
+
+    // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
+    // skip the lock only while no transaction is open)
+    const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Onboarding.Team>, outcome: "commit" | "rollback") =>
+      Effect.gen(function*() {
+        const written = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* Effect.fork(Effect.either(store.transaction(Effect.gen(function*() {
+          yield* store.teams.insert(org.id, teams[0]!)
+          yield* Deferred.succeed(written, undefined)
+          yield* Deferred.await(release)
+          for (const t of teams.slice(1)) yield* store.teams.insert(org.id, t)
+          if (outcome === "rollback") return yield* Effect.fail("rolled back" as const)
+        }))))
+        yield* Deferred.await(written)
+        // reads that start while the transaction is open, and run while it stays open
+        const reads = yield* Effect.fork(Effect.all([
+          store.teams.get(org.id, teams[0]!.id),
+          Effect.map(store.teams.list(org.id, { limit: 50 }), (page) => page.items.map((t) => t.id)),
+          store.organizations.get(org.id)
+        ]))
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(writer)
+        const [got, listed, organization] = yield* Fiber.join(reads)
+        assert.deepStrictEqual(Option.getOrThrow(organization), org)
+        return { got, listed }
+      })
+
+    it("isolation: reads outside an open transaction never see its writes, even after a rollback", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const teams = [team("Uncommitted A"), team("Uncommitted B")]
+        const { got, listed } = yield* openTransaction(org, teams, "rollback")
+        assert.isTrue(Option.isNone(got))
+        assert.deepStrictEqual(listed, [])
+        assert.deepStrictEqual((yield* store.teams.list(org.id, { limit: 50 })).items, [])
+      })))
+
+    it("isolation: reads outside an open transaction see all of its writes or none", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const teams = [team("Committed A"), team("Committed B")]
+        const { got, listed } = yield* openTransaction(org, teams, "commit")
+        const ids = teams.map((t) => t.id as string).sort()
+        // each read is before or after the commit (the two reads may fall on either side of it)
+        if (listed.length > 0) assert.deepStrictEqual([...listed].sort(), ids)
+        if (Option.isSome(got)) assert.deepStrictEqual(got.value, teams[0])
+        assert.deepStrictEqual((yield* store.teams.list(org.id, { limit: 50 })).items.map((t) => t.id as string).sort(), ids)
       })))
 
     if (options.concurrency) {

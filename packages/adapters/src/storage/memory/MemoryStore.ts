@@ -3,8 +3,11 @@
  *
  * Transactions hold one global lock for their whole duration and record an undo step for every
  * write; when the transaction fails the undo steps run in reverse, so a failed workflow leaves no
- * state, no audit row and no outbox row. Operations outside a transaction take the same lock, so
- * nobody reads another fiber's uncommitted writes and a rollback never clobbers a concurrent write.
+ * state, no audit row and no outbox row. Writes outside a transaction take the same lock, so a
+ * rollback never clobbers a concurrent write. Reads outside a transaction take the lock only while
+ * a transaction is open, so nobody reads another fiber's uncommitted writes: every step is one
+ * synchronous function on a single JS thread, so with no transaction open the maps hold only
+ * committed rows, and a read needs no lock (it was 3.5 µs per read, three reads per request).
  */
 import type { Id } from "@image-policy/core"
 import {
@@ -95,13 +98,30 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
   const deliveries = new Map<string, DeliveryRow>()
   const lock = yield* Effect.makeSemaphore(1)
   const undoLog = FiberRef.unsafeMake<Array<() => void> | null>(null)
+  /**
+   * Transactions open now (0 or 1: each holds the lock from before its first step until after its
+   * commit or its last undo step). While it is 0, every row in the maps is committed.
+   */
+  let openTransactions = 0
+  const noUndo = () => {}
 
-  /** Runs a synchronous step under the lock (or inside the caller's transaction). */
+  /** Runs a synchronous write under the lock (or inside the caller's transaction). */
   const run = <A>(f: (undo: (step: () => void) => void) => A): Effect.Effect<A> =>
-    Effect.flatMap(FiberRef.get(undoLog), (log) =>
-      log !== null
+    Effect.withFiberRuntime((fiber) => {
+      const log = fiber.getFiberRef(undoLog)
+      return log !== null
         ? Effect.sync(() => f((step) => log.push(step)))
-        : lock.withPermits(1)(Effect.sync(() => f(() => {}))))
+        : lock.withPermits(1)(Effect.sync(() => f(noUndo)))
+    })
+
+  /**
+   * Runs a synchronous read: inside the caller's transaction, or at once when no transaction is
+   * open (nothing uncommitted to see), else after the open transaction ends.
+   */
+  const read = <A>(f: () => A): Effect.Effect<A> =>
+    Effect.withFiberRuntime((fiber) =>
+      openTransactions === 0 || fiber.getFiberRef(undoLog) !== null ? Effect.sync(f) : lock.withPermits(1)(Effect.sync(f))
+    )
 
   const state = (orgId: string): OrgState | undefined => orgs.get(orgId)
   const need = (orgId: string): OrgState => {
@@ -132,24 +152,32 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
   }
 
   const getIn = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>, id: string) =>
-    run(() => Option.fromNullable(state(orgId) && pick(state(orgId)!).get(id)))
+    read(() => Option.fromNullable(state(orgId) && pick(state(orgId)!).get(id)))
   const valuesOf = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>): Array<V> => {
     const s = state(orgId)
     return s ? [...pick(s).values()] : []
   }
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(FiberRef.get(undoLog), (outer) => {
-      if (outer !== null) return effect // nested: joins the outer transaction
+    Effect.withFiberRuntime((fiber) => {
+      if (fiber.getFiberRef(undoLog) !== null) return effect // nested: joins the outer transaction
       return lock.withPermits(1)(Effect.suspend(() => {
         const log: Array<() => void> = []
-        return Effect.locally(effect, undoLog, log).pipe(
+        let open = false
+        return Effect.suspend(() => {
+          open = true
+          openTransactions++
+          return Effect.locally(effect, undoLog, log)
+        }).pipe(
+          // one synchronous step: the undo steps and the count, so no read sees a half-undone state
           Effect.onExit((exit) =>
-            Exit.isSuccess(exit)
-              ? Effect.void
-              : Effect.sync(() => {
+            Effect.sync(() => {
+              if (!open) return
+              if (Exit.isFailure(exit)) {
                 for (let i = log.length - 1; i >= 0; i--) log[i]!()
-              })
+              }
+              openTransactions--
+            })
           )
         )
       }))
@@ -158,7 +186,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
   const service: StoreService = {
     transaction,
     organizations: {
-      get: (orgId) => run(() => Option.fromNullable(state(orgId)?.org)),
+      get: (orgId) => read(() => Option.fromNullable(state(orgId)?.org)),
       insert: (org) =>
         run((undo) => {
           const existing = orgs.get(org.id)
@@ -186,13 +214,13 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         })
     },
     teams: {
-      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.teams), byName), byName, page)),
+      list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.teams), byName), byName, page)),
       get: (orgId, id) => getIn(orgId, (s) => s.teams, id),
       insert: (orgId, team) => run((undo) => put(undo, need(orgId).teams, team.id, team))
     },
     routines: {
       list: (orgId, page, filter) =>
-        run(() => {
+        read(() => {
           const rows = valuesOf(orgId, (s) => s.routines).filter((r) =>
             filter?.teamId === undefined || r.teamId === filter.teamId
           )
@@ -203,15 +231,15 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     },
     vcsConnections: {
       list: (orgId, page) =>
-        run(() => {
+        read(() => {
           const key = (c: Onboarding.VcsConnection) => [c.externalAccountName, c.id] as const
           const rows = valuesOf(orgId, (s) => s.connections).map((c) => c.connection)
           return paginate(sortBy(rows, key), key, page)
         }),
-      get: (orgId, id) => run(() => Option.fromNullable(state(orgId)?.connections.get(id)?.connection)),
+      get: (orgId, id) => read(() => Option.fromNullable(state(orgId)?.connections.get(id)?.connection)),
       insert: (orgId, connection, settings) =>
         run((undo) => put(undo, need(orgId).connections, connection.id, { connection, settings })),
-      settings: (orgId, id) => run(() => Option.fromNullable(state(orgId)?.connections.get(id)?.settings)),
+      settings: (orgId, id) => read(() => Option.fromNullable(state(orgId)?.connections.get(id)?.settings)),
       setStatus: (orgId, id, status) =>
         run((undo) => {
           const s = state(orgId)
@@ -219,7 +247,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           if (s && row) put(undo, s.connections, id, { ...row, connection: { ...row.connection, status } })
         }),
       locate: (id) =>
-        run(() => {
+        read(() => {
           for (const s of orgs.values()) {
             const row = s.connections.get(id)
             if (row) return Option.some({ orgId: s.org.id, connection: row.connection, settings: row.settings })
@@ -229,7 +257,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     },
     repositories: {
       list: (orgId, page, filter) =>
-        run(() => {
+        read(() => {
           const rows = valuesOf(orgId, (s) => s.repositories).filter((r) =>
             filter?.repositoryId === undefined || r.id === filter.repositoryId
           )
@@ -237,7 +265,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         }),
       get: (orgId, id) => getIn(orgId, (s) => s.repositories, id),
       findByExternalId: (orgId, connectionId, externalRepoId) =>
-        run(() =>
+        read(() =>
           Option.fromNullable(
             valuesOf(orgId, (s) => s.repositories).find((r) =>
               r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId
@@ -245,7 +273,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           )
         ),
       trackedExternalIds: (orgId, connectionId) =>
-        run(() =>
+        read(() =>
           new Set(
             valuesOf(orgId, (s) => s.repositories).filter((r) => r.vcsConnectionId === connectionId).map((r) =>
               r.externalRepoId
@@ -282,8 +310,8 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
       lock: () => Effect.void // the memory store serializes every transaction already
     },
     policyGroups: {
-      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.groups), byName), byName, page)),
-      all: (orgId) => run(() => sortBy(valuesOf(orgId, (s) => s.groups), byName)),
+      list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.groups), byName), byName, page)),
+      all: (orgId) => read(() => sortBy(valuesOf(orgId, (s) => s.groups), byName)),
       get: (orgId, id) => getIn(orgId, (s) => s.groups, id),
       insert: (orgId, group) => run((undo) => put(undo, need(orgId).groups, group.id, group)),
       lock: () => Effect.void,
@@ -300,7 +328,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           })
         }),
       externalPhases: () =>
-        run(() =>
+        read(() =>
           [...orgs.values()].flatMap((s) =>
             sortBy(s.groups.values(), byName).flatMap((g) =>
               g.phases.filter((p) => p.sourceType === "external").map((p) => ({ orgId: s.org.id, policyGroupId: g.id, phaseId: p.id }))
@@ -310,14 +338,14 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     },
     drafts: {
       listByPhase: (orgId, groupId, phaseId, page) =>
-        run(() => {
+        read(() => {
           const rows = valuesOf(orgId, (s) => s.drafts).filter((d) => d.groupId === groupId && d.phaseId === phaseId)
           return paginate(sortBy(rows, byCreated).map(stripGroup), byCreated, page)
         }),
       listByGroup: (orgId, groupId) =>
-        run(() => sortBy(valuesOf(orgId, (s) => s.drafts).filter((d) => d.groupId === groupId), byCreated).map(stripGroup)),
+        read(() => sortBy(valuesOf(orgId, (s) => s.drafts).filter((d) => d.groupId === groupId), byCreated).map(stripGroup)),
       findByKey: (orgId, groupId, phaseId, key) =>
-        run(() => {
+        read(() => {
           const d = state(orgId)?.drafts.get(`${phaseId}|${key}`)
           return d && d.groupId === groupId ? Option.some(stripGroup(d)) : Option.none()
         }),
@@ -325,7 +353,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         run((undo) => put(undo, need(orgId).drafts, `${mapping.phaseId}|${mapping.key}`, { ...mapping, groupId }))
     },
     published: {
-      listByGroup: (orgId, groupId) => run(() => state(orgId)?.published.get(groupId) ?? []),
+      listByGroup: (orgId, groupId) => read(() => state(orgId)?.published.get(groupId) ?? []),
       replace: (orgId, groupId, phaseIds, mappings) =>
         run((undo) => {
           const s = need(orgId)
@@ -334,16 +362,16 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
         })
     },
     assignments: {
-      get: (orgId, repositoryId) => run(() => state(orgId)?.assignments.get(repositoryId) ?? []),
+      get: (orgId, repositoryId) => read(() => state(orgId)?.assignments.get(repositoryId) ?? []),
       replace: (orgId, repositoryId, assignments) =>
         run((undo) => put(undo, need(orgId).assignments, repositoryId, assignments))
     },
     apiKeys: {
       insert: (orgId, key) => run((undo) => put(undo, need(orgId).apiKeys, key.id, key)),
-      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.apiKeys), byCreated), byCreated, page)),
+      list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.apiKeys), byCreated), byCreated, page)),
       get: (orgId, id) => getIn(orgId, (s) => s.apiKeys, id),
       findBySecretHash: (secretHash) =>
-        run(() => {
+        read(() => {
           for (const s of orgs.values()) {
             for (const key of s.apiKeys.values()) {
               if (key.secretHash === secretHash) return Option.some({ orgId: s.org.id, key, organization: s.org })
@@ -365,8 +393,8 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     },
     webhooks: {
       insert: (orgId, d) => run((undo) => put(undo, need(orgId).webhooks, d.id, d)),
-      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated), byCreated, page)),
-      all: (orgId) => run(() => sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated)),
+      list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated), byCreated, page)),
+      all: (orgId) => read(() => sortBy(valuesOf(orgId, (s) => s.webhooks), byCreated)),
       get: (orgId, id) => getIn(orgId, (s) => s.webhooks, id),
       update: (orgId, d) =>
         run((undo) => {
@@ -385,7 +413,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     },
     snoozeRequests: {
       insert: (orgId, r) => run((undo) => put(undo, need(orgId).snoozes, r.id, r)),
-      list: (orgId, page) => run(() => paginate(sortBy(valuesOf(orgId, (s) => s.snoozes), byCreated), byCreated, page)),
+      list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.snoozes), byCreated), byCreated, page)),
       get: (orgId, id) => getIn(orgId, (s) => s.snoozes, id),
       update: (orgId, r) =>
         run((undo) => {
@@ -396,7 +424,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     audit: {
       append: (orgId, event) => run((undo) => push(undo, need(orgId).audit, event)),
       list: (orgId, page) =>
-        run(() => {
+        read(() => {
           const key = (a: Audit.AuditEvent) => [a.at, a.id] as const
           return paginate(sortBy(state(orgId)?.audit ?? [], key, true), key, page, true)
         })
@@ -457,13 +485,13 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           })
         }),
       deliveries: (orgId, webhookId, page) =>
-        run(() => {
+        read(() => {
           const key = (d: Outbox.Delivery) => [d.updatedAt, d.eventId] as const
           const rows = [...deliveries.values()].filter((d) => d.orgId === orgId && d.webhookId === webhookId)
           return paginate(sortBy(rows, key).map(publicDelivery), key, page)
         }),
       attempts: (orgId, eventId, webhookId) =>
-        run(() => (state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),
+        read(() => (state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),
       requeue: (orgId, eventId, webhookId, now) =>
         run((undo) => {
           const k = `${eventId}|${webhookId}`
