@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { isStorableText } from "../api/Common.js"
+import type { Problem } from "../api/Problem.js"
 import * as Problems from "./Problems.js"
 
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -20,68 +21,87 @@ const tooLarge = (limit: number) =>
 
 const byteLength = (text: string) => new TextEncoder().encode(text).length
 
-export const check = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
-  Effect.gen(function*() {
-    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return
-    const declared = request.headers["content-length"]
-    if (declared !== undefined && Number(declared) > limit) return yield* Effect.fail(tooLarge(limit))
-    const contentType = request.headers["content-type"]
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
-      Effect.catchAll((error) =>
-        Effect.fail(
-          String((error as any).cause?.message ?? "").includes("maxBytes")
-            ? tooLarge(limit)
-            : Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
-        )
-      )
-    )
-    // runtimes without a streaming limit (web handler) buffer first; the answer is the same
-    if (text.length > limit / 4 && byteLength(text) > limit) return yield* Effect.fail(tooLarge(limit))
-    // only a truly empty body is "no body": whitespace alone is not JSON, and the platform's decoder
-    // (which reads "" as null but parses anything else) would fail on it as a defect (500)
-    if (text === "") return
-    if (contentType !== undefined && !contentType.toLowerCase().includes("json")) {
-      return yield* Effect.fail(Problems.make({
-        status: 400,
-        type: "/problems/unsupported-media-type",
-        detail: "send JSON bodies with content-type: application/json"
-      }))
-    }
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      // the parser's message quotes the body, which may hold anything: never echo it
-      return yield* Effect.fail(Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" }))
-    }
-    if (!withinDepth(body, maxDepth)) {
-      return yield* Effect.fail(Problems.make({
-        status: 400,
-        type: "/problems/body-too-deep",
-        detail: `JSON bodies may nest at most ${maxDepth} levels`
-      }))
-    }
-    const invalid = invalidText(body)
-    if (invalid.length > 0) {
-      return yield* Effect.fail(Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors"))
+const unreadable = () =>
+  Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
+
+/** A content-length Node's parser has checked: the body it delivers is exactly that long. */
+const plainLength = /^\d{1,15}$/
+
+/**
+ * One read of the body, then synchronous checks on the text. A body whose content-length is
+ * declared (and within the limit, see above) is read as it is: the HTTP parser delivers exactly
+ * that many bytes, so the streaming limit (a fiber-local setting around the read) is only set for
+ * bodies of unknown length; the length check after the read covers runtimes that buffer first.
+ */
+export const check = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<void, Problem> => {
+  if (!hasBody(request.method)) return Effect.void
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
+  const text = declared !== undefined && plainLength.test(declared)
+    ? request.text
+    : HttpIncomingMessage.withMaxBodySize(request.text, Option.some(limit))
+  return Effect.matchEffect(text, {
+    onFailure: (error) =>
+      Effect.fail(String((error as any).cause?.message ?? "").includes("maxBytes") ? tooLarge(limit) : unreadable()),
+    onSuccess: (text) => {
+      const problem = checkText(text, request.headers["content-type"], limit)
+      return problem === undefined ? Effect.void : Effect.fail(problem)
     }
   })
+}
+
+/** The checks of a body's text, in the contracted order; `undefined` when the body may go on. */
+const checkText = (text: string, contentType: string | undefined, limit: number): Problem | undefined => {
+  // runtimes without a streaming limit (web handler) buffer first; the answer is the same
+  if (text.length > limit / 4 && byteLength(text) > limit) return tooLarge(limit)
+  // only a truly empty body is "no body": whitespace alone is not JSON, and the platform's decoder
+  // (which reads "" as null but parses anything else) would fail on it as a defect (500)
+  if (text === "") return undefined
+  if (contentType !== undefined && !contentType.toLowerCase().includes("json")) {
+    return Problems.make({
+      status: 400,
+      type: "/problems/unsupported-media-type",
+      detail: "send JSON bodies with content-type: application/json"
+    })
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // the parser's message quotes the body, which may hold anything: never echo it
+    return Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" })
+  }
+  if (!withinDepth(body, maxDepth)) {
+    return Problems.make({
+      status: 400,
+      type: "/problems/body-too-deep",
+      detail: `JSON bodies may nest at most ${maxDepth} levels`
+    })
+  }
+  const invalid = invalidText(body)
+  if (invalid.length > 0) return Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors")
+  return undefined
+}
 
 /** Query parameters must be storable text too; each bad one is a 400 naming it. */
-export const checkQuery = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.suspend(() => {
-    const query = request.url.indexOf("?")
-    if (query === -1) return Effect.void
-    const invalid: Array<{ readonly path: string; readonly message: string }> = []
-    for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
-      if (!isStorableText(value) || !isStorableText(name)) {
-        invalid.push({ path: isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
-      }
+export const queryProblem = (request: HttpServerRequest.HttpServerRequest): Problem | undefined => {
+  const query = request.url.indexOf("?")
+  if (query === -1) return undefined
+  const invalid: Array<{ readonly path: string; readonly message: string }> = []
+  for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
+    if (!isStorableText(value) || !isStorableText(name)) {
+      invalid.push({ path: isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
     }
-    return invalid.length === 0
-      ? Effect.void
-      : Effect.fail(Problems.validation(invalid, "a query parameter holds text that is not valid Unicode; see errors"))
+  }
+  return invalid.length === 0
+    ? undefined
+    : Problems.validation(invalid, "a query parameter holds text that is not valid Unicode; see errors")
+}
+
+export const checkQuery = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void, Problem> =>
+  Effect.suspend(() => {
+    const problem = queryProblem(request)
+    return problem === undefined ? Effect.void : Effect.fail(problem)
   })
 
 /**
