@@ -44,42 +44,54 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
     Authentication,
     Effect.gen(function*() {
       const services = yield* Effect.context<Store | SecretHasher>()
+      const store = Context.get(services, Store)
+      const hasher = Context.get(services, SecretHasher)
       const permissions = routePermissions()
       const limiter = RateLimit.make(options.rateLimit)
       return Authentication.of({
+        // one synchronous step reads what the request holds; Effect steps only where the work is
         apiKey: (secret) =>
-          Effect.gen(function*() {
-            const { params, route } = yield* HttpRouter.RouteContext
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const info = Option.getOrUndefined(yield* Effect.serviceOption(RequestInfo))
+          Effect.withFiberRuntime((fiber) => {
+            const context = fiber.currentContext
+            const { params, route } = Context.unsafeGet(context, HttpRouter.RouteContext)
+            const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
+            const info = context.unsafeMap.get(RequestInfo.key) as RequestInfo["Type"] | undefined
             if (info) info.route = route.path
             const required = permissions.get(`${route.method} ${route.path}`)
             // fail closed: an organization route without declared permissions is a programming error
-            if (required === undefined) return yield* Effect.dieMessage(`no permissions declared for ${route.method} ${route.path}`)
-            const principal = yield* withWorkflowSpan(
+            if (required === undefined) return Effect.dieMessage(`no permissions declared for ${route.method} ${route.path}`)
+            const authenticate = withWorkflowSpan(
               Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required),
               "ApiKeys.authenticate"
-            ).pipe(
-              Effect.provide(services),
-              Problems.orProblem
             )
-            const wait = limiter.take(principal.apiKeyId, Date.now())
-            if (wait > 0) {
-              return yield* Effect.fail(Problems.make({
-                status: 429,
-                type: "/problems/rate-limited",
-                detail: "this API key sent too many requests; retry after the Retry-After delay",
-                retryAfterSeconds: wait
-              }))
-            }
-            yield* BodyGuard.check(request, options.maxBodyBytes)
-            yield* BodyGuard.checkQuery(request)
-            return {
-              orgId: principal.orgId,
-              actor: { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, serviceAccountId: principal.serviceAccountId },
-              correlationId: info?.id ?? "",
-              permissions: principal.permissions
-            }
+            // the Node server runs each request in a context that holds these very services already;
+            // the web handler (Deno) does not, and gets them here
+            type Authenticated = Effect.Effect<Effect.Effect.Success<typeof authenticate>, Effect.Effect.Error<typeof authenticate>>
+            const provided: Authenticated =
+              context.unsafeMap.get(Store.key) === store && context.unsafeMap.get(SecretHasher.key) === hasher
+                ? authenticate as Authenticated
+                : Effect.provide(authenticate, services)
+            return Effect.flatMap(Problems.orProblem(provided), (principal) => {
+              const wait = limiter.take(principal.apiKeyId, Date.now())
+              if (wait > 0) {
+                return Effect.fail(Problems.make({
+                  status: 429,
+                  type: "/problems/rate-limited",
+                  detail: "this API key sent too many requests; retry after the Retry-After delay",
+                  retryAfterSeconds: wait
+                }))
+              }
+              const caller = {
+                orgId: principal.orgId,
+                actor: { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, serviceAccountId: principal.serviceAccountId },
+                correlationId: info?.id ?? "",
+                permissions: principal.permissions
+              }
+              return Effect.flatMap(BodyGuard.check(request, options.maxBodyBytes), () => {
+                const query = BodyGuard.queryProblem(request)
+                return query === undefined ? Effect.succeed(caller) : Effect.fail(query)
+              })
+            })
           })
       })
     })
