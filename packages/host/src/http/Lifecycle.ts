@@ -8,6 +8,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Problem } from "../api/Problem.js"
@@ -66,24 +67,30 @@ const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
 }
 
 export const middleware = (options: { readonly accessLog: boolean; readonly maxBodyBytes: number }) => (app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const started = options.accessLog ? performance.now() : 0
     const info: { readonly id: string; route: string | undefined } = { id: requestIdOf(request), route: undefined }
-    const response = yield* app.pipe(
-      Effect.provideService(RequestInfo, info),
-      // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody)
-      Effect.provideService(HttpServerRequest.HttpServerRequest, BodyGuard.withDrainingBody(request, options.maxBodyBytes)),
-      Effect.catchAllCause((cause) => toResponse(cause, info.id))
+    // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody); every
+    // other request stays as it is, so the usual context change is one service added, not two
+    const guarded = BodyGuard.withDrainingBody(request, options.maxBodyBytes)
+    const handled = Effect.catchAllCause(
+      Effect.mapInputContext(app, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
+        guarded === request
+          ? Context.add(context, RequestInfo, info)
+          : Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.HttpServerRequest, guarded)),
+      (cause) => toResponse(cause, info.id)
     )
-    if (options.accessLog) {
-      yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
-        requestId: info.id,
-        method: request.method,
-        route: info.route ?? new URL(request.url, "http://localhost").pathname,
-        status: response.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100
-      }))
-    }
-    return HttpServerResponse.setHeader(response, "x-request-id", info.id)
+    if (!options.accessLog) return Effect.map(handled, (response) => HttpServerResponse.setHeader(response, "x-request-id", info.id))
+    return Effect.flatMap(handled, (response) =>
+      Effect.as(
+        Effect.logInfo("request").pipe(Effect.annotateLogs({
+          requestId: info.id,
+          method: request.method,
+          route: info.route ?? new URL(request.url, "http://localhost").pathname,
+          status: response.status,
+          durationMs: Math.round((performance.now() - started) * 100) / 100
+        })),
+        HttpServerResponse.setHeader(response, "x-request-id", info.id)
+      ))
   })
