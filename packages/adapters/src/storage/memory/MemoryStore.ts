@@ -24,9 +24,9 @@ import {
   type Webhook
 } from "@image-policy/core"
 import type { Page, PageRequest, StoreService } from "@image-policy/core"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -158,29 +158,47 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
     return s ? [...pick(s).values()] : []
   }
 
+  /**
+   * The transaction's bookkeeping in as few Effect steps as the semantics allow (it runs on every
+   * write request): the lock is taken interruptibly like `withPermits` does, and everything after
+   * runs uninterruptibly except the body itself. A failed body's undo steps and the count of open
+   * transactions change in one synchronous step before the lock is released, so no read sees a
+   * half-undone state. Fibers the body forks inherit the undo log, as with `Effect.locally`.
+   */
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withFiberRuntime((fiber) => {
       if (fiber.getFiberRef(undoLog) !== null) return effect // nested: joins the outer transaction
-      return lock.withPermits(1)(Effect.suspend(() => {
-        const log: Array<() => void> = []
-        let open = false
-        return Effect.suspend(() => {
-          open = true
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(lock.take(1)), () => {
+          const log: Array<() => void> = []
           openTransactions++
-          return Effect.locally(effect, undoLog, log)
-        }).pipe(
-          // one synchronous step: the undo steps and the count, so no read sees a half-undone state
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              if (!open) return
-              if (Exit.isFailure(exit)) {
-                for (let i = log.length - 1; i >= 0; i--) log[i]!()
-              }
+          /** Ends the transaction; answers the defect of an undo step that threw, if one did. */
+          const end = (failed: boolean): Cause.Cause<never> | undefined => {
+            try {
+              if (failed) for (let i = log.length - 1; i >= 0; i--) log[i]!()
+              return undefined
+            } catch (defect) {
+              return Cause.die(defect)
+            } finally {
               openTransactions--
+            }
+          }
+          const closed = Effect.zipRight(FiberRef.set(undoLog, null), lock.release(1))
+          return Effect.zipRight(
+            FiberRef.set(undoLog, log),
+            Effect.matchCauseEffect(restore(effect), {
+              onFailure: (cause) => {
+                const defect = end(true)
+                return Effect.zipRight(closed, Effect.failCause(defect ? Cause.sequential(cause, defect) : cause))
+              },
+              onSuccess: (value) => {
+                end(false)
+                return Effect.as(closed, value)
+              }
             })
           )
-        )
-      }))
+        })
+      )
     })
 
   const service: StoreService = {
