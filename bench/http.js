@@ -7,8 +7,9 @@
 // BENCH_ROUNDS slices, default 4, alternating between the servers); BENCH_CONNECTIONS (default 32);
 // BENCH_SERVERS=host,effectOff,... runs only those servers; BENCH_PROFILE=<dir> starts the
 // servers with `node --cpu-prof --cpu-prof-dir=<dir>` (one .cpuprofile per server, warm-up included).
-// BENCH_HOST_BASELINE=<dir> adds the server "base": our host from a snapshot of earlier built packages
-// (made by `node bench/_snapshot.js <dir>`), so a change is measured against its baseline in one run.
+// BENCH_HOST_BASELINE=<dir>[,<dir>...] adds the servers "base", "base2", ...: our host from snapshots of
+// earlier built packages (made by `node bench/_snapshot.js <dir>`), so changes are measured against
+// their baselines in one run.
 import { execFileSync, spawn } from "node:child_process"
 import { loadavg } from "node:os"
 import { isAbsolute, join, resolve } from "node:path"
@@ -28,8 +29,13 @@ const allServers = [
   { name: "fastify", label: "Fastify", file: "fastify.js", args: [] },
   { name: "node", label: "raw node:http", file: "node.js", args: [] }
 ]
-const baseline = process.env.BENCH_HOST_BASELINE
-if (baseline) allServers.splice(1, 0, { name: "base", label: "host snapshot (baseline)", file: join(resolve(baseline), "host.js"), args: [] })
+const baselines = (process.env.BENCH_HOST_BASELINE ?? "").split(",").map((d) => d.trim()).filter((d) => d !== "")
+allServers.splice(1, 0, ...baselines.map((dir, i) => ({
+  name: i === 0 ? "base" : `base${i + 1}`,
+  label: `host snapshot ${dir.split("/").filter((p) => p !== "").pop()}`.slice(0, 26),
+  file: join(resolve(dir), "host.js"),
+  args: []
+})))
 const only = process.env.BENCH_SERVERS?.split(",").map((n) => n.trim())
 const servers = only === undefined ? allServers : allServers.filter((s) => only.includes(s.name))
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -195,7 +201,7 @@ const printTable = (results) => {
 const printRatios = (results) => {
   const host = results.host
   console.log(`\n  ${"our host vs".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
-  for (const peer of ["base", "effectOff", "effectOn", "fastify", "node"]) {
+  for (const peer of [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "effectOff", "effectOn", "fastify", "node"]) {
     for (const route of routes) {
       const a = host?.[route]
       const b = results[peer]?.[route]
