@@ -5,11 +5,14 @@
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { constTrue } from "effect/Function"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Problem } from "../api/Problem.js"
 import * as BodyGuard from "./BodyGuard.js"
@@ -94,3 +97,12 @@ export const middleware = (options: { readonly accessLog: boolean; readonly maxB
         HttpServerResponse.setHeader(response, "x-request-id", info.id)
       ))
   })
+
+/**
+ * The platform's request span, only when spans are recorded. With the tracer off the platform
+ * still parses the URL, redacts the headers, makes a no-op span and puts it in the request's
+ * context (about 40 Effect steps per request); `tracing: false` skips that bookkeeping too. Both
+ * runtimes build the server with this layer (`--tracing` turns it into `Layer.empty`).
+ */
+export const requestSpans = (tracing: boolean): Layer.Layer<never> =>
+  tracing ? Layer.empty : Layer.scopedDiscard(Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, constTrue))
