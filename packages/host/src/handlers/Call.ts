@@ -88,16 +88,24 @@ const recordRejection = (caller: Caller, problem: Problem, { params, route }: Ht
 export const withCaller = <A, E, R>(
   f: (caller: Caller) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, Problem, R | CurrentCaller | Store | Ids> =>
-  Effect.flatMap(CurrentCaller, (caller) =>
-    Problems.orProblem(withWorkflowSpan(f(caller), spanOfRoute)).pipe(
-      Effect.tapError((problem) =>
-        // the audit trail must not turn a clear 4xx into a 5xx: a failed audit write is only logged
-        Effect.catchAllCause(
-          Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), Option.match({
-            onNone: () => Effect.void,
-            onSome: (routeContext) => recordRejection(caller, problem, routeContext)
-          })),
-          () => Effect.logWarning("could not record a rejected request in the audit trail")
-        )
+  // one step reads the caller (and, when tracing, the route); one handler turns the workflow's
+  // error into its problem and records a rejection
+  Effect.withFiberRuntime((fiber) => {
+    const context = fiber.currentContext as Context.Context<CurrentCaller>
+    const caller = Context.get(context, CurrentCaller)
+    const workflow = f(caller)
+    const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(workflow, spanOfRoute(context)) : workflow
+    return Effect.catchAll(traced, (error) => {
+      const problem = Problems.fromDomain(error)
+      if (problem === undefined) return Effect.die(error)
+      // the audit trail must not turn a clear 4xx into a 5xx: a failed audit write is only logged
+      const recorded = Effect.catchAllCause(
+        Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), Option.match({
+          onNone: () => Effect.void,
+          onSome: (routeContext) => recordRejection(caller, problem, routeContext)
+        })),
+        () => Effect.logWarning("could not record a rejected request in the audit trail")
       )
-    ))
+      return Effect.zipRight(recorded, Effect.fail(problem))
+    })
+  })
