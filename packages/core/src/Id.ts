@@ -19,7 +19,8 @@ export const prefixes = {
   snoozeRequest: "snz",
   event: "evt",
   audit: "aud",
-  scan: "scan"
+  scan: "scan",
+  remediation: "rem"
 } as const
 
 export type Kind = keyof typeof prefixes
@@ -84,3 +85,7 @@ export const EventId = idSchema("event", "EventId")
 export type EventId = typeof EventId.Type
 export const AuditEventId = idSchema("audit", "AuditEventId")
 export type AuditEventId = typeof AuditEventId.Type
+export const ScanId = idSchema("scan", "ScanId")
+export type ScanId = typeof ScanId.Type
+export const RemediationId = idSchema("remediation", "RemediationId")
+export type RemediationId = typeof RemediationId.Type

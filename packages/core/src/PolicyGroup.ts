@@ -19,12 +19,17 @@ export const ExternalSource = Schema.Struct({
   repositoryFullName: Schema.String,
   branch: Schema.String,
   path: Schema.String,
+  /** How often the poll worker reads the file (push webhooks make a change arrive sooner). */
+  pollIntervalSeconds: Schema.Int.pipe(Schema.between(10, 86_400)),
   lastSyncedAt: Schema.NullOr(Schema.String),
   lastError: Schema.NullOr(Schema.String),
   /** Blob sha of the last applied file version: the same version is never applied twice. */
   lastVersion: Schema.NullOr(Schema.String)
 })
 export type ExternalSource = typeof ExternalSource.Type
+
+/** The poll interval of an external phase that does not set one (and of rows stored before it existed). */
+export const defaultPollIntervalSeconds = 60
 
 export const SourceType = Schema.Literal("internal", "external")
 export type SourceType = typeof SourceType.Type

@@ -18,7 +18,9 @@ export * as Outbox from "./Outbox.js"
 export * as Permission from "./Permission.js"
 export * as Platform from "./Platform.js"
 export * as PolicyGroup from "./PolicyGroup.js"
+export * as Remediation from "./Remediation.js"
 export * as Resolution from "./Resolution.js"
+export * as Scan from "./Scan.js"
 export * as Scanner from "./Scanner.js"
 export * as SnoozeRequest from "./SnoozeRequest.js"
 export * as Webhook from "./Webhook.js"
@@ -26,9 +28,19 @@ export { Ids } from "./ports/Ids.js"
 export { SecretHasher } from "./ports/SecretHasher.js"
 export { Store } from "./ports/Store.js"
 export { SecretBox, SecretUnavailable } from "./ports/SecretBox.js"
-export { VcsProvider, VcsProviderError } from "./ports/VcsProvider.js"
+export { VcsProvider, VcsProviderError, VcsWriteRejected } from "./ports/VcsProvider.js"
 export { InvalidEndpoint, SendFailure, WebhookSender } from "./ports/WebhookSender.js"
 export type { Attempt, AttemptResult } from "./ports/WebhookSender.js"
-export type { ConnectionContext, VcsFile } from "./ports/VcsProvider.js"
-export type { ApiKeyMatch, DraftMapping, NewOutboxEvent, Page, PageRequest, StoreService } from "./ports/Store.js"
+export type { ConnectionContext, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "./ports/VcsProvider.js"
+export type {
+  ApiKeyMatch,
+  ClaimedScan,
+  DraftMapping,
+  NewOutboxEvent,
+  Page,
+  PageRequest,
+  RoutineTarget,
+  ScanOutcome,
+  StoreService
+} from "./ports/Store.js"
 export * as Workflows from "./workflows/index.js"

@@ -19,8 +19,10 @@ import type {
   OrgId,
   PhaseId,
   PolicyGroupId,
+  RemediationId,
   RepositoryId,
   RoutineId,
+  ScanId,
   SnoozeRequestId,
   TeamId,
   VcsConnectionId,
@@ -30,6 +32,9 @@ import type { Organization } from "../Organization.js"
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, OutboxEvent } from "../Outbox.js"
 import type { RepositoryAlreadyTracked, Repository, Routine, ScanStatus, Team, VcsConnection } from "../Onboarding.js"
 import type { DraftMapping, ExternalSource, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
+import type { RemediationRequest } from "../Remediation.js"
+import type { BranchScan, ScanFailure } from "../Scan.js"
+import type { Finding } from "../Scanner.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
 import type { WebhookDestination } from "../Webhook.js"
 
@@ -37,7 +42,8 @@ import type { WebhookDestination } from "../Webhook.js"
  * List order (the same on every store, so cursors mean the same everywhere): teams, routines and
  * policy groups by (name, id); VCS connections by (externalAccountName, id); repositories, drafts,
  * API keys, webhooks and snooze requests by (createdAt, id); audit events newest first by (at, id);
- * deliveries by (updatedAt, eventId). The cursor is `Cursor.encodeCursor({ sortKey, id })` of the
+ * deliveries by (updatedAt, eventId); scans newest first by (queuedAt, id); remediation requests
+ * newest first by (createdAt, id); findings by (file, line, column). The cursor is `Cursor.encodeCursor({ sortKey, id })` of the
  * last row of the page.
  */
 
@@ -84,6 +90,38 @@ export interface ExternalPhaseRef {
   readonly policyGroupId: PolicyGroupId
   readonly phaseId: PhaseId
 }
+
+/** A scan leased to one worker by `scans.claim`. */
+export interface ClaimedScan {
+  readonly orgId: OrgId
+  readonly scan: BranchScan
+}
+
+/**
+ * A tracked branch of a repository whose routine is active, for the routine worker: it decides from
+ * `intervalDays` and the last routine scan whether a routine run (scan, then remediation) is due.
+ */
+export interface RoutineTarget {
+  readonly orgId: OrgId
+  readonly repositoryId: RepositoryId
+  readonly branchName: string
+  readonly intervalDays: number
+  /** ISO 8601: when the repository was tracked (the first interval counts from here). */
+  readonly trackedAt: string
+  /** ISO 8601 `queuedAt` of the branch's newest scan with trigger `routine`; null when none. */
+  readonly lastRoutineScanAt: string | null
+}
+
+/** How a scan ended; `succeeded` replaces the branch's findings with `findings`. */
+export type ScanOutcome =
+  | {
+    readonly status: "succeeded"
+    readonly at: string
+    readonly commitSha: string
+    readonly fileCount: number
+    readonly findings: ReadonlyArray<Finding>
+  }
+  | { readonly status: "failed"; readonly at: string; readonly failure: ScanFailure }
 
 export interface StoreService {
   /** Runs `effect` atomically. Nested calls join the outer transaction. */
@@ -224,6 +262,72 @@ export interface StoreService {
     readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<SnoozeRequest>>
     readonly get: (orgId: OrgId, id: SnoozeRequestId) => Effect.Effect<Option.Option<SnoozeRequest>>
     readonly update: (orgId: OrgId, request: SnoozeRequest) => Effect.Effect<void>
+  }
+  readonly scans: {
+    /**
+     * Queues `scan` (status `queued`) unless the branch already has a scan `queued` or `running`;
+     * answers the scan that is now pending for the branch (the new one or the existing one). Sets
+     * the repository branch's `scan.status` to `queued` when it inserts.
+     */
+    readonly enqueue: (orgId: OrgId, scan: BranchScan) => Effect.Effect<BranchScan>
+    readonly get: (orgId: OrgId, id: ScanId) => Effect.Effect<Option.Option<BranchScan>>
+    /** The branch's newest scan by (queuedAt, id). */
+    readonly latest: (orgId: OrgId, repositoryId: RepositoryId, branchName: string) => Effect.Effect<Option.Option<BranchScan>>
+    /** The branch's newest scan with status `succeeded` (its findings are the branch's findings). */
+    readonly latestSucceeded: (
+      orgId: OrgId,
+      repositoryId: RepositoryId,
+      branchName: string
+    ) => Effect.Effect<Option.Option<BranchScan>>
+    /** A repository's scans, newest first by (queuedAt, id), optionally of one branch. */
+    readonly list: (
+      orgId: OrgId,
+      repositoryId: RepositoryId,
+      page: PageRequest,
+      filter?: { readonly branchName?: string }
+    ) => Effect.Effect<Page<BranchScan>>
+    /**
+     * Unscoped, like `outbox.claim`: leases up to `limit` scans that are `queued`, or `running` with
+     * an expired lease (a crashed worker's), oldest `queuedAt` first, to `worker` until
+     * `now + leaseMs`; sets them `running` (and `startedAt` if unset) and the repository branch's
+     * `scan.status` to `running`. Two workers never hold the same scan (SKIP LOCKED on PostgreSQL).
+     */
+    readonly claim: (options: {
+      readonly worker: string
+      readonly now: Date
+      readonly leaseMs: number
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<ClaimedScan>>
+    /**
+     * Ends a scan `worker` still holds (answers false and writes nothing when the lease was lost):
+     * sets status, `finishedAt`, failure or commit and counts, the repository branch's
+     * `scan.status`, and on success replaces the branch's findings.
+     */
+    readonly finish: (orgId: OrgId, id: ScanId, worker: string, outcome: ScanOutcome) => Effect.Effect<boolean>
+    /** The branch's current findings (of its newest succeeded scan), by (file, line, column). */
+    readonly findings: (
+      orgId: OrgId,
+      repositoryId: RepositoryId,
+      branchName: string,
+      page: PageRequest
+    ) => Effect.Effect<Page<Finding>>
+    /** All of the branch's current findings, same order (remediation reads them whole). */
+    readonly allFindings: (orgId: OrgId, repositoryId: RepositoryId, branchName: string) => Effect.Effect<ReadonlyArray<Finding>>
+    /** Unscoped: every tracked branch of every repository whose routine is active. */
+    readonly routineTargets: () => Effect.Effect<ReadonlyArray<RoutineTarget>>
+  }
+  readonly remediations: {
+    /** Inserts or replaces the request with the same id. */
+    readonly put: (orgId: OrgId, request: RemediationRequest) => Effect.Effect<void>
+    readonly get: (orgId: OrgId, id: RemediationId) => Effect.Effect<Option.Option<RemediationRequest>>
+    /** The branch's newest request by (createdAt, id), whatever its status. */
+    readonly latest: (
+      orgId: OrgId,
+      repositoryId: RepositoryId,
+      branchName: string
+    ) => Effect.Effect<Option.Option<RemediationRequest>>
+    /** A repository's requests, newest first by (createdAt, id). */
+    readonly list: (orgId: OrgId, repositoryId: RepositoryId, page: PageRequest) => Effect.Effect<Page<RemediationRequest>>
   }
   readonly audit: {
     readonly append: (orgId: OrgId, event: AuditEvent) => Effect.Effect<void>

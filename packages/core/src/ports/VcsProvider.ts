@@ -29,6 +29,50 @@ export class VcsProviderError extends Schema.TaggedError<VcsProviderError>()("Vc
   }
 }
 
+/**
+ * A write the provider refused for its content or access (remediation only): `conflict` when the
+ * branch or file changed since it was read, `forbidden` when the token may not write, `invalid`
+ * for any other refusal. Carries the HTTP status, never the provider's text.
+ */
+export class VcsWriteRejected extends Schema.TaggedError<VcsWriteRejected>()("VcsWriteRejected", {
+  reason: Schema.Literal("conflict", "forbidden", "invalid"),
+  status: Schema.Number
+}) {
+  override get message() {
+    return `the provider refused the write (${this.reason}, HTTP ${this.status})`
+  }
+}
+
+/** The files of a branch at its head commit. */
+export interface VcsTree {
+  readonly commitSha: string
+  /** Every file path (blobs only), `/`-separated, relative to the repository root. */
+  readonly paths: ReadonlyArray<string>
+}
+
+/**
+ * What a remediation run asks the provider to do: make `headBranch` hold `baseBranch`'s head plus
+ * `files` (one commit), and open a pull/merge request `headBranch` -> `baseBranch` with `title` and
+ * `body`, or update the open one of `headBranch` (title, body) instead of opening a second.
+ */
+export interface RemediationWrite {
+  readonly fullName: string
+  readonly baseBranch: string
+  readonly headBranch: string
+  readonly title: string
+  readonly body: string
+  readonly commitMessage: string
+  /** Whole new contents; `previousVersion` is the version `readFile` answered (a conflict check). */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly content: string; readonly previousVersion: string }>
+}
+
+/** The request the provider now holds open; `created` is false when an open one was updated. */
+export interface RemediationOpened {
+  readonly number: number
+  readonly url: string
+  readonly created: boolean
+}
+
 /** What the adapter needs to talk to the provider on behalf of one connection. */
 export interface ConnectionContext {
   readonly orgId: OrgId
@@ -58,6 +102,16 @@ export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<V
     ctx: ConnectionContext,
     file: { readonly fullName: string; readonly branch: string; readonly path: string }
   ) => Effect.Effect<Option.Option<VcsFile>, VcsProviderError>
+  /** The branch's head commit and every file path in it (branch scans read the scannable ones). */
+  readonly listFiles: (
+    ctx: ConnectionContext,
+    at: { readonly fullName: string; readonly branch: string }
+  ) => Effect.Effect<VcsTree, VcsProviderError>
+  /** Commits the files to `headBranch` and opens or updates the branch's one open request. Never cached. */
+  readonly openRemediation: (
+    ctx: ConnectionContext,
+    write: RemediationWrite
+  ) => Effect.Effect<RemediationOpened, VcsProviderError | VcsWriteRejected>
 }>() {}
 
 export interface VcsFile {
