@@ -5,7 +5,7 @@
  * choice (the spec shows only `queued`): `queued` -> `running` -> `succeeded` | `failed`.
  */
 import * as Schema from "effect/Schema"
-import { RepositoryId, ScanId } from "./Id.js"
+import { MappingId, PhaseId, PolicyGroupId, RepositoryId, ScanId } from "./Id.js"
 import { ScanStatus } from "./Onboarding.js"
 import { Finding } from "./Scanner.js"
 
@@ -48,3 +48,24 @@ export const BranchScan = Schema.Struct({
   finishedAt: Schema.NullOr(Schema.String)
 })
 export type BranchScan = typeof BranchScan.Type
+
+/**
+ * Which published mapping applies to a finding on its branch, and why: the winner of the core's
+ * resolution (`Resolution.resolveCompiled` over the policy that applies to the branch), never a
+ * second implementation.
+ */
+export const FindingResolution = Schema.Struct({
+  toImage: Schema.String,
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId,
+  mappingId: MappingId,
+  fromImage: Schema.String,
+  /** The winner's line of the resolution's `considered` list. */
+  reason: Schema.String
+})
+export type FindingResolution = typeof FindingResolution.Type
+
+/** A finding as the findings route shows it: `resolution` is null when no mapping applies (or the image is unknown). */
+export const FindingView = Schema.extend(Finding, Schema.Struct({ resolution: Schema.NullOr(FindingResolution) }))
+export type FindingView = typeof FindingView.Type
+
