@@ -19,21 +19,29 @@ import {
   type Organization,
   type Outbox,
   type PolicyGroup,
+  type Remediation,
+  type Scan,
   type SnoozeRequest,
   Store,
   type Webhook
 } from "@image-policy/core"
-import type { Page, PageRequest, StoreService } from "@image-policy/core"
+import type { ClaimedScan, Page, PageRequest, RoutineTarget, StoreService } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Storable from "../Storable.js"
 
 interface DeliveryRow extends Outbox.Delivery {
   readonly orgId: Id.OrgId
   readonly leaseOwner: string | null
+  readonly leaseUntil: number | null
+}
+
+interface ScanRow extends Scan.BranchScan {
+  readonly leaseWorker: string | null
   readonly leaseUntil: number | null
 }
 
@@ -54,6 +62,10 @@ interface OrgState {
   readonly audit: Array<Audit.AuditEvent>
   readonly events: Map<string, Outbox.OutboxEvent>
   readonly attempts: Array<Outbox.DeliveryAttempt>
+  readonly scans: Map<string, ScanRow>
+  /** The branch's current findings in the findings order, keyed by `repositoryId|branchName`. */
+  readonly findings: Map<string, ReadonlyArray<Storable.PositionedFinding>>
+  readonly remediations: Map<string, Remediation.RemediationRequest>
 }
 
 const sortBy = <A>(rows: Iterable<A>, key: (a: A) => readonly [string, string], desc = false): Array<A> =>
@@ -201,6 +213,27 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
       )
     })
 
+  /** Sets a repository branch's `scan.status`; a missing repository or branch is left alone. */
+  const setBranchStatus = (
+    undo: (step: () => void) => void,
+    s: OrgState,
+    repositoryId: string,
+    branchName: string,
+    status: Onboarding.ScanStatus
+  ) => {
+    const repo = s.repositories.get(repositoryId)
+    if (!repo || !repo.branches.some((b) => b.branchName === branchName)) return
+    put(undo, s.repositories, repositoryId, {
+      ...repo,
+      branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
+    })
+  }
+
+  const scansOf = (orgId: string, repositoryId: string, branchName?: string) =>
+    valuesOf(orgId, (s) => s.scans).filter((r) =>
+      r.repositoryId === repositoryId && (branchName === undefined || r.branchName === branchName)
+    )
+
   const service: StoreService = {
     transaction,
     organizations: {
@@ -227,7 +260,10 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
             snoozes: new Map(),
             audit: [],
             events: new Map(),
-            attempts: []
+            attempts: [],
+            scans: new Map(),
+            findings: new Map(),
+            remediations: new Map()
           })
         })
     },
@@ -318,12 +354,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
       setScanStatus: (orgId, id, branchName, status) =>
         run((undo) => {
           const s = state(orgId)
-          const repo = s?.repositories.get(id)
-          if (!s || !repo) return
-          put(undo, s.repositories, id, {
-            ...repo,
-            branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
-          })
+          if (s) setBranchStatus(undo, s, id, branchName, status)
         }),
       lock: () => Effect.void // the memory store serializes every transaction already
     },
@@ -439,6 +470,147 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           if (s?.snoozes.has(r.id)) put(undo, s.snoozes, r.id, r)
         })
     },
+    scans: {
+      enqueue: (orgId, scan) =>
+        run((undo) => {
+          const s = need(orgId)
+          for (const row of s.scans.values()) {
+            if (row.repositoryId === scan.repositoryId && row.branchName === scan.branchName && isPending(row)) {
+              return publicScan(row)
+            }
+          }
+          const row: ScanRow = { ...scan, status: "queued", leaseWorker: null, leaseUntil: null }
+          put(undo, s.scans, scan.id, row)
+          setBranchStatus(undo, s, scan.repositoryId, scan.branchName, "queued")
+          return publicScan(row)
+        }),
+      get: (orgId, id) => read(() => Option.map(Option.fromNullable(state(orgId)?.scans.get(id)), publicScan)),
+      latest: (orgId, repositoryId, branchName) =>
+        read(() => Option.fromNullable(sortBy(scansOf(orgId, repositoryId, branchName), byQueued, true)[0]).pipe(Option.map(publicScan))),
+      latestSucceeded: (orgId, repositoryId, branchName) =>
+        read(() =>
+          Option.fromNullable(
+            sortBy(scansOf(orgId, repositoryId, branchName).filter((r) => r.status === "succeeded"), byQueued, true)[0]
+          ).pipe(Option.map(publicScan))
+        ),
+      list: (orgId, repositoryId, page, filter) =>
+        read(() => paginate(sortBy(scansOf(orgId, repositoryId, filter?.branchName), byQueued, true).map(publicScan), byQueued, page, true)),
+      claim: ({ leaseMs, limit, now, worker }) =>
+        run((undo) => {
+          const t = now.getTime()
+          const due: Array<readonly [OrgState, ScanRow]> = []
+          for (const s of orgs.values()) {
+            for (const row of s.scans.values()) {
+              if (row.status === "queued" || (row.status === "running" && (row.leaseUntil === null || row.leaseUntil < t))) {
+                due.push([s, row])
+              }
+            }
+          }
+          const oldest = sortBy(due, ([, row]) => byQueued(row)).slice(0, limit)
+          return oldest.map(([s, row]): ClaimedScan => {
+            const claimed: ScanRow = {
+              ...row,
+              status: "running",
+              startedAt: row.startedAt ?? now.toISOString(),
+              leaseWorker: worker,
+              leaseUntil: t + leaseMs
+            }
+            put(undo, s.scans, row.id, claimed)
+            setBranchStatus(undo, s, row.repositoryId, row.branchName, "running")
+            return { orgId: s.org.id, scan: publicScan(claimed) }
+          })
+        }),
+      finish: (orgId, id, worker, outcome) =>
+        run((undo) => {
+          const s = state(orgId)
+          const row = s?.scans.get(id)
+          if (!s || !row || row.status !== "running" || row.leaseWorker !== worker) return false
+          const ended = { ...row, finishedAt: outcome.at, leaseWorker: null, leaseUntil: null }
+          if (outcome.status === "succeeded") {
+            const findings = Storable.positioned(outcome.findings)
+            put(undo, s.scans, id, {
+              ...ended,
+              status: "succeeded",
+              failure: null,
+              commitSha: outcome.commitSha,
+              fileCount: outcome.fileCount,
+              findingCount: findings.length
+            })
+            put(undo, s.findings, branchKey(row.repositoryId, row.branchName), findings)
+          } else {
+            // a failed scan keeps the branch's previous findings
+            put(undo, s.scans, id, { ...ended, status: "failed", failure: outcome.failure, commitSha: null, fileCount: 0, findingCount: 0 })
+          }
+          setBranchStatus(undo, s, row.repositoryId, row.branchName, outcome.status)
+          return true
+        }),
+      findings: (orgId, repositoryId, branchName, page) =>
+        read(() => {
+          let rows = state(orgId)?.findings.get(branchKey(repositoryId, branchName)) ?? []
+          if (page.cursor !== undefined) {
+            const position = Either.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
+            const file = String(position.sortKey)
+            const [line, column, seq] = Storable.parseCursorId(position.id)
+            rows = rows.filter(({ finding: f, seq: q }) =>
+              f.file > file || (f.file === file && (f.line - line || f.column - column || q - seq) > 0)
+            )
+          }
+          const items = rows.slice(0, page.limit)
+          const last = items[items.length - 1]
+          const nextCursor = rows.length > page.limit && last !== undefined
+            ? Cursor.encodeCursor({ sortKey: Storable.cursorKey(last)[0], id: Storable.cursorKey(last)[1] })
+            : null
+          return { items: items.map((p) => p.finding), nextCursor }
+        }),
+      allFindings: (orgId, repositoryId, branchName) =>
+        read(() => (state(orgId)?.findings.get(branchKey(repositoryId, branchName)) ?? []).map((p) => p.finding)),
+      routineTargets: () =>
+        read(() => {
+          const targets: Array<RoutineTarget> = []
+          for (const s of sortBy(orgs.values(), (o) => [o.org.id, o.org.id] as const)) {
+            const lastRoutine = new Map<string, string>()
+            for (const scan of s.scans.values()) {
+              const k = branchKey(scan.repositoryId, scan.branchName)
+              const seen = lastRoutine.get(k)
+              if (scan.trigger === "routine" && (seen === undefined || scan.queuedAt > seen)) lastRoutine.set(k, scan.queuedAt)
+            }
+            for (const repo of sortBy(s.repositories.values(), byCreated)) {
+              const routine = s.routines.get(repo.assignedRoutineId)
+              if (routine === undefined || !routine.active) continue
+              for (const b of repo.branches) {
+                targets.push({
+                  orgId: s.org.id,
+                  repositoryId: repo.id,
+                  branchName: b.branchName,
+                  intervalDays: routine.intervalDays,
+                  trackedAt: repo.createdAt,
+                  lastRoutineScanAt: lastRoutine.get(branchKey(repo.id, b.branchName)) ?? null
+                })
+              }
+            }
+          }
+          return targets
+        })
+    },
+    remediations: {
+      put: (orgId, request) => run((undo) => put(undo, need(orgId).remediations, request.id, Storable.remediation(request))),
+      get: (orgId, id) => getIn(orgId, (s) => s.remediations, id),
+      latest: (orgId, repositoryId, branchName) =>
+        read(() =>
+          Option.fromNullable(
+            sortBy(
+              valuesOf(orgId, (s) => s.remediations).filter((r) => r.repositoryId === repositoryId && r.branchName === branchName),
+              byCreated,
+              true
+            )[0]
+          )
+        ),
+      list: (orgId, repositoryId, page) =>
+        read(() => {
+          const rows = valuesOf(orgId, (s) => s.remediations).filter((r) => r.repositoryId === repositoryId)
+          return paginate(sortBy(rows, byCreated, true), byCreated, page, true)
+        })
+    },
     audit: {
       append: (orgId, event) => run((undo) => push(undo, need(orgId).audit, event)),
       list: (orgId, page) =>
@@ -532,6 +704,15 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
 
 const stripGroup = ({ groupId: _g, ...draft }: PolicyGroup.DraftMapping & { readonly groupId: Id.PolicyGroupId }) =>
   draft as PolicyGroup.DraftMapping
+
+const publicScan = ({ leaseUntil: _u, leaseWorker: _w, ...scan }: ScanRow): Scan.BranchScan => scan
+
+const isPending = (scan: Scan.BranchScan) => scan.status === "queued" || scan.status === "running"
+
+const byQueued = (a: { readonly queuedAt: string; readonly id: string }) => [a.queuedAt, a.id] as const
+
+/** Repository ids hold no `|`, so the key is unambiguous whatever the branch name holds. */
+const branchKey = (repositoryId: string, branchName: string) => `${repositoryId}|${branchName}`
 
 const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: DeliveryRow): Outbox.Delivery => d
 

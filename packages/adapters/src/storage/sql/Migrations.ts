@@ -154,7 +154,94 @@ const init = Effect.gen(function*() {
   `)
 })
 
-export const migrations = { "0001_init": init }
+/**
+ * Branch scans, their findings and remediation requests (issue 7), and the poll interval of
+ * external phases.
+ *
+ * - `scans`: one row per scan; `lease_worker`/`lease_until` are the claim lease (like
+ *   `deliveries`). A partial unique index allows one `queued`/`running` scan per branch, so a
+ *   racing enqueue finds the pending one instead of adding a second.
+ * - `scan_findings`: the branch's current findings (those of its newest succeeded scan), replaced
+ *   whole when a scan succeeds; keyed in the findings order (file, line, column, seq). `seq`
+ *   tells apart findings at one position. Text holds no NUL (see `Storable.ts`).
+ * - `remediation_requests`: the request document (its changes as JSON) beside the columns lists
+ *   order and filter on.
+ * - External phases live inside the policy group's document, so `pollIntervalSeconds` is a field
+ *   of `doc->'phases'[i]->'external'`: every stored external phase without one gets 60
+ *   (`PolicyGroup.defaultPollIntervalSeconds`), and the document is read and written whole.
+ */
+const scans = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    CREATE TABLE scans (
+      org_id text NOT NULL REFERENCES organizations (id),
+      id text COLLATE "C" NOT NULL,
+      repository_id text NOT NULL,
+      branch_name text NOT NULL,
+      trigger text NOT NULL,
+      status text NOT NULL,
+      failure text,
+      commit_sha text,
+      file_count integer NOT NULL DEFAULT 0,
+      finding_count integer NOT NULL DEFAULT 0,
+      queued_at text COLLATE "C" NOT NULL,
+      started_at text,
+      finished_at text,
+      lease_worker text,
+      lease_until timestamptz,
+      PRIMARY KEY (org_id, id)
+    );
+    CREATE UNIQUE INDEX scans_pending ON scans (org_id, repository_id, branch_name)
+      WHERE status IN ('queued', 'running');
+    CREATE INDEX scans_claim ON scans (queued_at, id) WHERE status IN ('queued', 'running');
+    CREATE INDEX scans_latest ON scans (org_id, repository_id, branch_name, queued_at DESC, id DESC);
+    CREATE INDEX scans_order ON scans (org_id, repository_id, queued_at DESC, id DESC);
+    CREATE INDEX scans_routine ON scans (org_id, repository_id, branch_name, queued_at DESC) WHERE trigger = 'routine';
+    CREATE TABLE scan_findings (
+      org_id text NOT NULL REFERENCES organizations (id),
+      repository_id text NOT NULL,
+      branch_name text NOT NULL,
+      file text COLLATE "C" NOT NULL,
+      line integer NOT NULL,
+      col integer NOT NULL,
+      seq integer NOT NULL,
+      scan_id text NOT NULL,
+      kind text NOT NULL,
+      reference text NOT NULL,
+      image text,
+      normalized text,
+      platform text,
+      stage text,
+      unresolved jsonb,
+      PRIMARY KEY (org_id, repository_id, branch_name, file, line, col, seq)
+    );
+    CREATE TABLE remediation_requests (
+      org_id text NOT NULL REFERENCES organizations (id),
+      id text COLLATE "C" NOT NULL,
+      repository_id text NOT NULL,
+      branch_name text NOT NULL,
+      status text NOT NULL,
+      created_at text COLLATE "C" NOT NULL,
+      doc jsonb NOT NULL,
+      PRIMARY KEY (org_id, id)
+    );
+    CREATE INDEX remediation_requests_order ON remediation_requests (org_id, repository_id, created_at DESC, id DESC);
+    CREATE INDEX remediation_requests_latest
+      ON remediation_requests (org_id, repository_id, branch_name, created_at DESC, id DESC);
+    UPDATE policy_groups SET doc = jsonb_set(doc, '{phases}', (
+      SELECT jsonb_agg(
+        CASE WHEN jsonb_typeof(p->'external') = 'object' AND NOT (p->'external' ? 'pollIntervalSeconds')
+          THEN jsonb_set(p, '{external,pollIntervalSeconds}', '60'::jsonb)
+          ELSE p END
+        ORDER BY ord)
+      FROM jsonb_array_elements(doc->'phases') WITH ORDINALITY AS x(p, ord)))
+    WHERE EXISTS (
+      SELECT 1 FROM jsonb_array_elements(doc->'phases') AS x(p)
+      WHERE jsonb_typeof(p->'external') = 'object' AND NOT (p->'external' ? 'pollIntervalSeconds'));
+  `)
+})
+
+export const migrations = { "0001_init": init, "0002_scans": scans }
 
 export const table = "image_policy_migrations"
 

@@ -7,7 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import { SqlError } from "@effect/sql/SqlError"
-import type { Id, Page, PageRequest, StoreService } from "@image-policy/core"
+import type { ClaimedScan, Id, Page, PageRequest, RoutineTarget, ScanOutcome, StoreService } from "@image-policy/core"
 import {
   ApiKey,
   Assignment,
@@ -17,6 +17,9 @@ import {
   Organization,
   Outbox,
   PolicyGroup,
+  Remediation,
+  Scan,
+  Scanner,
   SnoozeRequest,
   Store,
   Webhook
@@ -26,6 +29,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Storable from "../Storable.js"
 
 const json = (value: unknown) => JSON.stringify(value)
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -128,12 +132,214 @@ export const make = Effect.gen(function*() {
     updatedAt: row.updatedAt
   })
 
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    // a failing BEGIN or COMMIT is a defect like every other SQL failure
+    sql.withTransaction(effect).pipe(
+      Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.die(e))
+    ) as Effect.Effect<A, E, R>
+
+  const decodeScan = Schema.decodeUnknownSync(Scan.BranchScan)
+  const decodeFinding = Schema.decodeUnknownSync(Scanner.Finding)
+  const decodeRemediation = decoder(Remediation.RemediationRequest)
+  const scanColumns = sql`id, repository_id, branch_name, trigger, status, failure, commit_sha, file_count, finding_count,
+    queued_at, started_at, finished_at`
+  const toScan = (row: any): Scan.BranchScan =>
+    decodeScan({
+      id: row.id,
+      repositoryId: row.repositoryId,
+      branchName: row.branchName,
+      trigger: row.trigger,
+      status: row.status,
+      failure: row.failure,
+      commitSha: row.commitSha,
+      fileCount: Number(row.fileCount),
+      findingCount: Number(row.findingCount),
+      queuedAt: row.queuedAt,
+      startedAt: row.startedAt,
+      finishedAt: row.finishedAt
+    })
+  const findingColumns = sql`file, line, col, seq, kind, reference, image, normalized, platform, stage, unresolved`
+  const toPositioned = (row: any): Storable.PositionedFinding => {
+    const unresolved = typeof row.unresolved === "string" ? JSON.parse(row.unresolved) : row.unresolved
+    return {
+      seq: Number(row.seq),
+      finding: decodeFinding({
+        kind: row.kind,
+        file: row.file,
+        line: Number(row.line),
+        column: Number(row.col),
+        reference: row.reference,
+        ...(row.image !== null ? { image: row.image } : {}),
+        ...(row.normalized !== null ? { normalized: row.normalized } : {}),
+        ...(row.platform !== null ? { platform: row.platform } : {}),
+        ...(row.stage !== null ? { stage: row.stage } : {}),
+        ...(unresolved !== null && unresolved !== undefined ? { unresolved } : {})
+      })
+    }
+  }
+
+  /**
+   * Sets a repository branch's `scan.status` in one statement (no read-modify-write, so it never
+   * undoes a concurrent change of another branch); a missing repository or branch is left alone.
+   */
+  const setBranchStatus = (orgId: string, repositoryId: string, branchName: string, status: Scan.ScanStatus) =>
+    die(sql`UPDATE repositories SET doc = jsonb_set(doc, '{branches}', COALESCE((
+        SELECT jsonb_agg(CASE WHEN b->>'branchName' = ${branchName}
+          THEN jsonb_set(b, '{scan,status}', to_jsonb(${status}::text)) ELSE b END ORDER BY ord)
+        FROM jsonb_array_elements(doc->'branches') WITH ORDINALITY AS x(b, ord)), '[]'::jsonb))
+      WHERE org_id = ${orgId} AND id = ${repositoryId}
+        AND doc->'branches' @> ${json([{ branchName }])}::jsonb`)
+
+  const pendingScan = (orgId: string, scan: Scan.BranchScan) =>
+    one(
+      sql`SELECT ${scanColumns} FROM scans WHERE org_id = ${orgId} AND repository_id = ${scan.repositoryId}
+        AND branch_name = ${scan.branchName} AND status IN ('queued', 'running')`,
+      toScan
+    )
+
+  const enqueue = (orgId: string, scan: Scan.BranchScan, attempt = 0): Effect.Effect<Scan.BranchScan> =>
+    Effect.gen(function*() {
+      // the partial unique index `scans_pending` holds at most one queued/running scan per branch:
+      // a racing enqueue waits for the other's commit and then finds its scan
+      const inserted = yield* die(sql`INSERT INTO scans (org_id, id, repository_id, branch_name, trigger, status, failure,
+          commit_sha, file_count, finding_count, queued_at, started_at, finished_at)
+        VALUES (${orgId}, ${scan.id}, ${scan.repositoryId}, ${scan.branchName}, ${scan.trigger}, 'queued', ${scan.failure},
+          ${scan.commitSha}, ${scan.fileCount}, ${scan.findingCount}, ${scan.queuedAt}, ${scan.startedAt}, ${scan.finishedAt})
+        ON CONFLICT (org_id, repository_id, branch_name) WHERE status IN ('queued', 'running') DO NOTHING
+        RETURNING ${scanColumns}`)
+      if (inserted.length > 0) {
+        yield* setBranchStatus(orgId, scan.repositoryId, scan.branchName, "queued")
+        return toScan(inserted[0])
+      }
+      const pending = yield* pendingScan(orgId, scan)
+      if (Option.isSome(pending)) return pending.value
+      // the pending scan finished between the two statements: queue this one after all
+      if (attempt >= 3) return yield* Effect.die(new Error("scans.enqueue: the branch's pending scan kept changing"))
+      return yield* enqueue(orgId, scan, attempt + 1)
+    })
+
+  const findingsPage = (
+    orgId: string,
+    repositoryId: string,
+    branchName: string,
+    request: PageRequest
+  ): Effect.Effect<Page<Scanner.Finding>> =>
+    Effect.gen(function*() {
+      const after = request.cursor === undefined
+        ? undefined
+        : Either.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
+      const position = after === undefined ? undefined : Storable.parseCursorId(after.id)
+      const rows = yield* die(sql`SELECT ${findingColumns} FROM scan_findings
+        WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND branch_name = ${branchName}
+        ${
+        after && position
+          ? sql`AND (file, line, col, seq) > (${String(after.sortKey)}, ${position[0]}, ${position[1]}, ${position[2]})`
+          : sql``
+      }
+        ORDER BY file, line, col, seq LIMIT ${request.limit + 1}`)
+      const fetched = rows.map(toPositioned)
+      const items = fetched.slice(0, request.limit)
+      const last = items[items.length - 1]
+      return {
+        items: items.map((p) => p.finding),
+        nextCursor: fetched.length > request.limit && last !== undefined
+          ? Cursor.encodeCursor({ sortKey: Storable.cursorKey(last)[0], id: Storable.cursorKey(last)[1] })
+          : null
+      }
+    })
+
+  const replaceFindings = (
+    orgId: string,
+    scanId: string,
+    repositoryId: string,
+    branchName: string,
+    findings: ReadonlyArray<Storable.PositionedFinding>
+  ) =>
+    Effect.gen(function*() {
+      yield* die(sql`DELETE FROM scan_findings WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+        AND branch_name = ${branchName}`)
+      // one multi-row INSERT per chunk instead of a statement per finding
+      for (let i = 0; i < findings.length; i += 1000) {
+        const chunk = findings.slice(i, i + 1000).map(({ finding: f, seq }) => ({
+          file: f.file,
+          line: f.line,
+          col: f.column,
+          seq,
+          kind: f.kind,
+          reference: f.reference,
+          image: f.image ?? null,
+          normalized: f.normalized ?? null,
+          platform: f.platform ?? null,
+          stage: f.stage ?? null,
+          unresolved: f.unresolved ?? null
+        }))
+        yield* die(sql`INSERT INTO scan_findings (org_id, repository_id, branch_name, scan_id, file, line, col, seq, kind,
+            reference, image, normalized, platform, stage, unresolved)
+          SELECT ${orgId}, ${repositoryId}, ${branchName}, ${scanId}, x.file, x.line, x.col, x.seq, x.kind, x.reference,
+            x.image, x.normalized, x.platform, x.stage, x.unresolved
+          FROM jsonb_to_recordset(${json(chunk)}::jsonb) AS x(file text, line integer, col integer, seq integer, kind text,
+            reference text, image text, normalized text, platform text, stage text, unresolved jsonb)`)
+      }
+    })
+
+  const finish = (orgId: string, id: string, worker: string, outcome: ScanOutcome): Effect.Effect<boolean> =>
+    Effect.gen(function*() {
+      const findings = outcome.status === "succeeded" ? Storable.positioned(outcome.findings) : []
+      // the lease is lost once another worker claimed the scan (or it ended): then nothing is written
+      const ended = yield* die(
+        outcome.status === "succeeded"
+          ? sql`UPDATE scans SET status = 'succeeded', failure = NULL, commit_sha = ${outcome.commitSha},
+              file_count = ${outcome.fileCount}, finding_count = ${findings.length}, finished_at = ${outcome.at},
+              lease_worker = NULL, lease_until = NULL
+            WHERE org_id = ${orgId} AND id = ${id} AND status = 'running' AND lease_worker = ${worker}
+            RETURNING repository_id, branch_name`
+          : sql`UPDATE scans SET status = 'failed', failure = ${outcome.failure}, commit_sha = NULL, file_count = 0,
+              finding_count = 0, finished_at = ${outcome.at}, lease_worker = NULL, lease_until = NULL
+            WHERE org_id = ${orgId} AND id = ${id} AND status = 'running' AND lease_worker = ${worker}
+            RETURNING repository_id, branch_name`
+      )
+      const row = ended[0] as { repositoryId: string; branchName: string } | undefined
+      if (row === undefined) return false
+      // a failed scan keeps the branch's previous findings
+      if (outcome.status === "succeeded") yield* replaceFindings(orgId, id, row.repositoryId, row.branchName, findings)
+      yield* setBranchStatus(orgId, row.repositoryId, row.branchName, outcome.status)
+      return true
+    })
+
+  const claimScans = ({ leaseMs, limit, now, worker }: {
+    readonly worker: string
+    readonly now: Date
+    readonly leaseMs: number
+    readonly limit: number
+  }): Effect.Effect<ReadonlyArray<ClaimedScan>> =>
+    Effect.gen(function*() {
+      const at = now.toISOString()
+      const rows = yield* die(sql`UPDATE scans s SET status = 'running', started_at = COALESCE(s.started_at, ${at}),
+          lease_worker = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+        FROM (
+          SELECT org_id, id FROM scans
+          WHERE status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < ${at}::timestamptz))
+          ORDER BY queued_at, id LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        ) c
+        WHERE s.org_id = c.org_id AND s.id = c.id
+        RETURNING s.org_id, s.id, s.repository_id, s.branch_name, s.trigger, s.status, s.failure, s.commit_sha,
+          s.file_count, s.finding_count, s.queued_at, s.started_at, s.finished_at`)
+      const claimed = rows.map((row: any): ClaimedScan => ({ orgId: row.orgId as Id.OrgId, scan: toScan(row) }))
+      // repository rows in one order, so two claimers never wait on each other's repositories
+      const byRepository = [...claimed].sort((a, b) => {
+        const ka = `${a.orgId}|${a.scan.repositoryId}|${a.scan.branchName}`
+        const kb = `${b.orgId}|${b.scan.repositoryId}|${b.scan.branchName}`
+        return ka < kb ? -1 : ka > kb ? 1 : 0
+      })
+      for (const c of byRepository) yield* setBranchStatus(c.orgId, c.scan.repositoryId, c.scan.branchName, "running")
+      return claimed.sort((a, b) =>
+        a.scan.queuedAt < b.scan.queuedAt ? -1 : a.scan.queuedAt > b.scan.queuedAt ? 1 : a.scan.id < b.scan.id ? -1 : 1
+      )
+    })
+
   const store: StoreService = {
-    transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      // a failing BEGIN or COMMIT is a defect like every other SQL failure
-      sql.withTransaction(effect).pipe(
-        Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.die(e))
-      ) as Effect.Effect<A, E, R>,
+    transaction,
     organizations: {
       get: (orgId) => one(sql`SELECT doc FROM organizations WHERE id = ${orgId}`, doc(decodeOrg)),
       insert: (org) =>
@@ -390,6 +596,92 @@ export const make = Effect.gen(function*() {
       get: (orgId, id) => one(sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeSnooze)),
       update: (orgId, r) =>
         die(sql`UPDATE snooze_requests SET doc = ${json(r)}::jsonb WHERE org_id = ${orgId} AND id = ${r.id}`)
+    },
+    scans: {
+      enqueue: (orgId, scan) => transaction(enqueue(orgId, scan)),
+      get: (orgId, id) => one(sql`SELECT ${scanColumns} FROM scans WHERE org_id = ${orgId} AND id = ${id}`, toScan),
+      latest: (orgId, repositoryId, branchName) =>
+        one(
+          sql`SELECT ${scanColumns} FROM scans WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+            AND branch_name = ${branchName} ORDER BY queued_at DESC, id DESC LIMIT 1`,
+          toScan
+        ),
+      latestSucceeded: (orgId, repositoryId, branchName) =>
+        one(
+          sql`SELECT ${scanColumns} FROM scans WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+            AND branch_name = ${branchName} AND status = 'succeeded' ORDER BY queued_at DESC, id DESC LIMIT 1`,
+          toScan
+        ),
+      list: (orgId, repositoryId, request, filter) =>
+        page(
+          (after, limit) =>
+            sql`SELECT ${scanColumns} FROM scans WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+              ${filter?.branchName !== undefined ? sql`AND branch_name = ${filter.branchName}` : sql``}
+              ${after ? sql`AND (queued_at, id) < (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY queued_at DESC, id DESC LIMIT ${limit}`,
+          toScan,
+          (s) => [s.queuedAt, s.id] as const,
+          request
+        ),
+      claim: (options) => transaction(claimScans(options)),
+      finish: (orgId, id, worker, outcome) => transaction(finish(orgId, id, worker, outcome)),
+      findings: findingsPage,
+      allFindings: (orgId, repositoryId, branchName) =>
+        Effect.map(
+          die(sql`SELECT ${findingColumns} FROM scan_findings
+            WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND branch_name = ${branchName}
+            ORDER BY file, line, col, seq`),
+          (rows) => rows.map((row) => toPositioned(row).finding)
+        ),
+      routineTargets: () =>
+        Effect.map(
+          die(sql`SELECT r.org_id, r.id AS repository_id, x.b->>'branchName' AS branch_name,
+              (ro.doc->>'intervalDays')::integer AS interval_days, r.created_at AS tracked_at,
+              (SELECT s.queued_at FROM scans s WHERE s.org_id = r.org_id AND s.repository_id = r.id
+                AND s.branch_name = x.b->>'branchName' AND s.trigger = 'routine'
+                ORDER BY s.queued_at DESC LIMIT 1) AS last_routine_scan_at
+            FROM repositories r
+            JOIN routines ro ON ro.org_id = r.org_id AND ro.id = r.doc->>'assignedRoutineId'
+            CROSS JOIN LATERAL jsonb_array_elements(r.doc->'branches') WITH ORDINALITY AS x(b, ord)
+            WHERE (ro.doc->>'active')::boolean
+            ORDER BY r.org_id, r.created_at, r.id, x.ord`),
+          (rows) =>
+            rows.map((row: any): RoutineTarget => ({
+              orgId: row.orgId,
+              repositoryId: row.repositoryId,
+              branchName: row.branchName,
+              intervalDays: Number(row.intervalDays),
+              trackedAt: row.trackedAt,
+              lastRoutineScanAt: row.lastRoutineScanAt ?? null
+            }))
+        )
+    },
+    remediations: {
+      put: (orgId, request) => {
+        const r = Storable.remediation(request)
+        return die(sql`INSERT INTO remediation_requests (org_id, id, repository_id, branch_name, status, created_at, doc)
+          VALUES (${orgId}, ${r.id}, ${r.repositoryId}, ${r.branchName}, ${r.status}, ${r.createdAt}, ${json(r)}::jsonb)
+          ON CONFLICT (org_id, id) DO UPDATE SET repository_id = EXCLUDED.repository_id, branch_name = EXCLUDED.branch_name,
+            status = EXCLUDED.status, created_at = EXCLUDED.created_at, doc = EXCLUDED.doc`)
+      },
+      get: (orgId, id) =>
+        one(sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRemediation)),
+      latest: (orgId, repositoryId, branchName) =>
+        one(
+          sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+            AND branch_name = ${branchName} ORDER BY created_at DESC, id DESC LIMIT 1`,
+          doc(decodeRemediation)
+        ),
+      list: (orgId, repositoryId, request) =>
+        page(
+          (after, limit) =>
+            sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+              ${after ? sql`AND (created_at, id) < (${after.sortKey}, ${after.id})` : sql``}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+          doc(decodeRemediation),
+          byCreated,
+          request
+        )
     },
     audit: {
       append: (orgId, e) =>
