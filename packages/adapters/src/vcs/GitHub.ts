@@ -2,12 +2,14 @@
  * GitHub REST v3 (github.com at `https://api.github.com`, GitHub Enterprise Server at
  * `https://host/api/v3`), authenticated with `Authorization: Bearer <token>`.
  *
- * Reads serve onboarding and sync (the `VcsProvider` port, through `Providers.ts` which caches
- * them); the writes (`createBranch`, `commitFile`, `openPullRequest`) are what remediation pull
- * requests need. Every failure is a `VcsProviderError` reason (or `VcsWriteRejected` for a
- * refused write), never the provider's text or the token.
+ * Reads serve onboarding, sync and branch scans (the `VcsProvider` port, through `Providers.ts`
+ * which caches some of them); `openRemediation` writes a remediation pull request through the Git
+ * Data API (one commit of all files). The single-purpose writes (`createBranch`, `commitFile`,
+ * `openPullRequest`) stay for callers that need only one step. Every failure is a
+ * `VcsProviderError` reason (or `VcsWriteRejected` for a refused write), never the provider's
+ * text or the token.
  */
-import type { Onboarding, VcsFile } from "@image-policy/core"
+import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
 import { VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -228,4 +230,189 @@ export const openPullRequest = (
     }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
     const opened = yield* ProviderHttp.decode(PullJson, answer.body)
     return { number: opened.number, url: opened.html_url }
+  })
+
+
+// ---------------------------------------------------------------------------------------------
+// Branch scans
+
+const TreeEntryJson = Schema.Struct({ path: Schema.String, mode: Schema.String, type: Schema.String, sha: Schema.String })
+const TreeJson = Schema.Struct({ sha: Schema.String, tree: Schema.Array(TreeEntryJson), truncated: Schema.Boolean })
+type TreeEntry = typeof TreeEntryJson.Type
+
+/** A regular or executable file; symlinks (120000) and submodules (type `commit`) are not files. */
+const isFile = (entry: TreeEntry) => entry.type === "blob" && entry.mode !== "120000"
+
+/** `GET /repos/{o}/{r}/git/trees/{sha}` (a tree sha, or a commit sha for its root tree). */
+const getTree = (client: ProviderHttp.Client, repo: string, sha: string, recursive: boolean) =>
+  ProviderHttp.getJson(client, TreeJson, {
+    method: "GET",
+    path: `${repo}/git/trees/${encodeURIComponent(sha)}`,
+    ...(recursive ? { query: { recursive: "1" } } : {})
+  })
+
+/** At most this many subtree requests at once when a truncated tree is walked. */
+const treeConcurrency = 4
+
+/**
+ * Every file path below a tree. One recursive request answers most repositories; when GitHub
+ * truncates it (over 100 000 entries or 7 MB), this level is read without recursion and each
+ * subtree is walked the same way, so no path is missed. A single directory too large to list is
+ * `unavailable`.
+ */
+const filesBelow = (
+  client: ProviderHttp.Client,
+  repo: string,
+  sha: string,
+  prefix: string
+): Effect.Effect<ReadonlyArray<string>, VcsProviderError> =>
+  Effect.gen(function*() {
+    const recursive = yield* getTree(client, repo, sha, true)
+    if (!recursive.truncated) return recursive.tree.filter(isFile).map((e) => `${prefix}${e.path}`)
+    const level = yield* getTree(client, repo, sha, false)
+    if (level.truncated) return yield* Effect.fail(new VcsProviderError({ reason: "unavailable" }))
+    const below = yield* Effect.forEach(
+      level.tree.filter((e) => e.type === "tree"),
+      (e) => filesBelow(client, repo, e.sha, `${prefix}${e.path}/`),
+      { concurrency: treeConcurrency }
+    )
+    return [...level.tree.filter(isFile).map((e) => `${prefix}${e.path}`), ...below.flat()]
+  })
+
+/** The head commit of a branch and every file path in it (git refs and trees APIs). */
+export const listFiles = (
+  client: ProviderHttp.Client,
+  at: { readonly fullName: string; readonly branch: string }
+): Effect.Effect<VcsTree, VcsProviderError> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(at.fullName)
+    const commitSha = yield* branchHead(client, at)
+    // the commit sha, not the branch name: the paths belong to exactly this commit
+    const paths = yield* filesBelow(client, repo, commitSha, "")
+    return { commitSha, paths }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Remediation pull requests
+
+const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", status: 409 })
+const ShaJson = Schema.Struct({ sha: Schema.String })
+const OpenPullsJson = Schema.Array(Schema.Struct({ number: Schema.Number, html_url: Schema.String }))
+
+/**
+ * Makes `headBranch` hold `baseBranch`'s head plus the files (one commit) and opens its pull
+ * request, or updates the open one (title, body):
+ * 1. the base head commit and its root tree;
+ * 2. each file's blob sha on the base must equal `previousVersion`, else `conflict` (the file
+ *    changed since it was read; its mode is kept);
+ * 3. blobs, a tree on the base tree, a commit whose only parent is the base head;
+ * 4. the head branch is created at that commit, or an existing one force-moved to it (the request
+ *    always holds the base plus our changes only; moving it once, straight to the new commit,
+ *    never leaves the open request without changes);
+ * 5. `GET pulls?head=owner:branch&state=open`: PATCH the open one, else POST a new one.
+ */
+export const openRemediation = (
+  client: ProviderHttp.Client,
+  write: RemediationWrite
+): Effect.Effect<RemediationOpened, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
+  Effect.gen(function*() {
+    const repo = yield* repoPath(write.fullName)
+    const headSegments = ProviderHttp.safeSegments(write.headBranch)
+    if (headSegments === undefined || write.files.length === 0 || write.files.some((f) => ProviderHttp.safeSegments(f.path) === undefined)) {
+      return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 422 }))
+    }
+    const baseSha = yield* branchHead(client, { fullName: write.fullName, branch: write.baseBranch })
+    const root = yield* getTree(client, repo, baseSha, false)
+
+    // 2. walk only the directories on the files' paths, each read once
+    const levels = new Map<string, ReadonlyArray<TreeEntry>>([["", root.tree]])
+    const entryAt = (path: string): Effect.Effect<TreeEntry | undefined, VcsProviderError> =>
+      Effect.gen(function*() {
+        const segments = path.split("/")
+        let dir = ""
+        let entries = root.tree
+        for (const [i, name] of segments.entries()) {
+          const entry = entries.find((e) => e.path === name)
+          if (i === segments.length - 1 || entry === undefined) return entry
+          if (entry.type !== "tree") return undefined
+          dir = `${dir}${name}/`
+          const known = levels.get(dir)
+          if (known !== undefined) {
+            entries = known
+            continue
+          }
+          const level = yield* getTree(client, repo, entry.sha, false)
+          levels.set(dir, level.tree)
+          entries = level.tree
+        }
+        return undefined
+      })
+    const modes: Array<string> = []
+    for (const file of write.files) {
+      const entry = yield* entryAt(file.path)
+      if (entry === undefined || entry.type !== "blob" || entry.sha !== file.previousVersion) return yield* Effect.fail(conflict())
+      modes.push(entry.mode)
+    }
+
+    // 3. one commit on the base head
+    const written = <A, I>(schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+      client.exchange(request).pipe(
+        Effect.flatMap(ProviderHttp.ensureWritten(client)),
+        Effect.flatMap((answer) => ProviderHttp.decode(schema, answer.body))
+      )
+    const blobs = yield* Effect.forEach(write.files, (file) =>
+      written(ShaJson, {
+        method: "POST",
+        path: `${repo}/git/blobs`,
+        body: { content: ProviderHttp.encodeBase64Text(file.content), encoding: "base64" }
+      }))
+    const tree = yield* written(ShaJson, {
+      method: "POST",
+      path: `${repo}/git/trees`,
+      body: {
+        base_tree: root.sha,
+        tree: write.files.map((file, i) => ({ path: file.path, mode: modes[i], type: "blob", sha: blobs[i]!.sha }))
+      }
+    })
+    const commit = yield* written(ShaJson, {
+      method: "POST",
+      path: `${repo}/git/commits`,
+      body: { message: write.commitMessage, tree: tree.sha, parents: [baseSha] }
+    })
+
+    // 4. the head branch at that commit
+    const headRef = yield* client.exchange({ method: "GET", path: `${repo}/git/ref/heads/${ProviderHttp.encodeSegments(headSegments)}` })
+    if (headRef.status === 404) {
+      yield* written(RefJson, { method: "POST", path: `${repo}/git/refs`, body: { ref: `refs/heads/${write.headBranch}`, sha: commit.sha } })
+    } else {
+      yield* ProviderHttp.ensureSuccess(client)(headRef)
+      yield* written(RefJson, {
+        method: "PATCH",
+        path: `${repo}/git/refs/heads/${ProviderHttp.encodeSegments(headSegments)}`,
+        body: { sha: commit.sha, force: true }
+      })
+    }
+
+    // 5. the branch's open pull request
+    const owner = write.fullName.split("/")[0]!
+    const open = yield* ProviderHttp.getJson(client, OpenPullsJson, {
+      method: "GET",
+      path: `${repo}/pulls`,
+      query: { head: `${owner}:${write.headBranch}`, state: "open", per_page: "100" }
+    })
+    const existing = open[0]
+    if (existing !== undefined) {
+      const updated = yield* written(PullJson, {
+        method: "PATCH",
+        path: `${repo}/pulls/${existing.number}`,
+        body: { title: write.title, body: write.body }
+      })
+      return { number: updated.number, url: updated.html_url, created: false }
+    }
+    const opened = yield* written(PullJson, {
+      method: "POST",
+      path: `${repo}/pulls`,
+      body: { title: write.title, head: write.headBranch, base: write.baseBranch, body: write.body }
+    })
+    return { number: opened.number, url: opened.html_url, created: true }
   })

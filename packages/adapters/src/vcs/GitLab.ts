@@ -4,10 +4,12 @@
  * project access token).
  *
  * Projects are addressed by their URL-encoded `path_with_namespace` (nested groups included), the
- * `fullName` of the port. Reads serve onboarding and sync (cached by `Providers.ts`); the writes
- * (`createBranch`, `commit`, `openMergeRequest`) are what remediation merge requests need.
+ * `fullName` of the port. Reads serve onboarding, sync and branch scans (some cached by
+ * `Providers.ts`); `openRemediation` writes a remediation merge request (one commit through the
+ * commits API). The single-purpose writes (`createBranch`, `commit`, `openMergeRequest`) stay for
+ * callers that need only one step.
  */
-import type { Onboarding, VcsFile } from "@image-policy/core"
+import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
 import { VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -30,18 +32,22 @@ const projectPath = (fullName: string): Effect.Effect<string, VcsProviderError> 
     ? Effect.fail(notFound())
     : Effect.succeed(`/projects/${ProviderHttp.encodeWhole(fullName)}`)
 
-/** All pages, following `x-next-page` (empty on the last page) with the same query. */
-const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+/**
+ * All pages, following `x-next-page` (empty on the last page) with the same query, or else a
+ * `Link: rel="next"` (what keyset pagination answers, where an instance enables it).
+ */
+const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request, maxPages?: number) =>
   ProviderHttp.collectPages(
     client,
     client.exchange(request),
     (answer) => {
       const next = answer.headers.get("x-next-page")?.trim()
-      return next === undefined || !/^\d+$/.test(next)
-        ? undefined
-        : client.exchange({ ...request, query: { ...request.query, page: next } })
+      if (next !== undefined && /^\d+$/.test(next)) return client.exchange({ ...request, query: { ...request.query, page: next } })
+      const link = ProviderHttp.nextLink(answer.headers.get("link"))
+      return link === undefined ? undefined : client.exchangeUrl(link)
     },
-    (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body)
+    (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body),
+    maxPages
   )
 
 const ProjectJson = Schema.Struct({
@@ -203,4 +209,140 @@ export const openMergeRequest = (
     }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
     const opened = yield* ProviderHttp.decode(MergeRequestJson, answer.body)
     return { number: opened.iid, url: opened.web_url }
+  })
+
+
+// ---------------------------------------------------------------------------------------------
+// Branch scans
+
+const BranchHeadJson = Schema.Struct({ name: Schema.String, commit: Schema.Struct({ id: Schema.String }) })
+
+/** The commit sha at the head of a branch (`GET /projects/{id}/repository/branches/{branch}`). */
+export const branchHead = (
+  client: ProviderHttp.Client,
+  at: { readonly fullName: string; readonly branch: string }
+): Effect.Effect<string, VcsProviderError> =>
+  Effect.gen(function*() {
+    const project = yield* projectPath(at.fullName)
+    if (ProviderHttp.safeSegments(at.branch) === undefined) return yield* Effect.fail(notFound())
+    const branch = yield* ProviderHttp.getJson(client, BranchHeadJson, {
+      method: "GET",
+      path: `${project}/repository/branches/${ProviderHttp.encodeWhole(at.branch)}`
+    })
+    return branch.commit.id
+  })
+
+const TreeItemJson = Schema.Struct({ path: Schema.String, type: Schema.String, mode: Schema.optional(Schema.String) })
+
+/**
+ * The head commit of a branch and every file path in it: the branch, then
+ * `GET /projects/{id}/repository/tree?ref=<that commit>&recursive=true`, all pages (ten times the
+ * usual page limit: a tree lists directories too). Symlinks and submodules are not files.
+ */
+export const listFiles = (
+  client: ProviderHttp.Client,
+  at: { readonly fullName: string; readonly branch: string }
+): Effect.Effect<VcsTree, VcsProviderError> =>
+  Effect.gen(function*() {
+    const project = yield* projectPath(at.fullName)
+    const commitSha = yield* branchHead(client, at)
+    const items = yield* pages(
+      client,
+      TreeItemJson,
+      { method: "GET", path: `${project}/repository/tree`, query: { ref: commitSha, recursive: "true", per_page: "100" } },
+      client.maxPages * 10
+    )
+    return { commitSha, paths: items.filter((i) => i.type === "blob" && i.mode !== "120000").map((i) => i.path) }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Remediation merge requests
+
+const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", status: 409 })
+const OpenMergeRequestJson = Schema.Struct({
+  iid: Schema.Number,
+  web_url: Schema.String,
+  source_project_id: Schema.optional(Schema.Number),
+  target_project_id: Schema.optional(Schema.Number)
+})
+
+/**
+ * Makes `headBranch` hold `baseBranch`'s head plus the files (one commit) and opens its merge
+ * request, or updates the open one (title, description):
+ * 1. the base head commit;
+ * 2. each file's blob id at that commit (`HEAD .../repository/files/{path}?ref=`, no content) must
+ *    equal `previousVersion`, else `conflict`;
+ * 3. one commit with an `update` action per file, started from that very commit (`start_sha`)
+ *    with `force`: the head branch is created, or overwritten to hold the base plus our changes only;
+ * 4. `GET merge_requests?source_branch=&state=opened` (same-project ones): PUT the open one, else POST.
+ */
+export const openRemediation = (
+  client: ProviderHttp.Client,
+  write: RemediationWrite
+): Effect.Effect<RemediationOpened, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
+  Effect.gen(function*() {
+    const project = yield* projectPath(write.fullName)
+    if (
+      ProviderHttp.safeSegments(write.headBranch) === undefined || write.files.length === 0 ||
+      write.files.some((f) => ProviderHttp.safeSegments(f.path) === undefined)
+    ) {
+      return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 400 }))
+    }
+    const baseSha = yield* branchHead(client, { fullName: write.fullName, branch: write.baseBranch })
+
+    for (const file of write.files) {
+      const answer = yield* client.exchange({
+        method: "HEAD",
+        path: `${project}/repository/files/${ProviderHttp.encodeWhole(file.path)}`,
+        query: { ref: baseSha }
+      })
+      // the project and the commit exist (just read): a 404 is the file, gone since it was read
+      if (answer.status === 404) return yield* Effect.fail(conflict())
+      yield* ProviderHttp.ensureSuccess(client)(answer)
+      if (answer.headers.get("x-gitlab-blob-id") !== file.previousVersion) return yield* Effect.fail(conflict())
+    }
+
+    const written = <A, I>(schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+      client.exchange(request).pipe(
+        Effect.flatMap(ProviderHttp.ensureWritten(client)),
+        Effect.flatMap((answer) => ProviderHttp.decode(schema, answer.body))
+      )
+    yield* written(CommitJson, {
+      method: "POST",
+      path: `${project}/repository/commits`,
+      body: {
+        branch: write.headBranch,
+        commit_message: write.commitMessage,
+        start_sha: baseSha,
+        force: true,
+        actions: write.files.map((file) => ({
+          action: "update",
+          file_path: file.path,
+          content: ProviderHttp.encodeBase64Text(file.content),
+          encoding: "base64"
+        }))
+      }
+    })
+
+    const open = yield* pages(client, OpenMergeRequestJson, {
+      method: "GET",
+      path: `${project}/merge_requests`,
+      query: { source_branch: write.headBranch, state: "opened", per_page: "100" }
+    })
+    // a fork's merge request from a branch of the same name is not ours
+    const existing = open.find((mr) => mr.source_project_id === mr.target_project_id)
+    if (existing !== undefined) {
+      const updated = yield* written(MergeRequestJson, {
+        method: "PUT",
+        path: `${project}/merge_requests/${existing.iid}`,
+        body: { title: write.title, description: write.body }
+      })
+      return { number: updated.iid, url: updated.web_url, created: false }
+    }
+    const opened = yield* written(MergeRequestJson, {
+      method: "POST",
+      path: `${project}/merge_requests`,
+      body: { source_branch: write.headBranch, target_branch: write.baseBranch, title: write.title, description: write.body }
+    })
+    return { number: opened.iid, url: opened.web_url, created: true }
   })

@@ -7,9 +7,8 @@
  * a request or an error cannot print it. Requests never follow a link or a redirect to another
  * origin, so the token is only ever sent to the configured base URL's origin.
  */
-import { VcsProviderError } from "@image-policy/core"
+import { VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Clock from "effect/Clock"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -34,14 +33,11 @@ export const defaultEnv: Env = (name) => {
 export type ProviderKind = "github" | "gitlab"
 
 /**
- * A write the provider refused for its content, not for access or availability (remediation
- * helpers only): `conflict` when the branch or file already exists or changed since it was read,
- * `invalid` for any other refusal. Carries the status, never the provider's text.
+ * A write the provider refused (remediation only): the core's error, re-exported so adapter
+ * callers need one import. `conflict` when the branch or file changed since it was read,
+ * `forbidden` when the token may not write, `invalid` for any other refusal.
  */
-export class VcsWriteRejected extends Data.TaggedError("VcsWriteRejected")<{
-  readonly reason: "conflict" | "invalid"
-  readonly status: number
-}> {}
+export { VcsWriteRejected }
 
 export interface ClientOptions {
   /** `https://api.github.com`, `https://ghe.example.com/api/v3`, `https://gitlab.com/api/v4`, ... */
@@ -55,12 +51,12 @@ export interface ClientOptions {
   readonly now?: () => number
   /** Default `image-policy`. */
   readonly userAgent?: string
-  /** Pages followed before giving up as `unavailable`. Default 200 (20 000 items at 100 a page). */
+  /** Pages followed before giving up as `unavailable`. Default 200 (20 000 items at 100 a page); repository trees allow ten times as many. */
   readonly maxPages?: number
 }
 
 export interface Request {
-  readonly method: "GET" | "POST" | "PUT"
+  readonly method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH"
   /** Below the base URL, already percent-encoded, starting with `/`. */
   readonly path: string
   readonly query?: Readonly<Record<string, string>>
@@ -257,14 +253,23 @@ export const ensureSuccess = (client: Client) => (answer: Answer): Effect.Effect
 
 /**
  * For writes: a refusal of the content (409, 422, GitLab's 400) is `VcsWriteRejected`, `conflict`
- * when the provider says the thing already exists or changed meanwhile; access, rate limits and
- * availability are classified as for reads.
+ * when the provider says the thing already exists or changed meanwhile; a 403 that is neither a
+ * rate limit nor bad credentials is `forbidden` (the token may read but not write: a missing scope
+ * or role, a protected branch). Bad credentials, rate limits and availability are classified as for reads.
  */
 export const ensureWritten = (client: Client) => (answer: Answer): Effect.Effect<Answer, VcsProviderError | VcsWriteRejected> => {
   if (answer.status === 400 || answer.status === 409 || answer.status === 422) {
     const conflict = answer.status === 409 ||
       /already exists|has (been )?(changed|modified|updated)|does not match|sha wasn't supplied|is at .* but expected/i.test(messageOf(answer.body))
     return Effect.fail(new VcsWriteRejected({ reason: conflict ? "conflict" : "invalid", status: answer.status }))
+  }
+  if (answer.status === 403) {
+    return Effect.flatMap(client.now, (now): Effect.Effect<never, VcsProviderError | VcsWriteRejected> => {
+      const error = classify(client.provider, answer, now)
+      return error.reason === "unauthorized" && !/bad credentials/i.test(messageOf(answer.body))
+        ? Effect.fail(new VcsWriteRejected({ reason: "forbidden", status: 403 }))
+        : Effect.fail(error)
+    })
   }
   return ensureSuccess(client)(answer)
 }
@@ -281,13 +286,14 @@ export const decode = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect
 
 /**
  * All pages of a list: `first` fetches page one, `next` names the following page from an answer
- * (or `undefined` on the last). Fails `unavailable` past `client.maxPages` or when a page repeats.
+ * (or `undefined` on the last). Fails `unavailable` past `maxPages` (default `client.maxPages`).
  */
 export const collectPages = <A>(
   client: Client,
   first: Effect.Effect<Answer, VcsProviderError>,
   fetchNext: (answer: Answer) => Effect.Effect<Answer, VcsProviderError> | undefined,
-  items: (answer: Answer) => Effect.Effect<ReadonlyArray<A>, VcsProviderError>
+  items: (answer: Answer) => Effect.Effect<ReadonlyArray<A>, VcsProviderError>,
+  maxPages: number = client.maxPages
 ): Effect.Effect<ReadonlyArray<A>, VcsProviderError> =>
   Effect.gen(function*() {
     const all: Array<A> = []
@@ -296,7 +302,7 @@ export const collectPages = <A>(
       all.push(...(yield* items(answer)))
       const next = fetchNext(answer)
       if (next === undefined) return all
-      if (page >= client.maxPages) return yield* Effect.fail(unavailable())
+      if (page >= maxPages) return yield* Effect.fail(unavailable())
       answer = yield* Effect.flatMap(next, ensureSuccess(client))
     }
   })

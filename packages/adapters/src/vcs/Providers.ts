@@ -7,7 +7,9 @@
  * - repositories are cached per connection without expiry: the provider is asked only with
  *   `refresh: true` or when nothing is cached yet, and concurrent first calls wait for one answer;
  * - branches are cached per repository for a short time (60 s by default);
- * - files are never cached: sync needs the head of the branch;
+ * - files and file lists are never cached: sync and branch scans need the head of the branch;
+ * - remediation writes are never cached (and drop the repository's cached branches: the head
+ *   branch may be new);
  * - a rate-limited answer is remembered per token until its reset, and every call that would
  *   reach the provider in that window fails at once with the remaining seconds.
  */
@@ -101,7 +103,7 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
   }
 
   /** A provider call, refused at once while its token is known to be rate limited. */
-  const guarded = <A>(api: Api, call: Effect.Effect<A, VcsProviderError>): Effect.Effect<A, VcsProviderError> =>
+  const guarded = <A, E>(api: Api, call: Effect.Effect<A, E | VcsProviderError>): Effect.Effect<A, E | VcsProviderError> =>
     Effect.gen(function*() {
       const at = yield* now
       const until = rateLimitedUntil.get(api.quotaKey)
@@ -110,7 +112,7 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
       }
       rateLimitedUntil.delete(api.quotaKey)
       return yield* Effect.tapError(call, (error) =>
-        error.reason === "rate-limited"
+        error instanceof VcsProviderError && error.reason === "rate-limited"
           ? Effect.flatMap(now, (failedAt) =>
             Effect.sync(() =>
               rateLimitedUntil.set(api.quotaKey, failedAt + (error.retryAfterSeconds ?? ProviderHttp.defaultRetryAfterSeconds) * 1000)
@@ -161,7 +163,22 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
       onSome: (api) => guarded(api, api.provider === "github" ? GitHub.readFile(api.client, file) : GitLab.readFile(api.client, file))
     }))
 
-  return { listRepositories, listBranches, readFile }
+  const listFiles: typeof VcsProvider.Service.listFiles = (ctx, at) =>
+    Effect.flatMap(resolve(ctx), Option.match({
+      onNone: () => fixture.listFiles(ctx, at),
+      onSome: (api) => guarded(api, api.provider === "github" ? GitHub.listFiles(api.client, at) : GitLab.listFiles(api.client, at))
+    }))
+
+  const openRemediation: typeof VcsProvider.Service.openRemediation = (ctx, write) =>
+    Effect.flatMap(resolve(ctx), Option.match({
+      onNone: () => fixture.openRemediation(ctx, write),
+      onSome: (api) =>
+        guarded(api, api.provider === "github" ? GitHub.openRemediation(api.client, write) : GitLab.openRemediation(api.client, write)).pipe(
+          Effect.ensuring(Effect.sync(() => branches.delete(JSON.stringify([api.key, write.fullName]))))
+        )
+    }))
+
+  return { listRepositories, listBranches, readFile, listFiles, openRemediation }
 }
 
 /** The `VcsProvider` of a deployment: fixture, GitHub and GitLab connections, cached per connection. */
