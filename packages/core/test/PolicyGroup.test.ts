@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Either, FastCheck as fc, Schema } from "effect"
 import * as Id from "../src/Id.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
 
@@ -21,7 +21,7 @@ const group: PolicyGroup.PolicyGroup = {
       id: external, name: "From repo", sourceType: "external", position: 2,
       external: {
         vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "acme/policy", branch: "main",
-        path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null
+        path: "service-mappings.json", pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null
       }
     }
   ]
@@ -71,6 +71,15 @@ describe("PolicyGroup", () => {
     assert.deepStrictEqual(twice.published, once.published)
     assert.deepStrictEqual(twice.changes, { created: [], updated: [], removed: [] })
     assert.strictEqual(once.published.length, drafts.length)
+  })
+
+  it.prop("an external phase polls every 10 to 86400 whole seconds; the default is 60", [
+    fc.oneof(fc.integer({ min: -100, max: 100_000 }), fc.double({ min: 10, max: 86_400, noNaN: true }))
+  ], ([seconds]) => {
+    const source = { ...group.phases[2]!.external!, pollIntervalSeconds: seconds }
+    const decoded = Schema.decodeUnknownEither(PolicyGroup.ExternalSource)(source)
+    assert.strictEqual(Either.isRight(decoded), Number.isInteger(seconds) && seconds >= 10 && seconds <= 86_400)
+    assert.isTrue(Either.isRight(Schema.decodeUnknownEither(PolicyGroup.ExternalSource)({ ...source, pollIntervalSeconds: PolicyGroup.defaultPollIntervalSeconds })))
   })
 
   it("details list phases by position with the external binding, never connection internals", () => {

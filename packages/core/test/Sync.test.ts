@@ -138,7 +138,7 @@ describe("pushes", () => {
     const theirs = id<Id.VcsConnectionId>("vcsConnection", 2)
     const external = (n: number, vcsConnectionId: Id.VcsConnectionId, path = "service-mappings.json"): PolicyGroup.Phase => ({
       id: id("phase", n), name: `E${n}`, sourceType: "external", position: n,
-      external: { vcsConnectionId, repositoryFullName: "acme/policy", branch: "main", path, lastSyncedAt: null, lastError: null, lastVersion: null }
+      external: { vcsConnectionId, repositoryFullName: "acme/policy", branch: "main", path, pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
     })
     const group: PolicyGroup.PolicyGroup = {
       id: id("policyGroup", 9), name: "G", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
@@ -163,7 +163,7 @@ describe("PolicyGroup helpers of the sync", () => {
       { id: id("phase", 1), name: "I", sourceType: "internal", position: 0 },
       {
         id: id("phase", 2), name: "E", sourceType: "external", position: 1,
-        external: { vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "a/b", branch: "main", path: "f.json", lastSyncedAt: null, lastError: null, lastVersion: null }
+        external: { vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "a/b", branch: "main", path: "f.json", pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
       }
     ]
   })
