@@ -98,6 +98,30 @@ describe("Seed.parse", () => {
     assert.strictEqual(problems.length, 7)
   })
 
+  it("checks an external phase's pollIntervalSeconds: whole seconds from 10 to 86400", () => {
+    const withInterval = (...values: Array<unknown>) => ({
+      organizations: [{
+        name: "A",
+        edition: "enterprise",
+        vcsConnections: [{ provider: "github", externalAccountName: "acme", fixture: { repositories: [] } }],
+        policyGroups: [{
+          name: "G",
+          phases: values.map((pollIntervalSeconds, i) => ({
+            name: `P${i}`,
+            source: "external",
+            file: { connection: "acme", repository: "acme/policy", branch: "main", path: "m.json", pollIntervalSeconds }
+          }))
+        }]
+      }]
+    })
+    const problems = problemsOf(withInterval(9, 86_401, 30.5, "60", 10, 86_400))
+    for (const i of [0, 1, 2, 3]) hasProblem(problems, `$.organizations[0].policyGroups[0].phases[${i}].file.pollIntervalSeconds`, /./)
+    hasProblem(problems, "$.organizations[0].policyGroups[0].phases[0].file.pollIntervalSeconds", /10 to 86400/)
+    assert.strictEqual(problems.length, 4)
+    const ok = parseOk(withInterval(10, 86_400))
+    assert.deepStrictEqual(ok.organizations[0]!.policyGroups[0]!.phases.map((p) => p.file?.pollIntervalSeconds), [10, 86_400])
+  })
+
   it("rejects text that is not JSON at the root path", () => {
     const parsed = Seed.parse("{ organizations: [")
     assert.isTrue(Either.isLeft(parsed))
@@ -142,6 +166,17 @@ describe("Seed.load", () => {
       const group = Option.getOrThrow(yield* store.policyGroups.get(orgId, org!.policyGroups["Base images"]!.id as Id.PolicyGroupId))
       assert.deepStrictEqual(group.phases.map((p) => [p.name, p.id]), Object.entries(org!.policyGroups["Base images"]!.phases))
       assert.deepStrictEqual(group.notificationRouting, { kind: "team", teamId: org!.teams["Payments"] as Id.TeamId })
+      // an external phase without pollIntervalSeconds polls every 60 s
+      assert.deepStrictEqual(group.phases.find((p) => p.name === "From repo")!.external, {
+        vcsConnectionId: org!.vcsConnections["acme"] as Id.VcsConnectionId,
+        repositoryFullName: "acme/api",
+        branch: "main",
+        path: "service-mappings.json",
+        pollIntervalSeconds: 60,
+        lastSyncedAt: null,
+        lastError: null,
+        lastVersion: null
+      })
       assert.strictEqual(Object.keys(org!.routines).sort().join(","), "Loose,Platform/Weekly")
       assert.match(org!.vcsConnections["acme"]!, /^vcs_/)
 

@@ -6,7 +6,7 @@
  * load the same seed at every start.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Ids, Onboarding, Organization, Permission, SecretHasher, Store } from "@image-policy/core"
+import { ApiKey, Id, Ids, Onboarding, Organization, Permission, PolicyGroup, SecretHasher, Store } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -55,7 +55,17 @@ const Connection = Schema.Struct({
 const Phase = Schema.Struct({
   name: Name,
   source: oneOf(Schema.Literal("internal", "external"), ["internal", "external"]),
-  file: Schema.optional(Schema.Struct({ connection: Name, repository: Name, branch: Name, path: Name }))
+  file: Schema.optional(Schema.Struct({
+    connection: Name,
+    repository: Name,
+    branch: Name,
+    path: Name,
+    // how often the poll worker reads the file; push webhooks make a change arrive sooner
+    pollIntervalSeconds: Schema.optionalWith(
+      Schema.Int.pipe(Schema.between(10, 86_400, { message: () => "must be a whole number of seconds from 10 to 86400" })),
+      { default: () => PolicyGroup.defaultPollIntervalSeconds }
+    )
+  }))
 })
 
 const Group = Schema.Struct({
@@ -278,6 +288,7 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
                   repositoryFullName: p.file.repository,
                   branch: p.file.branch,
                   path: p.file.path,
+                  pollIntervalSeconds: p.file.pollIntervalSeconds,
                   lastSyncedAt: null,
                   lastError: null,
                   lastVersion: null

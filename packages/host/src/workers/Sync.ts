@@ -1,42 +1,102 @@
 /**
- * The external phase poll worker: every `intervalMs` (default 60 s) it syncs every external phase
- * of every organization from its mappings file, so a change merged into a phase's branch arrives
- * even without a provider push webhook (spec 3 "external phase" row). A pass starts at once, then
- * one per interval.
+ * The external phase poll worker: every `tickMs` (default 5 s) it looks at every external phase
+ * of every organization and syncs the ones that are due from their mappings files, so a change
+ * merged into a phase's branch arrives even without a provider push webhook (spec 3 "external
+ * phase" row). Each phase has its own poll interval (`pollIntervalSeconds`, 10..86400, default
+ * 60): a phase is due when it was never synced, or when its interval has passed since the later
+ * of its `lastSyncedAt` and this worker's last attempt on it. The attempt counts too because a
+ * sync that finds the same file version (or a provider that cannot answer) leaves `lastSyncedAt`
+ * as it was; without it an unchanged phase would be read on every tick.
  *
  * Several hosts may run it at once: each sync decides under the group's row lock on the state it
  * finds there, and a file version already processed changes nothing and emits nothing, so two
  * hosts reading the same version apply it once. Provider trouble (rate limit, outage, rejected
- * credentials) is logged by its reason and retried on the next pass.
+ * credentials) is logged by its reason and retried when the phase is due again.
  */
 import { Store, Workflows } from "@image-policy/core"
+import type { Id, PolicyGroup } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
 export interface Options {
   readonly workerId: string
-  readonly intervalMs: number
-  /** Phases synced at the same time within a pass. */
+  /** How often the worker looks for due phases; a phase's own interval decides whether it is read. */
+  readonly tickMs: number
+  /** Phases synced at the same time within a tick. */
   readonly concurrency: number
 }
 
-export const defaults = (workerId: string): Options => ({ workerId, intervalMs: 60_000, concurrency: 4 })
+export const defaults = (workerId: string): Options => ({ workerId, tickMs: 5_000, concurrency: 4 })
 
-/** One pass over every external phase; answers how many phases it visited. */
-export const runOnce = (options: Options) =>
+/**
+ * Whether an external phase is due for a poll at `nowMs`: never synced, or `pollIntervalSeconds`
+ * have passed since the later of its `lastSyncedAt` and `lastAttemptMs` (this worker's last poll
+ * of it, if any).
+ */
+export const isDue = (
+  external: Pick<PolicyGroup.ExternalSource, "lastSyncedAt" | "pollIntervalSeconds">,
+  lastAttemptMs: number | undefined,
+  nowMs: number
+): boolean => {
+  const synced = external.lastSyncedAt === null ? Number.NaN : Date.parse(external.lastSyncedAt)
+  if (Number.isNaN(synced) && lastAttemptMs === undefined) return true
+  const last = Math.max(Number.isNaN(synced) ? -Infinity : synced, lastAttemptMs ?? -Infinity)
+  return nowMs - last >= external.pollIntervalSeconds * 1000
+}
+
+/** The worker's memory: when it last polled each phase (by phase id). */
+export type Attempts = Map<string, number>
+
+interface Due {
+  readonly orgId: Id.OrgId
+  readonly policyGroupId: Id.PolicyGroupId
+  readonly phaseId: Id.PhaseId
+}
+
+/** The external phases due at `nowMs`; reads each organization's groups once. */
+const duePhases = (attempts: Attempts, nowMs: number) =>
   Effect.gen(function*() {
     const store = yield* Store
-    const phases = yield* store.policyGroups.externalPhases()
-    const correlationId = `sync-${options.workerId}-${yield* Clock.currentTimeMillis}`
+    const refs = yield* store.policyGroups.externalPhases()
+    const listed = new Set<string>(refs.map((r) => r.phaseId))
+    // a phase that no longer exists is forgotten
+    for (const phaseId of attempts.keys()) if (!listed.has(phaseId)) attempts.delete(phaseId)
+    const byOrg = new Map<Id.OrgId, Array<(typeof refs)[number]>>()
+    for (const ref of refs) {
+      const list = byOrg.get(ref.orgId)
+      if (list === undefined) byOrg.set(ref.orgId, [ref])
+      else list.push(ref)
+    }
+    const due: Array<Due> = []
+    for (const [orgId, orgRefs] of byOrg) {
+      const groups = new Map((yield* store.policyGroups.all(orgId)).map((g) => [g.id, g]))
+      for (const ref of orgRefs) {
+        const external = groups.get(ref.policyGroupId)?.phases.find((p) => p.id === ref.phaseId)?.external
+        if (external !== undefined && isDue(external, attempts.get(ref.phaseId), nowMs)) due.push(ref)
+      }
+    }
+    return due
+  })
+
+/**
+ * One tick: syncs every external phase that is due (at most `concurrency` at a time); answers how
+ * many phases it synced. `attempts` is the worker's memory between ticks.
+ */
+export const tick = (options: Options, attempts: Attempts) =>
+  Effect.gen(function*() {
+    const nowMs = yield* Clock.currentTimeMillis
+    const due = yield* duePhases(attempts, nowMs)
+    const correlationId = `sync-${options.workerId}-${nowMs}`
     yield* Effect.forEach(
-      phases,
+      due,
       (ref) =>
-        Workflows.Sync.syncExternalPhase(
-          { orgId: ref.orgId, actor: { kind: "system", name: "sync-worker" }, correlationId },
-          ref.policyGroupId,
-          ref.phaseId
-        ).pipe(
+        Effect.sync(() => attempts.set(ref.phaseId, nowMs)).pipe(
+          Effect.zipRight(Workflows.Sync.syncExternalPhase(
+            { orgId: ref.orgId, actor: { kind: "system", name: "sync-worker" }, correlationId },
+            ref.policyGroupId,
+            ref.phaseId
+          )),
           Effect.tap((summary) =>
             summary.changed
               ? Effect.logInfo("external phase synced").pipe(Effect.annotateLogs({
@@ -47,7 +107,7 @@ export const runOnce = (options: Options) =>
                 updated: summary.updated,
                 removed: summary.removed
               }))
-              // a file problem is on the phase (lastError) and was announced once; every pass would repeat it
+              // a file problem is on the phase (lastError) and was announced once; every poll would repeat it
               : summary.error !== undefined
               ? Effect.logDebug("external phase not applied").pipe(Effect.annotateLogs({
                 orgId: ref.orgId,
@@ -74,18 +134,19 @@ export const runOnce = (options: Options) =>
         ),
       { concurrency: options.concurrency, discard: true }
     )
-    return phases.length
+    return due.length
   })
 
-/** Runs until interrupted. */
+/** Runs until interrupted: a tick at once, then one every `tickMs`. */
 export const run = (options: Options) =>
   Effect.gen(function*() {
+    const attempts: Attempts = new Map()
     while (true) {
-      yield* runOnce(options).pipe(
+      yield* tick(options, attempts).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logError("external phase sync pass failed").pipe(Effect.annotateLogs({ defect: String(cause._tag) }))
+          Effect.logError("external phase sync tick failed").pipe(Effect.annotateLogs({ defect: String(cause._tag) }))
         )
       )
-      yield* Effect.sleep(Duration.millis(options.intervalMs))
+      yield* Effect.sleep(Duration.millis(options.tickMs))
     }
   })
