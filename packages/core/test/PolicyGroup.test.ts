@@ -85,6 +85,10 @@ describe("PolicyGroup", () => {
   it("details list phases by position with the external binding, never connection internals", () => {
     const details = PolicyGroup.toDetails(group, [])
     assert.deepStrictEqual(details.phases.map((p) => p.sourceType), ["internal", "internal", "external"])
-    assert.deepStrictEqual(Object.keys(details.phases[2]!.external!).sort(), ["branch", "lastError", "lastSyncedAt", "path", "repositoryFullName"])
+    const view = details.phases[2]!.external!
+    assert.includeMembers(Object.keys(view), ["branch", "lastError", "lastSyncedAt", "path", "repositoryFullName"])
+    // the connection and the file version stay inside
+    assert.notProperty(view, "vcsConnectionId")
+    assert.notProperty(view, "lastVersion")
   })
 })
