@@ -4,8 +4,16 @@
  * published mapping gets one request that rewrites those references; an open request of the branch
  * is updated, never duplicated.
  */
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
+import { normalizedText } from "./ImageReference.js"
+import { normalizedFrom } from "./Mapping.js"
+import type { VcsProviderError, VcsWriteRejected } from "./ports/VcsProvider.js"
+import type { CompiledPolicy } from "./Resolution.js"
+import { resolveFinding } from "./Scan.js"
+import type { Finding } from "./Scanner.js"
+import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
 
 /** Machine-readable failure codes, the same as the `failure_kind` of the `.failed` event. */
 export const RemediationFailure = Schema.Literal("provider-unavailable", "permission-denied", "conflict", "rate-limited")
@@ -55,3 +63,229 @@ export const RemediationRequest = Schema.Struct({
   updatedAt: Schema.String
 })
 export type RemediationRequest = typeof RemediationRequest.Type
+
+// Planning -----------------------------------------------------------------------------------------
+
+export interface PlanInput {
+  /** The branch's current findings (`scans.allFindings`). */
+  readonly findings: ReadonlyArray<Finding>
+  /** The branch's policy (the groups that apply to it), compiled. */
+  readonly policy: CompiledPolicy
+  /** The repository's snooze requests, whatever their status; only active ones suppress. */
+  readonly snoozes: ReadonlyArray<SnoozeRequest>
+  readonly now: Date
+}
+
+const sameImage = (a: string, b: string) =>
+  a === b || Either.getOrElse(normalizedText(a), () => a) === Either.getOrElse(normalizedText(b), () => b)
+
+/** The change one finding asks for, or undefined (see `plan`). */
+const changeOf = (
+  finding: Finding,
+  policy: CompiledPolicy,
+  snoozed: ReadonlySet<string>,
+  now: Date
+): RemediationChange | undefined => {
+  // only a reference written as the literal image can be rewritten: not one built from ARGs,
+  // variables or templates, nor a YAML string whose escapes make its text differ from its value
+  if (finding.normalized === undefined || finding.image === undefined || finding.reference !== finding.image) return undefined
+  const winner = resolveFinding(policy, finding, now)
+  if (winner === null || sameImage(winner.toImage, finding.image)) return undefined
+  if (snoozed.has(finding.normalized) || snoozed.has(normalizedFrom(winner.fromImage))) return undefined
+  return {
+    file: finding.file,
+    line: finding.line,
+    column: finding.column,
+    from: finding.reference,
+    to: winner.toImage,
+    policyGroupId: winner.policyGroupId,
+    phaseId: winner.phaseId,
+    mappingId: winner.mappingId,
+    reason: winner.reason
+  }
+}
+
+const byPlace = (a: { file: string; line: number; column: number }, b: typeof a) =>
+  (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column
+
+/**
+ * The references a remediation request rewrites, by (file, line, column). A finding becomes a
+ * change when its image is known and written literally, a published mapping that is active at
+ * `now` applies to it (resolution leaves out mappings still in cooldown), that mapping's `toImage`
+ * is another image, and no approved, unexpired snooze request names the finding's image or the
+ * mapping's `fromImage`. One place in a file can be read for several platforms (YAML anchors): it
+ * changes only when every reading asks for the same new image.
+ */
+export const plan = (input: PlanInput): ReadonlyArray<RemediationChange> => {
+  const snoozed = new Set(input.snoozes.filter((s) => isActive(s, input.now)).map((s) => normalizedFrom(s.fromImage)))
+  const byKey = new Map<string, { change: RemediationChange | undefined; agreed: boolean }>()
+  for (const finding of input.findings) {
+    const key = `${finding.line}:${finding.column}:${finding.file}`
+    const change = changeOf(finding, input.policy, snoozed, input.now)
+    const seen = byKey.get(key)
+    if (seen === undefined) byKey.set(key, { change, agreed: change !== undefined })
+    else if (seen.change === undefined || change === undefined || seen.change.to !== change.to) seen.agreed = false
+  }
+  const out: Array<RemediationChange> = []
+  for (const { agreed, change } of byKey.values()) if (agreed && change !== undefined) out.push(change)
+  return out.sort(byPlace)
+}
+
+// Rewriting ----------------------------------------------------------------------------------------
+
+export interface Rewrite {
+  /** The new content: the old one with each applied change's `from` replaced by its `to`. */
+  readonly content: string
+  readonly applied: ReadonlyArray<RemediationChange>
+  /** Changes whose text at line:column is not `from` (the file moved since the scan) or that overlap an applied one. */
+  readonly skipped: ReadonlyArray<RemediationChange>
+}
+
+/** Start and end (exclusive, before the line break) of every line; `\r\n`, `\r` and `\n` end a line, as in the scanner. */
+const lineBounds = (content: string) => {
+  const starts = [0]
+  const ends: Array<number> = []
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i)
+    if (c !== 10 && c !== 13) continue
+    ends.push(i)
+    if (c === 13 && content.charCodeAt(i + 1) === 10) i++
+    starts.push(i + 1)
+  }
+  ends.push(content.length)
+  return { starts, ends }
+}
+
+/**
+ * Replaces each change's `from` at its line:column (1-based; columns in UTF-16 code units, a
+ * byte-order mark counting as one, as the scanner reports them) with its `to`, and keeps every
+ * other character: line endings, comments, quotes, indentation, the byte-order mark. The `file` of
+ * the changes is not looked at: pass the changes of one file.
+ */
+export const rewrite = (content: string, changes: ReadonlyArray<RemediationChange>): Rewrite => {
+  const { ends, starts } = lineBounds(content)
+  const located = changes.map((change) => {
+    const start = starts[change.line - 1]
+    const offset = start === undefined || change.column < 1 ? -1 : start + change.column - 1
+    const fits = offset >= 0 && change.from.length > 0 && offset + change.from.length <= ends[change.line - 1]! &&
+      content.startsWith(change.from, offset)
+    return { change, offset: fits ? offset : -1 }
+  }).sort((a, b) => a.offset - b.offset)
+  const applied: Array<RemediationChange> = []
+  const skipped: Array<RemediationChange> = []
+  let out = ""
+  let at = 0
+  for (const { change, offset } of located) {
+    if (offset < at) {
+      skipped.push(change)
+      continue
+    }
+    out += content.slice(at, offset) + change.to
+    at = offset + change.from.length
+    applied.push(change)
+  }
+  return { content: out + content.slice(at), applied, skipped }
+}
+
+// The request ---------------------------------------------------------------------------------------
+
+const headPrefix = "image-policy/remediate/"
+const maxHeadNameLength = 100
+
+/** cyrb53 (a small public-domain string hash): 53 bits, enough to tell branch names apart. */
+const hash53 = (text: string): string => {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)
+}
+
+/**
+ * One path component made safe for every git ref rule (`git check-ref-format`) and every provider:
+ * only `[A-Za-z0-9._-]`, no leading or doubled dot, no `.lock` ending.
+ */
+const safeComponent = (component: string) =>
+  component.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^\.+/, "").replace(/\.lock$/i, "-lock")
+
+/** No trailing `/`, `.` or `.lock` (what a cut at the length limit can leave). */
+const trimTail = (name: string) => {
+  let out = name
+  for (;;) {
+    const next = out.replace(/\/+$/, "").replace(/\.+$/, "").replace(/\.lock$/i, "-lock")
+    if (next === out) return out
+    out = next
+  }
+}
+
+/**
+ * The branch holding a request's changes: `image-policy/remediate/<base branch>`, derived from the
+ * base branch name alone (no secret can reach it) and the same on every run, so a later run updates
+ * the same request. A name that had to be changed to be a valid, portable ref (spaces, `~^:?*[\`,
+ * `@`, control or non-ASCII characters, `..`, `.lock`, over 100 characters) gets a hash of the
+ * original name appended, so two base branches do not share a head branch.
+ */
+export const headBranchFor = (branchName: string): string => {
+  const cleaned = branchName.split("/").map(safeComponent).filter((c) => c !== "").join("/")
+  const name = trimTail(cleaned.slice(0, maxHeadNameLength))
+  if (name === branchName && name !== "") return headPrefix + name
+  const suffix = hash53(branchName)
+  return headPrefix + (name === "" ? suffix : `${name}-${suffix}`)
+}
+
+/** The request's title (no secret: the base branch name only). */
+export const title = (branchName: string): string => `Update container images on ${branchName}`
+
+/** A Markdown code span that shows `text` as it is, whatever backticks it holds. */
+const code = (text: string) => {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length))
+  const fence = "`".repeat(longest + 1)
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : ""
+  return `${fence}${pad}${text.replace(/[\r\n]+/g, " ")}${pad}${fence}`
+}
+
+/** Markdown text outside code spans: characters that would format, link or embed HTML are escaped. */
+const plain = (text: string) => text.replace(/[\r\n]+/g, " ").replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`)
+
+/** GitHub refuses bodies over 65,536 characters; the list stops in time and says how many are left out. */
+const maxBodyLength = 60_000
+
+/**
+ * The request's body: what it does, then every change (`file:line`, `from` -> `to`, and the
+ * policy group, phase and mapping that ask for it, with the resolution's reason), in Markdown.
+ */
+export const body = (branchName: string, changes: ReadonlyArray<RemediationChange>): string => {
+  const head = [
+    `This request updates ${changes.length === 1 ? "1 container image reference" : `${changes.length} container image references`} on ${code(branchName)} to the images the published image policy maps them to.`,
+    "",
+    "Each change names the policy group, phase and mapping that apply and why that mapping won. Other text in the files is unchanged.",
+    "",
+    "## Changes",
+    ""
+  ].join("\n")
+  const lines: Array<string> = []
+  let length = head.length
+  for (const [i, c] of changes.entries()) {
+    const line = `- ${code(`${c.file}:${c.line}`)}: ${code(c.from)} -> ${code(c.to)} (group ${code(c.policyGroupId)}, phase ${code(c.phaseId)}, mapping ${code(c.mappingId)}): ${plain(c.reason)}`
+    if (length + line.length + 1 > maxBodyLength) {
+      lines.push(`- ... and ${changes.length - i} more (see the diff)`)
+      break
+    }
+    lines.push(line)
+    length += line.length + 1
+  }
+  return `${head}${lines.join("\n")}\n`
+}
+
+/** The `failure_kind` of a failed attempt to open or update the request (the `.failed` event). */
+export const failureKind = (error: VcsProviderError | VcsWriteRejected): RemediationFailure => {
+  if (error._tag === "VcsWriteRejected") {
+    return error.reason === "conflict" ? "conflict" : error.reason === "forbidden" ? "permission-denied" : "provider-unavailable"
+  }
+  return error.reason === "rate-limited" ? "rate-limited" : error.reason === "unauthorized" ? "permission-denied" : "provider-unavailable"
+}

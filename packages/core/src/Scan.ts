@@ -4,10 +4,14 @@
  * the newest successful scan's findings are the branch's findings. Statuses beyond `queued` are our
  * choice (the spec shows only `queued`): `queued` -> `running` -> `succeeded` | `failed`.
  */
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RepositoryId, ScanId } from "./Id.js"
 import { ScanStatus } from "./Onboarding.js"
-import { Finding } from "./Scanner.js"
+import type { RoutineTarget } from "./ports/Store.js"
+import type { VcsProviderError } from "./ports/VcsProvider.js"
+import * as Resolution from "./Resolution.js"
+import { Finding, isScannable } from "./Scanner.js"
 
 export { Finding, ScanStatus }
 
@@ -69,3 +73,91 @@ export type FindingResolution = typeof FindingResolution.Type
 export const FindingView = Schema.extend(Finding, Schema.Struct({ resolution: Schema.NullOr(FindingResolution) }))
 export type FindingView = typeof FindingView.Type
 
+
+// Rules --------------------------------------------------------------------------------------------
+
+/** A branch with more files than this is not scanned (`too-large`): its tree alone is too much to hold. */
+export const maxTreePaths = 50_000
+/** A branch with more scannable files than this is not scanned (`too-large`). */
+export const maxScannableFiles = 5_000
+/** A file larger than this (UTF-8 bytes) is skipped: no hand-written manifest is that large. */
+export const maxFileBytes = 1_048_576
+
+const dayMs = 86_400_000
+
+/**
+ * Whether a tracked branch's routine run is due at `now`: `intervalDays` days after its last routine
+ * scan was queued, or after the repository was tracked when it never had one. A target whose time
+ * does not parse is due (better one scan too many than a branch never scanned again).
+ */
+export const isRoutineDue = (
+  target: Pick<RoutineTarget, "intervalDays" | "trackedAt" | "lastRoutineScanAt">,
+  now: Date
+): boolean => {
+  const since = Date.parse(target.lastRoutineScanAt ?? target.trackedAt)
+  return Number.isNaN(since) || now.getTime() - since >= target.intervalDays * dayMs
+}
+
+/** A provider error as a failed scan's reason (never the provider's text). */
+export const failureOf = (error: VcsProviderError): ScanFailure => `provider-${error.reason}`
+
+/**
+ * The paths of a branch tree a scan reads (`Scanner.isScannable`, in tree order), or `too-large`
+ * when the tree or its scannable files exceed the scan limits.
+ */
+export const scannablePaths = (paths: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, "too-large"> => {
+  if (paths.length > maxTreePaths) return Either.left("too-large")
+  const scannable = paths.filter(isScannable)
+  return scannable.length > maxScannableFiles ? Either.left("too-large") : Either.right(scannable)
+}
+
+/** The UTF-8 length of a text in bytes (lone surrogates count as U+FFFD, 3 bytes, as an encoder writes them). */
+export const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) bytes += 1
+    else if (c < 0x800) bytes += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/** Whether a file is over `maxFileBytes` (skipped by a scan). */
+export const isFileTooLarge = (content: string): boolean =>
+  // every UTF-16 code unit is 1 to 3 UTF-8 bytes: most files are decided without counting
+  content.length > maxFileBytes ? true : content.length * 3 <= maxFileBytes ? false : utf8Length(content) > maxFileBytes
+
+/**
+ * Which published mapping applies to a finding at `now`, and why: the winner of
+ * `Resolution.resolveCompiled` over the branch's policy for the finding's normalized image and
+ * platform. Null when the image is unknown (unresolved or invalid) or no mapping applies.
+ */
+export const resolveFinding = (
+  policy: Resolution.CompiledPolicy,
+  finding: Finding,
+  now: Date
+): FindingResolution | null => {
+  if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null
+  const result = Resolution.resolveCompiled(policy, { image: finding.normalized, platform: finding.platform, now })
+  if (Either.isLeft(result) || result.right.resolved === null) return null
+  const { considered, resolved } = result.right
+  const row = considered.find((c) => c.matched && c.mappingId === resolved.mapping.id)
+  return {
+    toImage: resolved.toImage,
+    policyGroupId: resolved.policyGroupId,
+    phaseId: resolved.mapping.phaseId,
+    mappingId: resolved.mapping.id,
+    fromImage: resolved.mapping.fromImage,
+    reason: row?.reason ?? "selected"
+  }
+}
+
+/** A finding with the mapping that applies to it (the findings route). */
+export const toView = (policy: Resolution.CompiledPolicy, finding: Finding, now: Date): FindingView => ({
+  ...finding,
+  resolution: resolveFinding(policy, finding, now)
+})
