@@ -174,7 +174,7 @@ export const make = (): {
     found.branches.includes(branch) || state.created.has(branch)
   /** The branch's files now: declared (or created) files with the run-time changes applied; sorted by path. */
   const filesOf = (found: FixtureRepository, state: RepositoryState, branch: string): Map<string, string> => {
-    const files = new Map<string, string>(Object.entries(state.created.get(branch) ?? found.files[branch] ?? {}))
+    const files = new Map<string, string>(state.created.get(branch) ?? Object.entries(found.files[branch] ?? {}))
     for (const [path, content] of state.overrides.get(branch) ?? []) {
       if (content === null) files.delete(path)
       else files.set(path, content)
