@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
+import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Id, Store } from "@image-policy/core"
@@ -10,6 +11,7 @@ import * as Option from "effect/Option"
 import { afterAll } from "vitest"
 import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
+import * as SqlStore from "../src/storage/sql/SqlStore.js"
 import * as StoreConfig from "../src/storage/StoreConfig.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -27,10 +29,56 @@ describe("migrations", () => {
         return { first, second, after: after.map((t) => t.tableName), again: again.map((t) => t.tableName) }
       })
       const result = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init"])
+      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans"])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
-      assert.includeMembers(result.after, ["organizations", "draft_mappings", "deliveries", "image_policy_migrations"])
+      assert.includeMembers(result.after, [
+        "organizations", "draft_mappings", "deliveries", "image_policy_migrations", "scans", "scan_findings", "remediation_requests"
+      ])
+    } finally {
+      await pglite.close()
+    }
+  })
+
+  it("0002 gives external phases stored before it the default poll interval (60 s) and leaves the rest alone", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(1))
+      const groupId = Id.make("policyGroup", new Uint8Array(16).fill(2))
+      const [internal, external] = [3, 4].map((n) => Id.make("phase", new Uint8Array(16).fill(n)))
+      const source = {
+        vcsConnectionId: Id.make("vcsConnection", new Uint8Array(16).fill(5)), repositoryFullName: "acme/policy", branch: "main",
+        path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null
+      }
+      // the documents as the store wrote them before 0002
+      const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+      const group = {
+        id: groupId, name: "Base", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+        phases: [
+          { id: internal, name: "Curated", sourceType: "internal", position: 0 },
+          { id: external, name: "Repo", sourceType: "external", position: 1, external: source }
+        ]
+      }
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const initOnly = Migrator.make({})({
+          loader: Migrator.fromRecord({ "0001_init": Migrations.migrations["0001_init"] }),
+          table: Migrations.table
+        })
+        yield* initOnly
+        yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
+        yield* sql`INSERT INTO policy_groups (org_id, id, name, doc) VALUES (${orgId}, ${groupId}, 'Base', ${JSON.stringify(group)}::jsonb)`
+        const ran = yield* Migrations.run
+        const store = yield* SqlStore.make
+        return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* store.policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
+      })
+      const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, ["2_scans"])
+      const phases: unknown = Option.getOrThrow(read).phases
+      assert.deepStrictEqual(phases, [
+        group.phases[0],
+        { ...group.phases[1], external: { ...source, pollIntervalSeconds: 60 } }
+      ])
     } finally {
       await pglite.close()
     }

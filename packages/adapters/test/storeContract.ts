@@ -3,9 +3,21 @@
  * one-line test file each, like @effect/sql-pg runs one suite per driver.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Page, PageRequest, StoreService } from "@image-policy/core"
+import type { ClaimedScan, Page, PageRequest, ScanOutcome, StoreService } from "@image-policy/core"
 import { Id, Onboarding, Store } from "@image-policy/core"
-import type { ApiKey, Audit, Mapping, Organization, Outbox, PolicyGroup, SnoozeRequest, Webhook } from "@image-policy/core"
+import type {
+  ApiKey,
+  Audit,
+  Mapping,
+  Organization,
+  Outbox,
+  PolicyGroup,
+  Remediation,
+  Scan,
+  Scanner,
+  SnoozeRequest,
+  Webhook
+} from "@image-policy/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -113,6 +125,69 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
       correlationId: "c1", data: { policy_group_id: "pg_x", action: "published", mapping_count: 1, changed_at: time }
     })
 
+    const scan = (
+      repositoryId: Id.RepositoryId,
+      branchName: string,
+      trigger: Scan.ScanTrigger = "manual"
+    ): Scan.BranchScan => ({
+      id: newId("scan"), repositoryId, branchName, trigger, status: "queued", failure: null, commitSha: null, fileCount: 0,
+      findingCount: 0, queuedAt: stamp(), startedAt: null, finishedAt: null
+    })
+    const finding = (file: string, line: number, column: number, reference = "nginx:1.25"): Scanner.Finding => ({
+      kind: "dockerfile", file, line, column, reference, image: reference, normalized: `docker.io/library/${reference}`
+    })
+    const succeeded = (findings: ReadonlyArray<Scanner.Finding>, fileCount = 3): ScanOutcome => ({
+      status: "succeeded", at: stamp(), commitSha: `c${++counter}`, fileCount, findings
+    })
+    const failed = (failure: Scan.ScanFailure = "provider-unavailable"): ScanOutcome => ({ status: "failed", at: stamp(), failure })
+    const remediation = (
+      repositoryId: Id.RepositoryId,
+      branchName: string,
+      status: Remediation.RemediationStatus = "open"
+    ): Remediation.RemediationRequest => {
+      const at = stamp()
+      return {
+        id: newId("remediation"), repositoryId, branchName, headBranch: `image-policy/remediate/${branchName}`, status,
+        failure: null, number: ++counter, url: `https://github.example/acme/api/pull/${counter}`, scanId: newId("scan"),
+        changes: [{
+          file: "Dockerfile", line: 1, column: 6, from: "nginx:1.25", to: "registry.example/nginx:1.25.4",
+          policyGroupId: newId("policyGroup"), phaseId: newId("phase"), mappingId: newId("mapping"), reason: "pinned by Base"
+        }],
+        createdAt: at, updatedAt: at
+      }
+    }
+    /** A tracked repository (branches `main` and `release`, or `branches`) with its team, routine and connection. */
+    const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Onboarding.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
+      Effect.gen(function*() {
+        const t = team("Platform")
+        const r = options.routine ?? routine(t.id)
+        const c = connection()
+        yield* store.teams.insert(orgId, t)
+        yield* store.routines.insert(orgId, r)
+        yield* store.vcsConnections.insert(orgId, c, null)
+        const repo = repository(c.id, `${++counter}`, t.id, r.id)
+        const tracked = options.branches === undefined
+          ? repo
+          : { ...repo, branches: options.branches.map((branchName) => ({ branchName, scan: { status: "queued" as const } })) }
+        yield* store.repositories.insert(orgId, tracked)
+        return tracked
+      })
+    const branchStatuses = (orgId: Id.OrgId, id: Id.RepositoryId) =>
+      Effect.map(store.repositories.get(orgId, id), (r) => Option.getOrThrow(r).branches.map((b) => b.scan.status))
+    /** Claims run over every organization: a test looks only at its own scans. */
+    const claimOf = (ids: ReadonlyArray<string>, worker: string, now: Date, leaseMs = 60_000) =>
+      Effect.map(store.scans.claim({ worker, now, leaseMs, limit: 10_000 }), (claims) =>
+        claims.filter((c) => ids.includes(c.scan.id)))
+    const claimNow = new Date("2026-06-01T00:00:00.000Z")
+    /** Queues, claims and finishes one scan; answers it as stored. */
+    const complete = (orgId: Id.OrgId, s: Scan.BranchScan, outcome: ScanOutcome) =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* store.scans.enqueue(orgId, s)).id, s.id)
+        assert.strictEqual((yield* claimOf([s.id], "finisher", claimNow)).length, 1)
+        assert.isTrue(yield* store.scans.finish(orgId, s.id, "finisher", outcome))
+        return Option.getOrThrow(yield* store.scans.get(orgId, s.id))
+      })
+
     it("organizations: insert and get; unknown org is None", () =>
       run(Effect.gen(function*() {
         const org = yield* newOrg()
@@ -219,7 +294,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
             {
               id: p2, name: "Repo", sourceType: "external", position: 1,
               external: { vcsConnectionId: newId("vcsConnection"), repositoryFullName: "acme/policy", branch: "main",
-                path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null }
+                path: "service-mappings.json", pollIntervalSeconds: 300, lastSyncedAt: null, lastError: null, lastVersion: null }
             }
           ]
         }
@@ -229,6 +304,10 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         yield* store.policyGroups.setExternalState(org.id, g.id, p2, { lastSyncedAt: "2026-01-02T00:00:00.000Z", lastError: "mappings[0].toImage: not exact", lastVersion: "abc" })
         const ext = Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)).phases[1]!.external!
         assert.deepStrictEqual([ext.lastSyncedAt, ext.lastError, ext.lastVersion], ["2026-01-02T00:00:00.000Z", "mappings[0].toImage: not exact", "abc"])
+        assert.strictEqual(ext.pollIntervalSeconds, 300, "the poll interval round-trips and survives a sync state update")
+        const faster = { ...g, phases: g.phases.map((p) => p.external ? { ...p, external: { ...p.external, pollIntervalSeconds: 10 } } : p) }
+        yield* store.policyGroups.insert(org.id, faster)
+        assert.strictEqual(Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)).phases[1]!.external!.pollIntervalSeconds, 10)
 
         const d1 = draft(p1, "nginx:1", "nginx:1.27")
         yield* store.drafts.put(org.id, g.id, d1)
@@ -268,7 +347,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const external = (id: Id.PhaseId, position: number): PolicyGroup.Phase => ({
           id, name: `E${position}`, sourceType: "external", position,
           external: { vcsConnectionId: c.id, repositoryFullName: "acme/policy", branch: "main", path: `p${position}.json`,
-            lastSyncedAt: null, lastError: null, lastVersion: null }
+            pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
         })
         const [e1, e2, e3, i1] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
         const g1: PolicyGroup.PolicyGroup = { ...group([i1]), phases: [{ id: i1, name: "I", sourceType: "internal", position: 0 }, external(e1, 1), external(e2, 2)] }
@@ -454,6 +533,264 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.strictEqual(replayed[0]?.event.id, e.id, "replay keeps the CloudEvent id")
       })))
 
+    it("scans: enqueue answers the branch's queued or running scan instead of adding a second", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        yield* store.repositories.setScanStatus(org.id, repo.id, "main", "succeeded")
+        const first = scan(repo.id, "main", "onboarding")
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, first), first)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, first.id)), first)
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["queued", "queued"], "enqueue sets the branch queued")
+
+        const second = scan(repo.id, "main", "manual")
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, second), first, "a queued scan answers")
+        assert.isTrue(Option.isNone(yield* store.scans.get(org.id, second.id)), "no second row")
+        const release = scan(repo.id, "release")
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, release), release, "another branch queues its own")
+
+        const [claimed] = yield* claimOf([first.id], "w1", claimNow)
+        assert.strictEqual(claimed?.scan.status, "running")
+        const third = scan(repo.id, "main", "routine")
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, third), claimed!.scan, "a running scan answers")
+        assert.isTrue(yield* store.scans.finish(org.id, first.id, "w1", succeeded([])))
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, third), third, "after it ended, a new scan is queued")
+        // the claim took the release scan too (claims take every queued scan up to the limit)
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["queued", "running"])
+        const main = yield* store.scans.list(org.id, repo.id, { limit: 50 }, { branchName: "main" })
+        assert.deepStrictEqual(main.items.map((x) => x.id), [third.id, first.id])
+      })))
+
+    it("scans: claim leases queued scans oldest first, sets them and their branches running; a leased scan is not claimed twice", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const older = scan(repo.id, "release", "onboarding")
+        const newer = scan(repo.id, "main", "onboarding")
+        yield* store.scans.enqueue(org.id, older)
+        yield* store.scans.enqueue(org.id, newer)
+        const ids = [older.id, newer.id]
+        const now = new Date("2026-03-01T00:00:00.000Z")
+        const claims = yield* claimOf(ids, "w1", now, 30_000)
+        assert.deepStrictEqual(claims, [older, newer].map((x): ClaimedScan => ({
+          orgId: org.id, scan: { ...x, status: "running", startedAt: now.toISOString() }
+        })))
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["running", "running"])
+        assert.deepStrictEqual(yield* claimOf(ids, "w2", new Date(now.getTime() + 29_000)), [], "leased")
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, older.id)).status, "running")
+      })))
+
+    it("scans: an expired lease lets another worker claim a running scan; the first worker's finish then writes nothing", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const s = scan(repo.id, "main")
+        yield* store.scans.enqueue(org.id, s)
+        const now = new Date("2026-03-02T00:00:00.000Z")
+        assert.strictEqual((yield* claimOf([s.id], "crashed", now, 30_000)).length, 1)
+        const resumed = yield* claimOf([s.id], "w2", new Date(now.getTime() + 31_000), 30_000)
+        assert.strictEqual(resumed.length, 1, "the crashed worker's lease expired")
+        assert.strictEqual(resumed[0]!.scan.startedAt, now.toISOString(), "startedAt is the first start")
+
+        assert.isFalse(yield* store.scans.finish(org.id, s.id, "crashed", succeeded([finding("Dockerfile", 1, 6)])))
+        const still = Option.getOrThrow(yield* store.scans.get(org.id, s.id))
+        assert.deepStrictEqual([still.status, still.finishedAt, still.findingCount], ["running", null, 0])
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [], "no findings written")
+        assert.isTrue(Option.isNone(yield* store.scans.latestSucceeded(org.id, repo.id, "main")))
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["running", "queued"])
+
+        const outcome = failed("provider-rate-limited")
+        assert.isTrue(yield* store.scans.finish(org.id, s.id, "w2", outcome))
+        assert.isFalse(yield* store.scans.finish(org.id, s.id, "w2", succeeded([])), "an ended scan cannot end again")
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)), {
+          ...s, status: "failed", failure: "provider-rate-limited", startedAt: now.toISOString(), finishedAt: outcome.at
+        })
+        assert.deepStrictEqual(yield* claimOf([s.id], "w3", new Date(now.getTime() + 3_600_000)), [], "an ended scan is never claimed")
+      })))
+
+    it("scans: a succeeded finish replaces the branch's findings and counts; a failed one keeps the previous findings", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const firstFindings = [finding("b/Dockerfile", 3, 6), finding("a/Dockerfile", 1, 6, "node:20")]
+        const o1 = succeeded(firstFindings, 4)
+        const s1 = scan(repo.id, "main", "onboarding")
+        const done = yield* complete(org.id, s1, o1)
+        assert.deepStrictEqual(done, {
+          ...s1, status: "succeeded", failure: null, commitSha: (o1 as { commitSha: string }).commitSha, fileCount: 4,
+          findingCount: 2, startedAt: claimNow.toISOString(), finishedAt: o1.at
+        })
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [firstFindings[1]!, firstFindings[0]!])
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])
+
+        const replacement = [finding("compose.yaml", 7, 12, "redis:7")]
+        const s2 = yield* complete(org.id, scan(repo.id, "main"), succeeded(replacement, 1))
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), replacement, "replaced whole")
+        assert.strictEqual(s2.findingCount, 1)
+
+        const s3 = yield* complete(org.id, scan(repo.id, "main", "routine"), failed("too-large"))
+        assert.deepStrictEqual([s3.status, s3.failure, s3.commitSha, s3.fileCount, s3.findingCount], ["failed", "too-large", null, 0, 0])
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), replacement, "a failed scan keeps the findings")
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["failed", "queued"])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.latest(org.id, repo.id, "main")), s3)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.latestSucceeded(org.id, repo.id, "main")), s2)
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "release"), [], "findings are per branch")
+        assert.isTrue(Option.isNone(yield* store.scans.latest(org.id, repo.id, "release")))
+
+        // an empty success clears the findings
+        yield* complete(org.id, scan(repo.id, "main"), succeeded([]))
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [])
+      })))
+
+    it("scans: finding text with NUL or a lone surrogate is stored with U+FFFD in its place, and the scan succeeds", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const raw: Scanner.Finding = {
+          kind: "kubernetes", file: "k8s/odd.yaml", line: 2, column: 3, reference: "nginx:1\u0000x",
+          unresolved: ["A\u0000B", "\ud800"], stage: "s\u0000", platform: "linux/amd64"
+        }
+        const s = yield* complete(org.id, scan(repo.id, "main"), succeeded([raw, finding("k8s/odd.yaml", 1, 1)]))
+        assert.strictEqual(s.status, "succeeded")
+        const [first, second] = yield* store.scans.allFindings(org.id, repo.id, "main")
+        assert.deepStrictEqual(first, finding("k8s/odd.yaml", 1, 1))
+        assert.deepStrictEqual(second, {
+          kind: "kubernetes", file: "k8s/odd.yaml", line: 2, column: 3, reference: "nginx:1\uFFFDx",
+          unresolved: ["A\uFFFDB", "\uFFFD"], stage: "s\uFFFD", platform: "linux/amd64"
+        })
+      })))
+
+    it("scans: lists newest first by (queuedAt, id) with cursors, optionally of one branch", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const m1 = yield* complete(org.id, scan(repo.id, "main"), succeeded([]))
+        const r1 = yield* complete(org.id, scan(repo.id, "release"), failed())
+        const m2 = yield* complete(org.id, scan(repo.id, "main"), succeeded([]))
+        const r2 = yield* store.scans.enqueue(org.id, scan(repo.id, "release"))
+        const m3 = yield* store.scans.enqueue(org.id, scan(repo.id, "main"))
+        const all = yield* allPages((p) => store.scans.list(org.id, repo.id, p), 2)
+        assert.deepStrictEqual(all.items, [m3, r2, m2, r1, m1])
+        assert.strictEqual(all.pages, 3)
+        const main = yield* allPages((p) => store.scans.list(org.id, repo.id, p, { branchName: "main" }), 1)
+        assert.deepStrictEqual(main.items.map((x) => x.id), [m3.id, m2.id, m1.id])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.latest(org.id, repo.id, "main")), m3)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.latestSucceeded(org.id, repo.id, "main")), m2)
+        assert.isTrue(Option.isNone(yield* store.scans.latestSucceeded(org.id, repo.id, "release")))
+        const other = yield* trackedRepository(org.id)
+        assert.deepStrictEqual((yield* store.scans.list(org.id, other.id, { limit: 50 })).items, [], "per repository")
+      })))
+
+    it("scans: findings page by (file, line, column) in byte order; findings at one position keep the scanner's order", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const input = [
+          finding("b/Dockerfile", 3, 6, "nginx:1"),
+          finding("a/compose.yml", 10, 12),
+          finding("a/compose.yml", 2, 5),
+          finding("a/compose.yml", 10, 3),
+          finding("b/Dockerfile", 3, 6, "nginx:2"),
+          finding("Dockerfile", 1, 6),
+          finding("a/compose.yml", 9, 30)
+        ]
+        yield* complete(org.id, scan(repo.id, "main"), succeeded(input))
+        const expected = [5, 2, 6, 3, 1, 0, 4].map((i) => input[i]!)
+        const paged = yield* allPages((p) => store.scans.findings(org.id, repo.id, "main", p), 2)
+        assert.deepStrictEqual(paged.items, expected)
+        assert.strictEqual(paged.pages, 4)
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), expected)
+        const one = yield* allPages((p) => store.scans.findings(org.id, repo.id, "main", p), 1)
+        assert.deepStrictEqual(one.items, expected, "ties are split across pages without loss")
+        const whole = yield* store.scans.findings(org.id, repo.id, "main", { limit: 7 })
+        assert.deepStrictEqual([whole.items.length, whole.nextCursor], [7, null])
+      })))
+
+    it("scans: routine targets are the tracked branches of repositories whose routine is active, with the last routine scan", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const active = { ...routine(null, "Every 3 days"), intervalDays: 3 }
+        const paused = { ...routine(null, "Paused"), active: false }
+        const repo = yield* trackedRepository(org.id, { routine: active })
+        const idle = yield* trackedRepository(org.id, { routine: paused })
+        const targets = () =>
+          Effect.map(store.scans.routineTargets(), (all) => all.filter((t) => t.orgId === org.id))
+        const expected = (main: string | null, release: string | null) =>
+          [["main", main], ["release", release]].map(([branchName, lastRoutineScanAt]) => ({
+            orgId: org.id, repositoryId: repo.id, branchName: branchName!, intervalDays: 3, trackedAt: repo.createdAt,
+            lastRoutineScanAt
+          }))
+        assert.deepStrictEqual(yield* targets(), expected(null, null))
+        yield* complete(org.id, scan(repo.id, "main", "onboarding"), succeeded([]))
+        yield* complete(org.id, scan(repo.id, "release", "manual"), succeeded([]))
+        assert.deepStrictEqual(yield* targets(), expected(null, null), "only routine scans count")
+        const r1 = yield* complete(org.id, scan(repo.id, "main", "routine"), failed())
+        assert.deepStrictEqual(yield* targets(), expected(r1.queuedAt, null))
+        const r2 = yield* store.scans.enqueue(org.id, scan(repo.id, "main", "routine"))
+        assert.deepStrictEqual(yield* targets(), expected(r2.queuedAt, null), "the newest routine scan, whatever its status")
+        yield* complete(org.id, scan(idle.id, "main", "routine"), succeeded([]))
+        assert.isFalse((yield* targets()).some((t) => t.repositoryId === idle.id), "an inactive routine has no targets")
+      })))
+
+    it("remediation requests: put inserts or replaces, get, latest per branch, list newest first", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const r1 = remediation(repo.id, "main")
+        const r2: Remediation.RemediationRequest = {
+          ...remediation(repo.id, "release", "failed"), failure: "permission-denied", number: null, url: null
+        }
+        const r3 = remediation(repo.id, "main")
+        for (const r of [r1, r2, r3]) yield* store.remediations.put(org.id, r)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, r1.id)), r1)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, r2.id)), r2)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "main")), r3)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "release")), r2)
+        assert.isTrue(Option.isNone(yield* store.remediations.latest(org.id, repo.id, "develop")))
+
+        const superseded = { ...r1, status: "superseded" as const, updatedAt: stamp() }
+        yield* store.remediations.put(org.id, superseded)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, r1.id)), superseded)
+        const listed = yield* allPages((p) => store.remediations.list(org.id, repo.id, p), 2)
+        assert.deepStrictEqual(listed.items, [r3, r2, superseded])
+        assert.strictEqual(listed.pages, 2)
+        const other = yield* trackedRepository(org.id)
+        assert.deepStrictEqual((yield* store.remediations.list(org.id, other.id, { limit: 50 })).items, [], "per repository")
+
+        const withNul = remediation(repo.id, "main")
+        yield* store.remediations.put(org.id, { ...withNul, changes: [{ ...withNul.changes[0]!, from: "nginx:\u00001" }] })
+        assert.strictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, withNul.id)).changes[0]!.from, "nginx:\uFFFD1")
+      })))
+
+    it("scans and remediation requests: another organization's ids find nothing and change nothing", () =>
+      run(Effect.gen(function*() {
+        const a = yield* newOrg()
+        const b = yield* newOrg()
+        const repo = yield* trackedRepository(a.id)
+        const done = yield* complete(a.id, scan(repo.id, "main"), succeeded([finding("Dockerfile", 1, 6)]))
+        const r = remediation(repo.id, "main")
+        yield* store.remediations.put(a.id, r)
+        const pending = scan(repo.id, "release")
+        yield* store.scans.enqueue(a.id, pending)
+        yield* claimOf([pending.id], "w", claimNow)
+
+        assert.isTrue(Option.isNone(yield* store.scans.get(b.id, done.id)))
+        assert.isTrue(Option.isNone(yield* store.scans.latest(b.id, repo.id, "main")))
+        assert.isTrue(Option.isNone(yield* store.scans.latestSucceeded(b.id, repo.id, "main")))
+        assert.deepStrictEqual((yield* store.scans.list(b.id, repo.id, { limit: 50 })).items, [])
+        assert.deepStrictEqual((yield* store.scans.findings(b.id, repo.id, "main", { limit: 50 })).items, [])
+        assert.deepStrictEqual(yield* store.scans.allFindings(b.id, repo.id, "main"), [])
+        assert.isFalse(yield* store.scans.finish(b.id, pending.id, "w", succeeded([])), "another org cannot end the scan")
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.get(a.id, pending.id)).status, "running")
+        const theirs = scan(repo.id, "release")
+        assert.deepStrictEqual(yield* store.scans.enqueue(b.id, theirs), theirs, "a's pending scan is not b's")
+        assert.isTrue(Option.isNone(yield* store.remediations.get(b.id, r.id)))
+        assert.isTrue(Option.isNone(yield* store.remediations.latest(b.id, repo.id, "main")))
+        assert.deepStrictEqual((yield* store.remediations.list(b.id, repo.id, { limit: 50 })).items, [])
+        assert.isTrue(yield* store.scans.finish(a.id, pending.id, "w", succeeded([])))
+        assert.deepStrictEqual(yield* branchStatuses(a.id, repo.id), ["succeeded", "succeeded"])
+      })))
+
     // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
     // skip the lock only while no transaction is open)
     const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Onboarding.Team>, outcome: "commit" | "rollback") =>
@@ -563,6 +900,34 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
           )
           const final = yield* store.assignments.get(org.id, repo.id)
           assert.isTrue(requests.some((r) => JSON.stringify(r) === JSON.stringify(final)), "one request, whole")
+        })))
+
+      it("concurrency: parallel enqueues of one branch keep one pending scan and all answer it", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const repo = yield* trackedRepository(org.id)
+          const answers = yield* Effect.all(
+            Array.from({ length: 10 }, () => store.transaction(store.scans.enqueue(org.id, scan(repo.id, "main")))),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(new Set(answers.map((x) => x.id)).size, 1)
+          assert.deepStrictEqual((yield* store.scans.list(org.id, repo.id, { limit: 50 })).items, [answers[0]!])
+        })))
+
+      it("concurrency: two workers claiming scans get disjoint sets, and every claimed branch is running", () =>
+        run(Effect.gen(function*() {
+          const org = yield* newOrg()
+          const branches = Array.from({ length: 40 }, (_, i) => `b${i}`)
+          const repo = yield* trackedRepository(org.id, { branches })
+          const ours = branches.map((b) => scan(repo.id, b))
+          for (const s of ours) yield* store.scans.enqueue(org.id, s)
+          const ids = ours.map((s) => s.id as string)
+          const claim = (worker: string) =>
+            Effect.map(claimOf(ids, worker, new Date("2026-07-01T00:00:00.000Z")), (cs) => cs.map((c) => c.scan.id as string))
+          const [x, y] = yield* Effect.all([claim("x"), claim("y")], { concurrency: 2 })
+          assert.deepStrictEqual(x.filter((id) => y.includes(id)), [])
+          assert.strictEqual(x.length + y.length, 40)
+          assert.isTrue((yield* branchStatuses(org.id, repo.id)).every((status) => status === "running"), "no lost branch update")
         })))
 
       it("concurrency: two workers claiming the same deliveries get disjoint sets", () =>

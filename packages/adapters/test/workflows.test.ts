@@ -38,7 +38,7 @@ const seed = (store: StoreService) =>
         { id: internal, name: "Curated", sourceType: "internal", position: 0 },
         { id: external, name: "Repo", sourceType: "external", position: 1, external: {
           vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "acme/policy", branch: "main", path: "service-mappings.json",
-          lastSyncedAt: null, lastError: null, lastVersion: null } }
+          pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null } }
       ]
     })
     yield* store.policyGroups.insert(orgId, {
