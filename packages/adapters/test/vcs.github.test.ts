@@ -1,11 +1,13 @@
 /**
  * The GitHub client against a local GitHub-shaped API (test/support/providerStubs.ts): listing
  * over three pages through `Link`, branches with the default flagged, file contents and versions,
- * the mapping of every error answer to a reason (never the token nor the provider's text), and the
- * remediation writes.
+ * the mapping of every error answer to a reason (never the token nor the provider's text), the
+ * remediation writes, branch file lists (git trees, truncated ones walked) and remediation pull
+ * requests (one commit through the Git Data API, the open pull request updated, not duplicated).
  */
-import { VcsProviderError } from "@image-policy/core"
+import { type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
@@ -342,5 +344,271 @@ describe("GitHub writes for remediation", () => {
       stub.failNext({ status: 401, body: { message: "Bad credentials" } })
       const denied = yield* Effect.flip(GitHub.openPullRequest(clientOf(stub.baseUrl), { fullName: "acme/api", head: "fix", base: "main", title: "x" }))
       assert.deepStrictEqual(denied._tag === "VcsProviderError" ? denied.reason : denied._tag, "unauthorized")
+    }))
+})
+
+describe("GitHub branch files (listFiles)", () => {
+  const sorted = (paths: ReadonlyArray<string>) => [...paths].sort()
+
+  it.scoped("lists every file of the branch head in two requests; directories, symlinks and submodules are not files", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(7, "acme/api", {
+        branches: ["main", "feature/x"],
+        files: {
+          main: {
+            "Dockerfile": "FROM node:20\n",
+            "deploy/api/Dockerfile": "FROM node:20\n",
+            "deploy/worker/docker-compose.yml": "services: {}\n",
+            "scripts/build.sh": "#!/bin/sh\n",
+            "docs/ü ñ.md": "✓\n",
+            "current": "deploy/api",
+            "vendor/lib": "0123456789abcdef"
+          },
+          "feature/x": { "Dockerfile": "FROM node:22\n" }
+        },
+        modes: { "scripts/build.sh": "100755", "current": "120000", "vendor/lib": "160000" }
+      })
+      const stub = yield* Stubs.github({ token, repositories: [repo] })
+      const client = clientOf(stub.baseUrl)
+      const tree = yield* GitHub.listFiles(client, { fullName: "acme/api", branch: "main" })
+      assert.strictEqual(tree.commitSha, repo.branches.get("main"))
+      assert.deepStrictEqual(sorted(tree.paths), [
+        "Dockerfile",
+        "deploy/api/Dockerfile",
+        "deploy/worker/docker-compose.yml",
+        "docs/ü ñ.md",
+        "scripts/build.sh"
+      ])
+      assert.deepStrictEqual(stub.requests.map((r) => r.url), [
+        "/api/v3/repos/acme/api/git/ref/heads/main",
+        `/api/v3/repos/acme/api/git/trees/${repo.branches.get("main")}?recursive=1`
+      ])
+
+      const feature = yield* GitHub.listFiles(client, { fullName: "acme/api", branch: "feature/x" })
+      assert.deepStrictEqual(feature, { commitSha: repo.branches.get("feature/x")!, paths: ["Dockerfile"] })
+      assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "nope" }))).reason, "not-found")
+      assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/nope", branch: "main" }))).reason, "not-found")
+    }))
+
+  it.scoped("a truncated tree is walked subtree by subtree: no path is missed or repeated", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = {}
+      for (let i = 0; i < 5; i++) files[`root-${i}.txt`] = `r${i}`
+      for (const dir of ["apps/web", "apps/api/src", "apps/api/deploy", "infra", "infra/k8s/base"]) {
+        for (let i = 0; i < 6; i++) files[`${dir}/file-${i}.yaml`] = `${dir}${i}`
+      }
+      const repo = Stubs.repository(7, "acme/mono", { files: { main: files } })
+      const stub = yield* Stubs.github({ token, repositories: [repo], truncateTreesOver: 8 })
+      const tree = yield* GitHub.listFiles(clientOf(stub.baseUrl), { fullName: "acme/mono", branch: "main" })
+      assert.deepStrictEqual(sorted(tree.paths), sorted(Object.keys(files)))
+      assert.strictEqual(new Set(tree.paths).size, tree.paths.length)
+      // the root was truncated, so it was read again without recursion and its subtrees walked
+      assert.isAbove(stub.requests.filter((r) => r.path.includes("/git/trees/")).length, 3)
+    }))
+
+  it.effect.prop(
+    "whatever the tree and the truncation limit, the listed paths are exactly the branch's files",
+    [
+      fc.uniqueArray(fc.array(fc.constantFrom("a", "b", "c", "d.txt", "Dockerfile"), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")), {
+        minLength: 1,
+        maxLength: 30
+      }),
+      fc.integer({ min: 1, max: 12 })
+    ],
+    ([candidates, limit]) =>
+      Effect.scoped(Effect.gen(function*() {
+        // a path cannot be both a file and a directory
+        const paths = candidates.filter((p) => !candidates.some((q) => q.startsWith(`${p}/`)))
+        const repo = Stubs.repository(7, "acme/any", { files: { main: Object.fromEntries(paths.map((p) => [p, p])) } })
+        const stub = yield* Stubs.github({ token, repositories: [repo], truncateTreesOver: limit })
+        const tree = yield* GitHub.listFiles(clientOf(stub.baseUrl), { fullName: "acme/any", branch: "main" })
+        assert.deepStrictEqual(sorted(tree.paths), sorted(paths))
+      })),
+    { fastCheck: { numRuns: 30 } }
+  )
+
+  it.scoped("a single directory too large to list is unavailable; a rate limit is rate-limited", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "a/b": "x", "c": "y" } } })
+      const stub = yield* Stubs.github({ token, repositories: [repo] })
+      const client = clientOf(stub.baseUrl)
+      stub.setOverride((r) => r.path.includes("/git/trees/") ? { status: 200, body: { sha: "t", tree: [], truncated: true } } : undefined)
+      assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "main" }))).reason, "unavailable")
+      stub.setOverride(undefined)
+      stub.failNext({ status: 429, headers: { "retry-after": "20" } })
+      const limited = yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "main" }))
+      assert.deepStrictEqual([limited.reason, limited.retryAfterSeconds], ["rate-limited", 20])
+    }))
+})
+
+describe("GitHub remediation pull requests (openRemediation)", () => {
+  const files = {
+    "Dockerfile": "FROM node:20\n",
+    "deploy/api/Dockerfile": "FROM node:20 AS build\r\nFROM nginx:1.25\r\n",
+    "deploy/api/run.sh": "#!/bin/sh\n",
+    "README.md": "# api\n"
+  }
+  const setup = Effect.gen(function*() {
+    const repo = Stubs.repository(7, "acme/api", { files: { main: { ...files } }, modes: { "deploy/api/Dockerfile": "100755" } })
+    const stub = yield* Stubs.github({ token, repositories: [repo] })
+    return { repo, stub, client: clientOf(stub.baseUrl) }
+  })
+  const write = (overrides: Partial<RemediationWrite> = {}): RemediationWrite => ({
+    fullName: "acme/api",
+    baseBranch: "main",
+    headBranch: "image-policy/remediate/main",
+    title: "Update container images on main",
+    body: "- Dockerfile:1 node:20 -> node:22",
+    commitMessage: "Update container images on main",
+    files: [
+      { path: "Dockerfile", content: "FROM node:22\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) },
+      {
+        path: "deploy/api/Dockerfile",
+        content: "FROM node:22 AS build\r\nFROM nginx:1.25\r\n",
+        previousVersion: Stubs.gitBlobSha(files["deploy/api/Dockerfile"])
+      }
+    ],
+    ...overrides
+  })
+  const writesOf = (stub: Stubs.Stub) => stub.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)
+
+  it.scoped("opens one pull request whose head is the base head plus one commit of every file (modes kept)", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      const baseSha = repo.branches.get("main")!
+      const opened = yield* GitHub.openRemediation(client, write())
+      assert.deepStrictEqual(opened, { number: 42, url: "https://github.example/acme/api/pull/42", created: true })
+
+      assert.deepStrictEqual(writesOf(stub), [
+        "POST /repos/acme/api/git/blobs",
+        "POST /repos/acme/api/git/blobs",
+        "POST /repos/acme/api/git/trees",
+        "POST /repos/acme/api/git/commits",
+        "POST /repos/acme/api/git/refs",
+        "POST /repos/acme/api/pulls"
+      ])
+      const treeBody = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as {
+        base_tree: string
+        tree: ReadonlyArray<{ path: string; mode: string; type: string }>
+      }
+      assert.deepStrictEqual(treeBody.tree.map((e) => [e.path, e.mode, e.type]), [["Dockerfile", "100644", "blob"], ["deploy/api/Dockerfile", "100755", "blob"]])
+      const commitBody = stub.requests.find((r) => r.path.endsWith("/git/commits"))!.body
+      assert.deepStrictEqual((commitBody as { parents: unknown }).parents, [baseSha])
+      assert.strictEqual((commitBody as { message: string }).message, "Update container images on main")
+      assert.deepStrictEqual(stub.requests.find((r) => r.path.endsWith("/pulls") && r.method === "POST")!.body, {
+        title: "Update container images on main",
+        head: "image-policy/remediate/main",
+        base: "main",
+        body: "- Dockerfile:1 node:20 -> node:22"
+      })
+
+      // the head branch: the base's files with the two changes, byte for byte; the base is untouched
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), {
+        ...files,
+        "Dockerfile": "FROM node:22\n",
+        "deploy/api/Dockerfile": "FROM node:22 AS build\r\nFROM nginx:1.25\r\n"
+      })
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("main")!), files)
+      assert.strictEqual(repo.branches.get("main"), baseSha)
+      assert.deepStrictEqual(stub.pullRequests.map((p) => [p.number, p.head, p.base, p.state]), [[42, "image-policy/remediate/main", "main", "open"]])
+    }))
+
+  it.scoped("a second run updates the open pull request (no duplicate) and force-moves its branch to the new base head plus the new changes", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      yield* GitHub.openRemediation(client, write())
+      // the base moves on; the second run changes only the Dockerfile
+      repo.files.get("main")!.set("README.md", "# api v2\n")
+      repo.branches.set("main", Stubs.sha1("main v2"))
+      const before = stub.requests.length
+      const second = yield* GitHub.openRemediation(client, write({
+        title: "Update container images on main (2)",
+        body: "- Dockerfile:1 node:20 -> node:23",
+        files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
+      }))
+      assert.deepStrictEqual(second, { number: 42, url: "https://github.example/acme/api/pull/42", created: false })
+      const later = stub.requests.slice(before)
+      const moved = later.find((r) => r.method === "PATCH" && r.path.includes("/git/refs/heads/"))!
+      assert.strictEqual(moved.path, "/repos/acme/api/git/refs/heads/image-policy/remediate/main")
+      assert.strictEqual((moved.body as { force: boolean }).force, true)
+      const updated = later.find((r) => r.method === "PATCH" && r.path === "/repos/acme/api/pulls/42")!
+      assert.deepStrictEqual(updated.body, { title: "Update container images on main (2)", body: "- Dockerfile:1 node:20 -> node:23" })
+      assert.isUndefined(later.find((r) => r.method === "POST" && r.path.endsWith("/pulls")))
+      assert.strictEqual(later.find((r) => r.method === "GET" && r.path.endsWith("/pulls"))!.query.get("head"), "acme:image-policy/remediate/main")
+
+      assert.strictEqual(stub.pullRequests.length, 1)
+      assert.deepStrictEqual([stub.pullRequests[0]!.title, stub.pullRequests[0]!.body], ["Update container images on main (2)", "- Dockerfile:1 node:20 -> node:23"])
+      // base + this run's change only: the first run's change to deploy/api/Dockerfile is gone
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), {
+        ...files,
+        "README.md": "# api v2\n",
+        "Dockerfile": "FROM node:23\n"
+      })
+    }))
+
+  it.scoped("after the pull request was closed the next run opens a new one", () =>
+    Effect.gen(function*() {
+      const { client, stub } = yield* setup
+      yield* GitHub.openRemediation(client, write())
+      stub.pullRequests[0]!.state = "closed"
+      const next = yield* GitHub.openRemediation(client, write())
+      assert.deepStrictEqual(next, { number: 43, url: "https://github.example/acme/api/pull/43", created: true })
+    }))
+
+  it.scoped("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      repo.files.get("main")!.set("deploy/api/Dockerfile", "FROM node:21\n")
+      const changed = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.deepStrictEqual(changed._tag === "VcsWriteRejected" ? [changed.reason, changed.status] : [changed._tag], ["conflict", 409])
+      const missing = yield* Effect.flip(GitHub.openRemediation(client, write({
+        files: [{ path: "nested/gone/Dockerfile", content: "x", previousVersion: Stubs.gitBlobSha("y") }]
+      })))
+      assert.deepStrictEqual(missing._tag === "VcsWriteRejected" ? missing.reason : missing._tag, "conflict")
+      assert.deepStrictEqual(writesOf(stub), [])
+      assert.isFalse(repo.branches.has("image-policy/remediate/main"))
+      assert.instanceOf(changed, VcsWriteRejected)
+    }))
+
+  it.scoped("a token that may read but not write is forbidden; a rate limit or bad credentials on a write are provider errors; none carries the token", () =>
+    Effect.gen(function*() {
+      const { client, stub } = yield* setup
+      const failOn = (path: string, answer: Stubs.StubAnswer) => stub.setOverride((r) => r.method !== "GET" && r.path.endsWith(path) ? answer : undefined)
+
+      failOn("/git/blobs", { status: 403, body: { message: "Resource not accessible by integration" } })
+      const forbidden = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.instanceOf(forbidden, VcsWriteRejected)
+      assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? [forbidden.reason, forbidden.status] : [], ["forbidden", 403])
+      assertClean(forbidden)
+
+      failOn("/pulls", { status: 403, body: { message: "Resource not accessible by personal access token" } })
+      const pullForbidden = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.deepStrictEqual(pullForbidden._tag === "VcsWriteRejected" ? pullForbidden.reason : pullForbidden._tag, "forbidden")
+
+      failOn("/git/commits", { status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(nowSeconds + 300) }, body: { message: "API rate limit exceeded" } })
+      const limited = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 300])
+
+      failOn("/git/trees", { status: 403, body: { message: "You have exceeded a secondary rate limit" } })
+      const secondary = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.deepStrictEqual(secondary._tag === "VcsProviderError" ? secondary.reason : secondary._tag, "rate-limited")
+
+      failOn("/git/blobs", { status: 401, body: { message: "Bad credentials" } })
+      const denied = yield* Effect.flip(GitHub.openRemediation(client, write()))
+      assert.deepStrictEqual(denied._tag === "VcsProviderError" ? denied.reason : denied._tag, "unauthorized")
+      assertClean(denied)
+
+      stub.setOverride(undefined)
+      assert.strictEqual((yield* Effect.flip(GitHub.openRemediation(client, write({ baseBranch: "nope" })))).reason, "not-found")
+    }))
+
+  it.scoped("an impossible head branch or file path, or no files, is invalid without a request", () =>
+    Effect.gen(function*() {
+      const { client, stub } = yield* setup
+      for (const bad of [write({ headBranch: "a//b" }), write({ files: [] }), write({ files: [{ path: "../x", content: "", previousVersion: "0" }] })]) {
+        const error = yield* Effect.flip(GitHub.openRemediation(client, bad))
+        assert.deepStrictEqual(error._tag === "VcsWriteRejected" ? error.reason : error._tag, "invalid")
+      }
+      assert.strictEqual(stub.requests.length, 0)
     }))
 })

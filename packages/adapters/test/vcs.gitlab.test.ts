@@ -1,10 +1,11 @@
 /**
  * The GitLab client against a local GitLab-shaped API (test/support/providerStubs.ts): projects
  * over three pages through `x-next-page`, branches with GitLab's `default` flag, files by
- * URL-encoded project and file path with their blob ids, error answers, and the remediation
- * writes (branch, commit with actions, merge request).
+ * URL-encoded project and file path with their blob ids, error answers, the remediation writes
+ * (branch, commit with actions, merge request), branch file lists (recursive tree, all pages) and
+ * remediation merge requests (blob check, one commit from the base head, the open one updated).
  */
-import { VcsProviderError } from "@image-policy/core"
+import { type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -210,5 +211,176 @@ describe("GitLab writes for remediation", () => {
       })
       assert.strictEqual((stub.requests.at(-1)!.body as { start_branch?: string }).start_branch, "main")
       assert.isTrue(repo.branches.has("fix"))
+    }))
+})
+
+describe("GitLab branch files (listFiles)", () => {
+  it.scoped("lists every file of the branch head across all tree pages, at the head commit; directories, symlinks and submodules are not files", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = { "Dockerfile": "FROM node:20\n", "link": "Dockerfile", "vendor/lib": "abc" }
+      for (let i = 0; i < 9; i++) files[`services/svc-${i}/Dockerfile`] = `FROM svc:${i}\n`
+      const repo = Stubs.repository(31, "acme/platform/api", { branches: ["main", "release/1.x"], files: { main: files }, modes: { "link": "120000", "vendor/lib": "160000" } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo], maxPerPage: 4 })
+      const tree = yield* GitLab.listFiles(clientOf(stub.baseUrl), { fullName: "acme/platform/api", branch: "main" })
+      assert.strictEqual(tree.commitSha, repo.branches.get("main"))
+      assert.deepStrictEqual([...tree.paths].sort(), Object.keys(files).filter((p) => p !== "link" && p !== "vendor/lib").sort())
+
+      const branch = stub.requests[0]!
+      assert.strictEqual(branch.path, "/projects/acme%2Fplatform%2Fapi/repository/branches/main")
+      const pages = stub.requests.slice(1)
+      // 11 directories and 12 other entries, 4 a page
+      assert.strictEqual(pages.length, 6)
+      for (const [i, request] of pages.entries()) {
+        assert.strictEqual(request.path, "/projects/acme%2Fplatform%2Fapi/repository/tree")
+        assert.strictEqual(request.query.get("ref"), repo.branches.get("main"))
+        assert.strictEqual(request.query.get("recursive"), "true")
+        assert.strictEqual(request.query.get("page"), i === 0 ? null : String(i + 1))
+      }
+    }))
+
+  it.scoped("a branch with a slash is one path segment; an unknown branch or project is not-found; an empty branch has no files", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(31, "acme/api", { branches: ["main", "release/1.x"], files: { main: { "a": "x" } } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+      const client = clientOf(stub.baseUrl)
+      assert.deepStrictEqual(yield* GitLab.listFiles(client, { fullName: "acme/api", branch: "release/1.x" }), {
+        commitSha: repo.branches.get("release/1.x")!,
+        paths: []
+      })
+      assert.strictEqual(stub.requests[0]!.path, "/projects/acme%2Fapi/repository/branches/release%2F1%2Ex")
+      assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, { fullName: "acme/api", branch: "nope" }))).reason, "not-found")
+      assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, { fullName: "acme/other", branch: "main" }))).reason, "not-found")
+      stub.setOverride((r) => r.path.endsWith("/repository/tree") ? { status: 429, headers: { "retry-after": "12" } } : undefined)
+      const limited = yield* Effect.flip(GitLab.listFiles(client, { fullName: "acme/api", branch: "main" }))
+      assert.deepStrictEqual([limited.reason, limited.retryAfterSeconds], ["rate-limited", 12])
+    }))
+})
+
+describe("GitLab remediation merge requests (openRemediation)", () => {
+  const files = { "Dockerfile": "FROM node:20\n", "ci/Dockerfile": "FROM node:20 AS ci\r\n", "README.md": "# api\n" }
+  const setup = Effect.gen(function*() {
+    const repo = Stubs.repository(31, "acme/platform/api", { files: { main: { ...files } } })
+    const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+    return { repo, stub, client: clientOf(stub.baseUrl) }
+  })
+  const write = (overrides: Partial<RemediationWrite> = {}): RemediationWrite => ({
+    fullName: "acme/platform/api",
+    baseBranch: "main",
+    headBranch: "image-policy/remediate/main",
+    title: "Update container images on main",
+    body: "- Dockerfile:1 node:20 -> node:22",
+    commitMessage: "Update container images on main",
+    files: [
+      { path: "Dockerfile", content: "FROM node:22\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) },
+      { path: "ci/Dockerfile", content: "FROM node:22 AS ci\r\n", previousVersion: Stubs.gitBlobSha(files["ci/Dockerfile"]) }
+    ],
+    ...overrides
+  })
+  const writesOf = (stub: Stubs.Stub) => stub.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD").map((r) => `${r.method} ${r.path}`)
+
+  it.scoped("checks each file's blob at the base head, commits all of them in one request started from it, and opens a merge request", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      const baseSha = repo.branches.get("main")!
+      const opened = yield* GitLab.openRemediation(client, write())
+      assert.deepStrictEqual(opened, { number: 7, url: "https://gitlab.example/acme/platform/api/-/merge_requests/7", created: true })
+
+      const checks = stub.requests.filter((r) => r.method === "HEAD")
+      assert.deepStrictEqual(checks.map((r) => [r.path, r.query.get("ref")]), [
+        ["/projects/acme%2Fplatform%2Fapi/repository/files/Dockerfile", baseSha],
+        ["/projects/acme%2Fplatform%2Fapi/repository/files/ci%2FDockerfile", baseSha]
+      ])
+      assert.deepStrictEqual(writesOf(stub), ["POST /projects/acme%2Fplatform%2Fapi/repository/commits", "POST /projects/acme%2Fplatform%2Fapi/merge_requests"])
+      assert.deepStrictEqual(stub.requests.find((r) => r.path.endsWith("/repository/commits"))!.body, {
+        branch: "image-policy/remediate/main",
+        commit_message: "Update container images on main",
+        start_sha: baseSha,
+        force: true,
+        actions: [
+          { action: "update", file_path: "Dockerfile", content: Buffer.from("FROM node:22\n").toString("base64"), encoding: "base64" },
+          { action: "update", file_path: "ci/Dockerfile", content: Buffer.from("FROM node:22 AS ci\r\n").toString("base64"), encoding: "base64" }
+        ]
+      })
+      assert.deepStrictEqual(stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/merge_requests"))!.body, {
+        source_branch: "image-policy/remediate/main",
+        target_branch: "main",
+        title: "Update container images on main",
+        description: "- Dockerfile:1 node:20 -> node:22"
+      })
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), {
+        ...files,
+        "Dockerfile": "FROM node:22\n",
+        "ci/Dockerfile": "FROM node:22 AS ci\r\n"
+      })
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("main")!), files)
+    }))
+
+  it.scoped("a second run updates the open merge request (PUT, no duplicate) and overwrites its branch with the new base plus the new changes", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      yield* GitLab.openRemediation(client, write())
+      repo.files.get("main")!.set("README.md", "# api v2\n")
+      repo.branches.set("main", Stubs.sha1("main v2"))
+      const before = stub.requests.length
+      const second = yield* GitLab.openRemediation(client, write({
+        title: "Update container images on main (2)",
+        body: "second",
+        files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
+      }))
+      assert.deepStrictEqual(second, { number: 7, url: "https://gitlab.example/acme/platform/api/-/merge_requests/7", created: false })
+      const later = stub.requests.slice(before)
+      const listed = later.find((r) => r.method === "GET" && r.path.endsWith("/merge_requests"))!
+      assert.deepStrictEqual([listed.query.get("source_branch"), listed.query.get("state")], ["image-policy/remediate/main", "opened"])
+      assert.deepStrictEqual(later.find((r) => r.method === "PUT")!.body, { title: "Update container images on main (2)", description: "second" })
+      assert.strictEqual(later.find((r) => r.method === "PUT")!.path, "/projects/acme%2Fplatform%2Fapi/merge_requests/7")
+      assert.strictEqual(stub.pullRequests.length, 1)
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), { ...files, "README.md": "# api v2\n", "Dockerfile": "FROM node:23\n" })
+
+      stub.pullRequests[0]!.state = "closed"
+      assert.deepStrictEqual(yield* GitLab.openRemediation(client, write()), {
+        number: 8,
+        url: "https://gitlab.example/acme/platform/api/-/merge_requests/8",
+        created: true
+      })
+    }))
+
+  it.scoped("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      repo.files.get("main")!.set("ci/Dockerfile", "FROM node:21\n")
+      const changed = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(changed._tag === "VcsWriteRejected" ? [changed.reason, changed.status] : [changed._tag], ["conflict", 409])
+      assert.instanceOf(changed, VcsWriteRejected)
+      repo.files.get("main")!.delete("Dockerfile")
+      const removed = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(removed._tag === "VcsWriteRejected" ? removed.reason : removed._tag, "conflict")
+      assert.deepStrictEqual(writesOf(stub), [])
+      assert.isFalse(repo.branches.has("image-policy/remediate/main"))
+    }))
+
+  it.scoped("a token without write access is forbidden; a rate limit is rate-limited; neither carries the token", () =>
+    Effect.gen(function*() {
+      const { client, stub } = yield* setup
+      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 403, body: { message: "403 Forbidden" } } : undefined)
+      const forbidden = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? [forbidden.reason, forbidden.status] : [forbidden._tag], ["forbidden", 403])
+
+      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/merge_requests") ? { status: 403, body: { message: "403 Forbidden" } } : undefined)
+      const mrForbidden = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(mrForbidden._tag === "VcsWriteRejected" ? mrForbidden.reason : mrForbidden._tag, "forbidden")
+
+      stub.setOverride((r) =>
+        r.method === "POST" && r.path.endsWith("/repository/commits")
+          ? { status: 429, headers: { "ratelimit-remaining": "0", "ratelimit-reset": String(nowSeconds + 40) } }
+          : undefined
+      )
+      const limited = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 40])
+      for (const error of [forbidden, mrForbidden, limited]) {
+        assert.notInclude(JSON.stringify(error), token)
+        assert.notInclude(String(error), token)
+      }
+      stub.setOverride(undefined)
+      assert.strictEqual((yield* Effect.flip(GitLab.openRemediation(client, write({ baseBranch: "nope" })))).reason, "not-found")
     }))
 })

@@ -1,10 +1,10 @@
 /**
  * The production `VcsProvider` (Providers.ts): dispatch on the stored settings, and the quota law
  * of spec 4 rule 1 — the provider is contacted for repositories only on `refresh` or when nothing
- * is cached — plus the short branch cache, uncached files, and the memory of a rate limit until its
- * reset. Time is the `TestClock`.
+ * is cached — plus the short branch cache, uncached files and file lists, uncached remediation
+ * writes, and the memory of a rate limit until its reset. Time is the `TestClock`.
  */
-import { type ConnectionContext, VcsProvider } from "@image-policy/core"
+import { type ConnectionContext, type RemediationWrite, VcsProvider, type VcsProviderError, type VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
@@ -147,6 +147,94 @@ describe("branches and files", () => {
       assert.isTrue(Option.isNone(yield* vcs.readFile(ctx, { ...file, path: "missing" })))
       assert.strictEqual(stub.requests.length, 3)
     }))
+
+  it.scoped("file lists are read from the provider every time (a scan needs the head)", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.github({ token, repositories: [repo] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      const at = { fullName: "acme/api", branch: "main" }
+      assert.deepStrictEqual(yield* vcs.listFiles(ctx, at), { commitSha: repo.branches.get("main")!, paths: ["Dockerfile"] })
+      repo.files.get("main")!.set("deploy/Dockerfile", "FROM nginx\n")
+      repo.branches.set("main", Stubs.sha1("next"))
+      assert.deepStrictEqual(yield* vcs.listFiles(ctx, at), { commitSha: Stubs.sha1("next"), paths: ["Dockerfile", "deploy/Dockerfile"] })
+      assert.strictEqual(stub.requests.length, 4)
+    }))
+})
+
+describe("remediation through the production provider", () => {
+  const write = (fullName: string, previous: string): RemediationWrite => ({
+    fullName,
+    baseBranch: "main",
+    headBranch: "image-policy/remediate/main",
+    title: "Update container images on main",
+    body: "body",
+    commitMessage: "Update container images on main",
+    files: [{ path: "Dockerfile", content: "FROM node:22\n", previousVersion: Stubs.gitBlobSha(previous) }]
+  })
+
+  it.scoped("is never cached: each call writes; the repository's branch list is read again afterwards (the head branch is new)", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab" })
+      assert.deepStrictEqual((yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" })).map((b) => b.name), ["main"])
+      assert.deepStrictEqual(yield* vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")), {
+        number: 7,
+        url: "https://gitlab.example/acme/api/-/merge_requests/7",
+        created: true
+      })
+      assert.deepStrictEqual(yield* vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")), {
+        number: 7,
+        url: "https://gitlab.example/acme/api/-/merge_requests/7",
+        created: false
+      })
+      assert.strictEqual(stub.count("/projects/acme%2Fapi/repository/commits", "POST"), 2)
+      const branches = yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" })
+      assert.deepStrictEqual(branches.map((b) => b.name), ["main", "image-policy/remediate/main"])
+      assert.strictEqual(stub.count("/projects/acme%2Fapi/repository/branches"), 2)
+    }))
+
+  it.scoped("a rate-limited write is remembered for every call on the token, and a remembered limit refuses writes and file lists at once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.github({ token, repositories: [repo] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/pulls") ? { status: 429, headers: { "retry-after": "90" } } : undefined)
+      const limited = yield* Effect.flip(vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")))
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 90])
+      stub.setOverride(undefined)
+      const sent = stub.requests.length
+      yield* TestClock.adjust("30 seconds")
+      for (const call of [vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")), vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })] as const) {
+        const error = yield* Effect.flip(call as Effect.Effect<unknown, VcsProviderError | VcsWriteRejected>)
+        assert.deepStrictEqual(error._tag === "VcsProviderError" ? [error.reason, error.retryAfterSeconds] : [error._tag], ["rate-limited", 60])
+      }
+      assert.strictEqual(stub.requests.length, sent)
+      yield* TestClock.adjust("60 seconds")
+      const opened = yield* vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n"))
+      assert.deepStrictEqual(opened, { number: 42, url: "https://github.example/acme/api/pull/42", created: true })
+    }))
+
+  it.scoped("a refused write (forbidden, conflict) is not a rate limit: the next call goes through", () =>
+    Effect.gen(function*() {
+      const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
+      const stub = yield* Stubs.github({ token, repositories: [repo] })
+      const vcs = Providers.make({ env })
+      const ctx = contextOf(apiSettings(stub.baseUrl))
+      stub.setOverride((r) => r.method === "POST" ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined)
+      const forbidden = yield* Effect.flip(vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")))
+      assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? forbidden.reason : forbidden._tag, "forbidden")
+      stub.setOverride(undefined)
+      const conflict = yield* Effect.flip(vcs.openRemediation(ctx, write("acme/api", "FROM node:18\n")))
+      assert.deepStrictEqual(conflict._tag === "VcsWriteRejected" ? conflict.reason : conflict._tag, "conflict")
+      assert.isTrue((yield* vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n"))).created)
+    }))
 })
 
 describe("rate limits are remembered until their reset", () => {
@@ -218,6 +306,18 @@ describe("dispatch and configuration", () => {
       fixture.files.setFile({ orgId: ctx.orgId, vcsConnectionId: ctx.connection.id, fullName: "acme/api", branch: "main", path: "Dockerfile" }, "FROM b\n")
       const file = yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
       assert.strictEqual(Option.getOrThrow(file).content, "FROM b\n")
+      assert.deepStrictEqual((yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })).paths, ["Dockerfile"])
+      const opened = yield* vcs.openRemediation(ctx, {
+        fullName: "acme/api",
+        baseBranch: "main",
+        headBranch: "image-policy/remediate/main",
+        title: "t",
+        body: "b",
+        commitMessage: "m",
+        files: [{ path: "Dockerfile", content: "FROM c\n", previousVersion: Option.getOrThrow(file).version }]
+      })
+      assert.deepStrictEqual(opened, { number: 1, url: "https://fixture.invalid/acme/api/pull/1", created: true })
+      assert.deepStrictEqual(fixture.remediations("acme/api").map((r) => r.files), [[{ path: "Dockerfile", content: "FROM c\n" }]])
     }))
 
   it.scoped("GitHub or GitLab by the connection's provider", () =>
@@ -250,7 +350,17 @@ describe("dispatch and configuration", () => {
         for (const call of [
           vcs.listRepositories(ctx, { refresh: true }),
           vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
-          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
+          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
+          vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" }),
+          vcs.openRemediation(ctx, {
+            fullName: "acme/api",
+            baseBranch: "main",
+            headBranch: "fix",
+            title: "t",
+            body: "b",
+            commitMessage: "m",
+            files: [{ path: "Dockerfile", content: "x", previousVersion: "y" }]
+          })
         ]) {
           assert.strictEqual((yield* Effect.flip(call as Effect.Effect<unknown, { reason: string }>)).reason, "not-configured")
         }

@@ -3,8 +3,11 @@
  * documented shapes the adapters rely on: token checks (`Authorization: Bearer` /
  * `PRIVATE-TOKEN`), pagination (`Link: rel="next"` with absolute URLs / `x-next-page`), default
  * branches, base64 file contents with git blob ids, the error bodies of a missing file, branch
- * or repository, and the remediation writes (refs, contents, pulls / branches, commits, merge
- * requests) applied to their in-memory repositories.
+ * or repository, branch trees (GitHub's git trees, recursive and truncated past `truncateTreesOver`
+ * entries; GitLab's repository tree with offset pagination), and the remediation writes (refs,
+ * contents, blobs, trees, commits and pulls / branches, commits with actions and `start_sha` /
+ * `force`, merge requests) applied to their in-memory repositories. Pull and merge requests are
+ * kept in `pullRequests` (one open request per head branch, as both providers insist).
  *
  * Every request is recorded (method, raw path and query, headers, JSON body). `failNext` answers
  * the next requests with a canned answer (401, 403 with rate-limit headers, 429, 500, ...);
@@ -25,12 +28,34 @@ export interface StubRepository {
   readonly branches: Map<string, string>
   /** Branch name to path to content. */
   readonly files: Map<string, Map<string, string>>
+  /**
+   * Path to git file mode where it is not `100644`: `100755` (executable), `120000` (a symlink),
+   * `160000` (a submodule, listed as type `commit`).
+   */
+  readonly modes: Map<string, string>
+}
+
+/** A pull request (GitHub) or merge request (GitLab) the stub holds. */
+export interface StubPullRequest {
+  readonly fullName: string
+  /** GitHub's `number` (from 42), GitLab's `iid` (from 7). */
+  readonly number: number
+  readonly head: string
+  readonly base: string
+  title: string
+  body: string | undefined
+  state: "open" | "closed"
 }
 
 export const repository = (
   id: number,
   fullName: string,
-  options: { readonly defaultBranch?: string | null; readonly branches?: ReadonlyArray<string>; readonly files?: Record<string, Record<string, string>> } = {}
+  options: {
+    readonly defaultBranch?: string | null
+    readonly branches?: ReadonlyArray<string>
+    readonly files?: Record<string, Record<string, string>>
+    readonly modes?: Record<string, string>
+  } = {}
 ): StubRepository => {
   const defaultBranch = options.defaultBranch === undefined ? "main" : options.defaultBranch
   const names = options.branches ?? (defaultBranch === null ? [] : [defaultBranch])
@@ -39,7 +64,8 @@ export const repository = (
     fullName,
     defaultBranch,
     branches: new Map(names.map((b, i) => [b, sha1(`${fullName}@${b}#${i}`)])),
-    files: new Map(Object.entries(options.files ?? {}).map(([b, fs]) => [b, new Map(Object.entries(fs))]))
+    files: new Map(Object.entries(options.files ?? {}).map(([b, fs]) => [b, new Map(Object.entries(fs))])),
+    modes: new Map(Object.entries(options.modes ?? {}))
   }
 }
 
@@ -67,6 +93,7 @@ export interface Stub {
   readonly token: string
   readonly repositories: Array<StubRepository>
   readonly requests: Array<StubRequest>
+  readonly pullRequests: Array<StubPullRequest>
   /** Requests whose path (without prefix and query) equals `path`. */
   readonly count: (path: string, method?: string) => number
   /** Answers the next `times` requests (default 1) with `answer`, whatever they ask. */
@@ -82,6 +109,8 @@ export interface StubOptions {
   readonly maxPerPage?: number
   /** GitHub: files above this size come without content (like GitHub's 1 MB limit). Default none. */
   readonly largeFileBytes?: number
+  /** GitHub: a recursive tree listing with more entries answers only that many and `truncated: true`. Default none. */
+  readonly truncateTreesOver?: number
 }
 
 export const sha1 = (text: string) => createHash("sha1").update(text).digest("hex")
@@ -141,6 +170,7 @@ const serve = async (prefix: string, options: StubOptions, route: Route): Promis
     token: options.token,
     repositories,
     requests,
+    pullRequests: [],
     count: (path, method = "GET") => requests.filter((r) => r.method === method && r.path === path).length,
     failNext: (answer, times = 1) => {
       for (let i = 0; i < times; i++) canned.push(answer)
@@ -180,7 +210,94 @@ const githubLink = (stub: Stub, request: StubRequest, number: number, last: numb
   return links.length === 0 ? {} : { link: links.join(", ") }
 }
 
-const githubRoute = (options: StubOptions): Route => (request, s, stub) => {
+/** A file or directory entry of a git tree, as GitHub's trees API answers it. */
+interface TreeEntry {
+  readonly path: string
+  readonly mode: string
+  readonly type: "blob" | "tree" | "commit"
+  readonly sha: string
+}
+
+/**
+ * The git objects behind the stub's branch maps: trees are built from a branch's files on demand
+ * (and registered by sha, so a subtree can be read by its sha), blobs by content, commits as the
+ * files they hold. `repo.files` stays the truth of every branch.
+ */
+const gitObjects = () => {
+  const blobs = new Map<string, string>()
+  const trees = new Map<string, { readonly entries: ReadonlyArray<TreeEntry>; readonly files: Map<string, string>; readonly modes: Map<string, string> }>()
+  const commits = new Map<string, { readonly files: Map<string, string>; readonly modes: Map<string, string> }>()
+
+  /** The root tree sha of these files; every subtree registered. */
+  const treeOf = (files: Map<string, string>, modes: Map<string, string>): string => {
+    const children = new Map<string, Map<string, string>>()
+    const entries: Array<TreeEntry> = []
+    for (const [path, content] of [...files].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+      const [head, ...tail] = path.split("/")
+      if (tail.length === 0) {
+        const mode = modes.get(path) ?? "100644"
+        const sha = mode === "160000" ? sha1(`submodule:${content}`) : gitBlobSha(content)
+        if (mode !== "160000") blobs.set(sha, content)
+        entries.push({ path: head!, mode, type: mode === "160000" ? "commit" : "blob", sha })
+      } else {
+        const child = children.get(head!) ?? new Map<string, string>()
+        child.set(tail.join("/"), content)
+        children.set(head!, child)
+      }
+    }
+    for (const [name, child] of children) {
+      const childModes = new Map([...modes].filter(([p]) => p.startsWith(`${name}/`)).map(([p, m]) => [p.slice(name.length + 1), m]))
+      entries.push({ path: name, mode: "040000", type: "tree", sha: treeOf(child, childModes) })
+    }
+    entries.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    const sha = sha1(`tree ${JSON.stringify(entries)}`)
+    trees.set(sha, { entries, files: new Map(files), modes: new Map(modes) })
+    return sha
+  }
+
+  /** The files of a commit sha (a commit written through the API, or a branch head). */
+  const commitFiles = (repo: StubRepository, sha: string) => {
+    const commit = commits.get(sha)
+    if (commit !== undefined) return commit
+    for (const [branch, head] of repo.branches) {
+      if (head === sha) return { files: repo.files.get(branch) ?? new Map<string, string>(), modes: repo.modes }
+    }
+    return undefined
+  }
+
+  /** A tree by its sha, or a commit's (or a branch name's) root tree. */
+  const resolveTree = (repo: StubRepository, shaOrRef: string) => {
+    const known = trees.get(shaOrRef)
+    if (known !== undefined) return { sha: shaOrRef, ...known }
+    const head = repo.branches.get(shaOrRef)
+    const commit = commitFiles(repo, head ?? shaOrRef)
+    if (commit === undefined) return undefined
+    const sha = treeOf(commit.files, commit.modes)
+    return { sha, ...trees.get(sha)! }
+  }
+
+  /** Every entry below a tree, with full paths (GitHub's `recursive=1`). */
+  const flatten = (entries: ReadonlyArray<TreeEntry>, prefix = ""): Array<TreeEntry> =>
+    entries.flatMap((e) => {
+      const entry = { ...e, path: `${prefix}${e.path}` }
+      return e.type === "tree" ? [entry, ...flatten(trees.get(e.sha)!.entries, `${entry.path}/`)] : [entry]
+    })
+
+  return { blobs, trees, commits, treeOf, commitFiles, resolveTree, flatten }
+}
+
+const githubRoute = (options: StubOptions): Route => {
+  const git = gitObjects()
+  return (request, s, stub) => githubAnswer(options, git, request, s, stub)
+}
+
+const githubAnswer = (
+  options: StubOptions,
+  git: ReturnType<typeof gitObjects>,
+  request: StubRequest,
+  s: ReadonlyArray<string>,
+  stub: Stub
+): StubAnswer => {
   if (request.headers["authorization"] !== `Bearer ${stub.token}`) {
     return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" } }
   }
@@ -263,6 +380,72 @@ const githubRoute = (options: StubOptions): Route => (request, s, stub) => {
     const sha = repo.branches.get(branch)
     return sha === undefined ? notFound : { status: 200, body: { ref: `refs/heads/${branch}`, object: { sha, type: "commit" } } }
   }
+  if (rest[0] === "git" && rest[1] === "trees" && rest.length === 3 && request.method === "GET") {
+    const tree = git.resolveTree(repo, decodeURIComponent(rest[2]!))
+    if (tree === undefined) return notFound
+    const recursive = request.query.get("recursive") !== null && request.query.get("recursive") !== "0" && request.query.get("recursive") !== "false"
+    const all = recursive ? git.flatten(tree.entries) : [...tree.entries]
+    const limit = recursive ? options.truncateTreesOver : undefined
+    const truncated = limit !== undefined && all.length > limit
+    const shown = truncated ? all.slice(0, limit) : all
+    return {
+      status: 200,
+      body: {
+        sha: tree.sha,
+        url: `${stub.baseUrl}/repos/${repo.fullName}/git/trees/${tree.sha}`,
+        tree: shown.map((e) => ({ ...e, ...(e.type === "blob" ? { size: Buffer.byteLength(git.blobs.get(e.sha) ?? "") } : {}) })),
+        truncated
+      }
+    }
+  }
+  if (rest[0] === "git" && rest[1] === "blobs" && rest.length === 2 && request.method === "POST") {
+    const body = request.body as { content?: string; encoding?: string }
+    if (typeof body.content !== "string") return { status: 422, body: { message: "Invalid request." } }
+    const content = body.encoding === "base64" ? Buffer.from(body.content, "base64").toString("utf8") : body.content
+    const sha = gitBlobSha(content)
+    git.blobs.set(sha, content)
+    return { status: 201, body: { sha, url: `${stub.baseUrl}/repos/${repo.fullName}/git/blobs/${sha}` } }
+  }
+  if (rest[0] === "git" && rest[1] === "trees" && rest.length === 2 && request.method === "POST") {
+    const body = request.body as { base_tree?: string; tree?: ReadonlyArray<{ path?: string; mode?: string; type?: string; sha?: string }> }
+    if (!Array.isArray(body.tree)) return { status: 422, body: { message: "Invalid tree info" } }
+    const base = body.base_tree === undefined ? undefined : git.trees.get(body.base_tree)
+    if (body.base_tree !== undefined && base === undefined) return { status: 422, body: { message: "base_tree is not a valid tree oid" } }
+    const files = new Map(base?.files ?? [])
+    const modes = new Map(base?.modes ?? [])
+    for (const entry of body.tree) {
+      const content = git.blobs.get(entry.sha ?? "")
+      if (typeof entry.path !== "string" || entry.type !== "blob" || content === undefined) {
+        return { status: 422, body: { message: "GitRPC::BadObjectState" } }
+      }
+      files.set(entry.path, content)
+      if (entry.mode === undefined || entry.mode === "100644") modes.delete(entry.path)
+      else modes.set(entry.path, entry.mode)
+    }
+    return { status: 201, body: { sha: git.treeOf(files, modes), truncated: false } }
+  }
+  if (rest[0] === "git" && rest[1] === "commits" && rest.length === 2 && request.method === "POST") {
+    const body = request.body as { message?: string; tree?: string; parents?: ReadonlyArray<string> }
+    const tree = git.trees.get(body.tree ?? "")
+    if (typeof body.message !== "string" || tree === undefined || !Array.isArray(body.parents)) {
+      return { status: 422, body: { message: "Invalid request." } }
+    }
+    if (body.parents.some((p) => git.commitFiles(repo, p) === undefined)) return { status: 422, body: { message: "Parent SHA does not exist" } }
+    const sha = sha1(`commit ${body.tree} ${body.parents.join(",")} ${body.message} ${git.commits.size}`)
+    git.commits.set(sha, { files: tree.files, modes: tree.modes })
+    return { status: 201, body: { sha, tree: { sha: body.tree }, parents: body.parents.map((p) => ({ sha: p })), message: body.message } }
+  }
+  if (rest[0] === "git" && rest[1] === "refs" && rest[2] === "heads" && rest.length > 3 && request.method === "PATCH") {
+    const branch = rest.slice(3).map(decodeURIComponent).join("/")
+    const body = request.body as { sha?: string; force?: boolean }
+    if (!repo.branches.has(branch)) return { status: 422, body: { message: "Reference does not exist" } }
+    const commit = git.commitFiles(repo, body.sha ?? "")
+    if (commit === undefined) return { status: 422, body: { message: "Object does not exist" } }
+    if (body.force !== true) return { status: 422, body: { message: "Update is not a fast forward" } }
+    repo.branches.set(branch, body.sha!)
+    repo.files.set(branch, new Map(commit.files))
+    return { status: 200, body: { ref: `refs/heads/${branch}`, object: { sha: body.sha, type: "commit" } } }
+  }
   if (rest[0] === "git" && rest[1] === "blobs" && rest.length === 3 && request.method === "GET") {
     for (const files of repo.files.values()) {
       for (const content of files.values()) {
@@ -280,15 +463,56 @@ const githubRoute = (options: StubOptions): Route => (request, s, stub) => {
     }
     const name = body.ref.slice("refs/heads/".length)
     if (repo.branches.has(name)) return { status: 422, body: { message: "Reference already exists" } }
+    const commit = git.commitFiles(repo, body.sha)
     repo.branches.set(name, body.sha)
+    if (commit !== undefined) repo.files.set(name, new Map(commit.files))
     return { status: 201, body: { ref: body.ref, object: { sha: body.sha, type: "commit" } } }
   }
+  const pullJson = (pull: StubPullRequest) => ({
+    number: pull.number,
+    html_url: `https://github.example/${pull.fullName}/pull/${pull.number}`,
+    state: pull.state,
+    title: pull.title,
+    body: pull.body ?? null,
+    head: { ref: pull.head, label: `${pull.fullName.split("/")[0]}:${pull.head}` },
+    base: { ref: pull.base }
+  })
+  const pulls = stub.pullRequests.filter((p) => p.fullName === repo.fullName)
+  if (rest[0] === "pulls" && rest.length === 1 && request.method === "GET") {
+    const head = request.query.get("head")
+    const state = request.query.get("state") ?? "open"
+    const owner = repo.fullName.split("/")[0]
+    const found = pulls.filter((p) => (head === null || head === `${owner}:${p.head}`) && (state === "all" || p.state === state))
+    const p = page(found, request.query, maxPerPage)
+    return { status: 200, headers: githubLink(stub, request, p.number, p.last), body: p.items.map(pullJson) }
+  }
   if (rest[0] === "pulls" && rest.length === 1 && request.method === "POST") {
-    const body = request.body as { title?: string; head?: string; base?: string }
+    const body = request.body as { title?: string; head?: string; base?: string; body?: string }
     if (typeof body.title !== "string" || !repo.branches.has(body.head ?? "") || !repo.branches.has(body.base ?? "")) {
       return { status: 422, body: { message: "Validation Failed" } }
     }
-    return { status: 201, body: { number: 42, html_url: `https://github.example/${repo.fullName}/pull/42`, state: "open" } }
+    if (pulls.some((p) => p.state === "open" && p.head === body.head && p.base === body.base)) {
+      return { status: 422, body: { message: "Validation Failed", errors: [{ message: `A pull request already exists for ${body.head}.` }] } }
+    }
+    const pull: StubPullRequest = {
+      fullName: repo.fullName,
+      number: 42 + pulls.length,
+      head: body.head!,
+      base: body.base!,
+      title: body.title,
+      body: body.body,
+      state: "open"
+    }
+    stub.pullRequests.push(pull)
+    return { status: 201, body: pullJson(pull) }
+  }
+  if (rest[0] === "pulls" && rest.length === 2 && request.method === "PATCH") {
+    const pull = pulls.find((p) => String(p.number) === rest[1])
+    if (pull === undefined) return notFound
+    const body = request.body as { title?: string; body?: string }
+    if (body.title !== undefined) pull.title = body.title
+    if (body.body !== undefined) pull.body = body.body
+    return { status: 200, body: pullJson(pull) }
   }
   return notFound
 }
@@ -308,6 +532,26 @@ const gitlabPages = (number: number, last: number, total: number, perPage: numbe
   "x-next-page": number < last ? String(number + 1) : "",
   "x-prev-page": number > 1 ? String(number - 1) : ""
 })
+
+/** A branch name or a commit sha that is some branch's head, as the branch it names. */
+const gitlabRef = (repo: StubRepository, ref: string) =>
+  repo.branches.has(ref) ? ref : [...repo.branches].find(([, sha]) => sha === ref)?.[0]
+
+/** Every file and directory below the root, sorted by path, as GitLab's recursive tree lists them. */
+const gitlabTree = (repo: StubRepository, branch: string) => {
+  const files = repo.files.get(branch) ?? new Map<string, string>()
+  const items = new Map<string, { id: string; name: string; type: string; path: string; mode: string }>()
+  for (const [path, content] of files) {
+    const segments = path.split("/")
+    for (let i = 1; i < segments.length; i++) {
+      const dir = segments.slice(0, i).join("/")
+      items.set(dir, { id: sha1(`tree:${dir}`), name: segments[i - 1]!, type: "tree", path: dir, mode: "040000" })
+    }
+    const mode = repo.modes.get(path) ?? "100644"
+    items.set(path, { id: gitBlobSha(content), name: segments.at(-1)!, type: mode === "160000" ? "commit" : "blob", path, mode })
+  }
+  return [...items.values()].sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+}
 
 const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
   if (request.headers["private-token"] !== stub.token) return { status: 401, body: { message: "401 Unauthorized" } }
@@ -339,6 +583,22 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
     const perPage = Math.min(maxPerPage, Number(request.query.get("per_page") ?? "20"))
     return { status: 200, headers: gitlabPages(p.number, p.last, all.length, perPage), body: p.items }
   }
+  if (rest[1] === "branches" && rest.length === 3 && request.method === "GET") {
+    const name = decodeURIComponent(rest[2]!)
+    const sha = repo.branches.get(name)
+    return sha === undefined
+      ? { status: 404, body: { message: "404 Branch Not Found" } }
+      : { status: 200, body: { name, default: name === repo.defaultBranch, commit: { id: sha, short_id: sha.slice(0, 8) } } }
+  }
+  if (rest[1] === "tree" && rest.length === 2 && request.method === "GET") {
+    const branch = gitlabRef(repo, request.query.get("ref") ?? repo.defaultBranch ?? "")
+    if (branch === undefined) return { status: 404, body: { message: "404 Tree Not Found" } }
+    const recursive = request.query.get("recursive") === "true"
+    const all = gitlabTree(repo, branch).filter((i) => recursive || !i.path.includes("/"))
+    const perPage = Math.min(maxPerPage, Math.max(1, Number(request.query.get("per_page") ?? "20")))
+    const p = page(all, request.query, maxPerPage)
+    return { status: 200, headers: gitlabPages(p.number, p.last, all.length, perPage), body: p.items }
+  }
   if (rest[1] === "branches" && rest.length === 2 && request.method === "POST") {
     const body = request.body as { branch?: string; ref?: string }
     if (typeof body.branch !== "string" || typeof body.ref !== "string") return { status: 400, body: { error: "branch is missing" } }
@@ -349,10 +609,29 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
     repo.files.set(body.branch, new Map(repo.files.get(body.ref) ?? []))
     return { status: 201, body: { name: body.branch, commit: { id: from }, default: false } }
   }
+  if (rest[1] === "files" && rest.length === 3 && request.method === "HEAD") {
+    // metadata only, in headers (GitLab's "Get file metadata only")
+    const path = decodeURIComponent(rest[2]!)
+    const ref = gitlabRef(repo, request.query.get("ref") ?? "")
+    const content = ref === undefined ? undefined : repo.files.get(ref)?.get(path)
+    if (content === undefined) return { status: 404 }
+    return {
+      status: 200,
+      headers: {
+        "x-gitlab-file-path": encodeURIComponent(path),
+        "x-gitlab-size": String(Buffer.byteLength(content)),
+        "x-gitlab-encoding": "base64",
+        "x-gitlab-blob-id": gitBlobSha(content),
+        "x-gitlab-commit-id": repo.branches.get(ref!)!,
+        "x-gitlab-last-commit-id": repo.branches.get(ref!)!,
+        "x-gitlab-ref": request.query.get("ref") ?? ""
+      }
+    }
+  }
   if (rest[1] === "files" && rest.length === 3 && request.method === "GET") {
     const path = decodeURIComponent(rest[2]!)
-    const ref = request.query.get("ref") ?? ""
-    if (!repo.branches.has(ref)) return { status: 404, body: { message: "404 Commit Not Found" } }
+    const ref = gitlabRef(repo, request.query.get("ref") ?? "")
+    if (ref === undefined) return { status: 404, body: { message: "404 Commit Not Found" } }
     const content = repo.files.get(ref)?.get(path)
     if (content === undefined) return { status: 404, body: { message: "404 File Not Found" } }
     return {
@@ -376,17 +655,27 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
       branch?: string
       commit_message?: string
       start_branch?: string
+      start_sha?: string
+      force?: boolean
       actions?: ReadonlyArray<{ action: string; file_path: string; content?: string; encoding?: string }>
     }
     if (typeof body.branch !== "string" || typeof body.commit_message !== "string" || !Array.isArray(body.actions)) {
       return { status: 400, body: { error: "branch, commit_message, actions are missing" } }
     }
-    if (!repo.branches.has(body.branch)) {
-      if (body.start_branch === undefined || !repo.branches.has(body.start_branch)) return { status: 400, body: { message: "You can only create or edit files when you are on a branch" } }
-      repo.branches.set(body.branch, repo.branches.get(body.start_branch)!)
-      repo.files.set(body.branch, new Map(repo.files.get(body.start_branch) ?? []))
+    if (body.start_branch !== undefined && body.start_sha !== undefined) {
+      return { status: 400, body: { error: "start_branch, start_sha are mutually exclusive" } }
     }
-    const files = repo.files.get(body.branch) ?? new Map<string, string>()
+    const start = body.start_sha !== undefined ? gitlabRef(repo, body.start_sha) : body.start_branch
+    if ((body.start_sha !== undefined || body.start_branch !== undefined) && (start === undefined || !repo.branches.has(start))) {
+      return { status: 400, body: { message: "Invalid start" } }
+    }
+    // a new branch starts from start_*; `force` overwrites an existing one with a commit on start_*
+    const files = !repo.branches.has(body.branch) || body.force === true
+      ? start === undefined
+        ? undefined
+        : new Map(repo.files.get(start) ?? [])
+      : new Map(repo.files.get(body.branch) ?? [])
+    if (files === undefined) return { status: 400, body: { message: "You can only create or edit files when you are on a branch" } }
     for (const a of body.actions) {
       const text = a.content === undefined ? "" : a.encoding === "base64" ? Buffer.from(a.content, "base64").toString("utf8") : a.content
       if (a.action === "create" && files.has(a.file_path)) return { status: 400, body: { message: "A file with this name already exists" } }
@@ -395,16 +684,61 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
       else files.set(a.file_path, text)
     }
     repo.files.set(body.branch, files)
-    const id = sha1(`${body.branch}:${JSON.stringify(body.actions)}`)
+    const id = sha1(`${body.branch}:${JSON.stringify(body.actions)}:${stub.requests.length}`)
     repo.branches.set(body.branch, id)
     return { status: 201, body: { id, short_id: id.slice(0, 8), title: body.commit_message } }
   }
+  const mergeRequests = stub.pullRequests.filter((p) => p.fullName === repo.fullName)
+  const mergeRequestJson = (mr: StubPullRequest) => ({
+    id: 9000 + mr.number,
+    iid: mr.number,
+    project_id: repo.id,
+    source_project_id: repo.id,
+    target_project_id: repo.id,
+    source_branch: mr.head,
+    target_branch: mr.base,
+    title: mr.title,
+    description: mr.body ?? null,
+    state: mr.state === "open" ? "opened" : "closed",
+    web_url: `https://gitlab.example/${repo.fullName}/-/merge_requests/${mr.number}`
+  })
+  if (rest[0] === "merge_requests" && rest.length === 1 && request.method === "GET") {
+    const source = request.query.get("source_branch")
+    const state = request.query.get("state") ?? "all"
+    const found = mergeRequests.filter((mr) =>
+      (source === null || mr.head === source) && (state === "all" || (state === "opened" ? mr.state === "open" : mr.state === "closed"))
+    )
+    const p = page(found, request.query, maxPerPage)
+    const perPage = Math.min(maxPerPage, Number(request.query.get("per_page") ?? "20"))
+    return { status: 200, headers: gitlabPages(p.number, p.last, found.length, perPage), body: p.items.map(mergeRequestJson) }
+  }
   if (rest[0] === "merge_requests" && rest.length === 1 && request.method === "POST") {
-    const body = request.body as { source_branch?: string; target_branch?: string; title?: string }
+    const body = request.body as { source_branch?: string; target_branch?: string; title?: string; description?: string }
     if (typeof body.title !== "string" || !repo.branches.has(body.source_branch ?? "") || !repo.branches.has(body.target_branch ?? "")) {
       return { status: 400, body: { message: "Invalid merge request" } }
     }
-    return { status: 201, body: { id: 9001, iid: 7, web_url: `https://gitlab.example/${repo.fullName}/-/merge_requests/7`, state: "opened" } }
+    if (mergeRequests.some((mr) => mr.state === "open" && mr.head === body.source_branch && mr.base === body.target_branch)) {
+      return { status: 409, body: { message: ["Another open merge request already exists for this source branch: !7"] } }
+    }
+    const mr: StubPullRequest = {
+      fullName: repo.fullName,
+      number: 7 + mergeRequests.length,
+      head: body.source_branch!,
+      base: body.target_branch!,
+      title: body.title,
+      body: body.description,
+      state: "open"
+    }
+    stub.pullRequests.push(mr)
+    return { status: 201, body: mergeRequestJson(mr) }
+  }
+  if (rest[0] === "merge_requests" && rest.length === 2 && request.method === "PUT") {
+    const mr = mergeRequests.find((m) => String(m.number) === rest[1])
+    if (mr === undefined) return { status: 404, body: { message: "404 Not found" } }
+    const body = request.body as { title?: string; description?: string }
+    if (body.title !== undefined) mr.title = body.title
+    if (body.description !== undefined) mr.body = body.description
+    return { status: 200, body: mergeRequestJson(mr) }
   }
   return { status: 404, body: { error: "404 Not Found" } }
 }
