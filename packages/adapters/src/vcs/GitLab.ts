@@ -32,19 +32,16 @@ const projectPath = (fullName: string): Effect.Effect<string, VcsProviderError> 
     ? Effect.fail(notFound())
     : Effect.succeed(`/projects/${ProviderHttp.encodeWhole(fullName)}`)
 
-/**
- * All pages, following `x-next-page` (empty on the last page) with the same query, or else a
- * `Link: rel="next"` (what keyset pagination answers, where an instance enables it).
- */
+/** All pages, following `x-next-page` (empty on the last page) with the same query. */
 const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request, maxPages?: number) =>
   ProviderHttp.collectPages(
     client,
     client.exchange(request),
     (answer) => {
       const next = answer.headers.get("x-next-page")?.trim()
-      if (next !== undefined && /^\d+$/.test(next)) return client.exchange({ ...request, query: { ...request.query, page: next } })
-      const link = ProviderHttp.nextLink(answer.headers.get("link"))
-      return link === undefined ? undefined : client.exchangeUrl(link)
+      return next === undefined || !/^\d+$/.test(next)
+        ? undefined
+        : client.exchange({ ...request, query: { ...request.query, page: next } })
     },
     (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body),
     maxPages
