@@ -395,7 +395,15 @@ describe("Remediation.rewrite", () => {
     assert.isAtLeast(unsnoozed.length, changes.length)
     for (const c of changes) assert.deepInclude(unsnoozed, c)
   })
+  it.prop("snoozing every image of a file, or every mapping, leaves nothing to change", [sample, mappings], ([file, ms]) => {
+    const findings = Scanner.scanFile(file.path, file.content)
+    const byImage = findings.flatMap((f) => (f.image === undefined ? [] : [snooze(f.image, "approved")]))
+    assert.deepStrictEqual(Remediation.plan({ findings, policy: compile(ms), snoozes: byImage, now }), [])
+    const byMapping = ms.map((m) => snooze(m.fromImage, "approved"))
+    assert.deepStrictEqual(Remediation.plan({ findings, policy: compile(ms), snoozes: byMapping, now }), [])
+  })
 })
+
 
 /** `git check-ref-format` rules (for a branch name under refs/heads/), and printable ASCII only (every provider takes it). */
 const isValidRef = (name: string) =>

@@ -6,7 +6,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { Actor } from "../Audit.js"
+import type { Actor, Outcome } from "../Audit.js"
 import * as Event from "../Event.js"
 import type { AuditEventId, EventId, OrgId } from "../Id.js"
 import { Ids } from "../ports/Ids.js"
@@ -28,8 +28,17 @@ export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceI
 
 export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-/** Appends the audit row of a successful change (inside the caller's transaction). */
-export const audit = (caller: Caller, action: string, resourceType: string, resourceId: string | null) =>
+/**
+ * Appends the audit row of a change (inside the caller's transaction): a success unless `outcome`
+ * says otherwise, with `detail` a machine-readable code (never a raw message).
+ */
+export const audit = (
+  caller: Caller,
+  action: string,
+  resourceType: string,
+  resourceId: string | null,
+  options: { readonly outcome?: Outcome; readonly detail?: string } = {}
+) =>
   Effect.gen(function*() {
     const store = yield* Store
     const ids = yield* Ids
@@ -41,8 +50,8 @@ export const audit = (caller: Caller, action: string, resourceType: string, reso
       action,
       resourceType,
       resourceId,
-      outcome: "success",
-      detail: null
+      outcome: options.outcome ?? "success",
+      detail: options.detail ?? null
     })
   })
 

@@ -11,6 +11,7 @@ import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
 import { VcsProvider } from "../ports/VcsProvider.js"
 import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+import { queueScans } from "./Scans.js"
 
 const mapPage = <A, B>(page: { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }, f: (a: A) => B) => ({
   items: page.items.map(f),
@@ -148,6 +149,7 @@ export const onboardRepository = Effect.fnUntraced(function*(
   })
   yield* store.transaction(Effect.gen(function*() {
     yield* store.repositories.insert(caller.orgId, created)
+    yield* queueScans(caller, created, "onboarding")
     yield* audit(caller, "repository.create", "repository", created.id)
   }))
   return { repository: Onboarding.toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult

@@ -10,12 +10,12 @@ import * as Mapping from "../Mapping.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
-import * as Assignment from "../Assignment.js"
-import { RepositoryNotFound } from "../Onboarding.js"
 import * as Resolution from "../Resolution.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { notificationTeam } from "../Webhook.js"
+import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
+import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
 const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
   Effect.flatMap(Store, (store) =>
@@ -146,22 +146,9 @@ export const resolve = Effect.fnUntraced(function*(
   repositoryId: RepositoryId,
   query: { readonly image: string; readonly branch?: string | undefined; readonly platform?: string | undefined }
 ) {
-  const store = yield* Store
-  const repository = yield* Effect.flatMap(store.repositories.get(caller.orgId, repositoryId), Option.match({
-    onNone: () => Effect.fail(new RepositoryNotFound({ repositoryId })),
-    onSome: Effect.succeed
-  }))
-  const branch = query.branch ?? repository.defaultBranch
-  if (!repository.branches.some((b) => b.branchName === branch)) {
-    return yield* new InvalidReferenceInBody({ path: "branch", message: `branch ${branch} is not tracked for this repository` })
-  }
-  const groups = yield* store.policyGroups.all(caller.orgId)
-  const assignments = yield* store.assignments.get(caller.orgId, repositoryId)
-  const applying = Assignment.groupsForBranch({ groups, assignments, branchName: branch })
-  const policy: Array<Resolution.ResolutionPolicy[number]> = []
-  for (const group of applying) {
-    policy.push({ group, phases: group.phases, published: yield* store.published.listByGroup(caller.orgId, group.id) })
-  }
+  const repository = yield* loadRepository(caller.orgId, repositoryId)
+  const branch = yield* trackedBranch(repository, query.branch, "branch")
+  const policy = yield* policyForBranch(caller.orgId, repositoryId, branch)
   const result = Resolution.resolve({ policy, image: query.image, platform: query.platform, now: yield* now })
   return yield* Either.mapLeft(result, (e) =>
     new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message }))

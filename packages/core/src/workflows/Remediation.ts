@@ -1,0 +1,203 @@
+/**
+ * Remediation pull/merge requests (issue 7; spec 3: never as a side effect of publish; spec 6: the
+ * remediation family). After a routine scan, a tracked branch whose findings have an active
+ * published mapping gets one request that rewrites those references; an open request of the branch
+ * is updated, not duplicated. The provider is called outside any transaction; the request row, its
+ * audit row and its event are then written together.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
+import type { Repository } from "../Onboarding.js"
+import { Ids } from "../ports/Ids.js"
+import type { PageRequest } from "../ports/Store.js"
+import { Store } from "../ports/Store.js"
+import { type RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
+import * as Remediation from "../Remediation.js"
+import * as Resolution from "../Resolution.js"
+import type { SnoozeRequest } from "../SnoozeRequest.js"
+import { policyForBranch } from "./BranchPolicy.js"
+import { audit, type Caller, emit, now } from "./Caller.js"
+import { connectionOf, isTracked, loadRepository } from "./RepositoryAccess.js"
+
+const pageSize = 200
+
+/** The repository's snooze requests (the store lists them per organization only). */
+const snoozesOf = (orgId: OrgId, repositoryId: RepositoryId) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const out: Array<SnoozeRequest> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* store.snoozeRequests.list(orgId, { limit: pageSize, ...(cursor !== undefined ? { cursor } : {}) })
+      for (const s of page.items) if (s.repositoryId === repositoryId) out.push(s)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return out
+  })
+
+/**
+ * The branch's open request, if any. At most one is open per branch, and every request of the
+ * branch created after it failed (a later success updated it or superseded it), so reading newest
+ * first the first request of the branch that did not fail is the open one, or there is none.
+ */
+const openRequestOf = (orgId: OrgId, repositoryId: RepositoryId, branchName: string) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    let cursor: string | undefined
+    do {
+      const page = yield* store.remediations.list(orgId, repositoryId, { limit: pageSize, ...(cursor !== undefined ? { cursor } : {}) })
+      for (const r of page.items) {
+        if (r.branchName !== branchName || r.status === "failed") continue
+        return r.status === "open" ? Option.some(r) : Option.none()
+      }
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return Option.none<Remediation.RemediationRequest>()
+  })
+
+/**
+ * Reads each changed file at the branch head and rewrites it. Changes whose file is gone or whose
+ * text moved since the scan are left out; files left with no change are not written.
+ */
+const rewriteFiles = (
+  ctx: Effect.Effect.Success<ReturnType<typeof connectionOf>>,
+  repository: Repository,
+  branchName: string,
+  changes: ReadonlyArray<Remediation.RemediationChange>
+) =>
+  Effect.gen(function*() {
+    const vcs = yield* VcsProvider
+    const byFile = new Map<string, Array<Remediation.RemediationChange>>()
+    for (const c of changes) {
+      const list = byFile.get(c.file)
+      if (list === undefined) byFile.set(c.file, [c])
+      else list.push(c)
+    }
+    const rewritten = yield* Effect.forEach([...byFile], ([path, fileChanges]) =>
+      Effect.map(vcs.readFile(ctx, { fullName: repository.fullName, branch: branchName, path }), Option.flatMap((file) => {
+        const result = Remediation.rewrite(file.content, fileChanges)
+        return result.applied.length === 0
+          ? Option.none()
+          : Option.some({ file: { path, content: result.content, previousVersion: file.version }, applied: result.applied })
+      })), { concurrency: 8 })
+    const files = rewritten.flatMap(Option.toArray)
+    return { files: files.map((f) => f.file), applied: files.flatMap((f) => f.applied) }
+  })
+
+/**
+ * Remediates one tracked branch from its current findings (`Remediation.plan` over the branch's
+ * policy and the repository's active snoozes). Nothing to change: nothing is opened and None is
+ * answered. Otherwise the provider commits the rewritten files to the head branch and opens the
+ * request, or updates the branch's open one; the answer is the recorded request (`open`, or
+ * `failed` with a `failure` code when the provider refused or could not be reached).
+ */
+export const remediateBranch = (target: {
+  readonly orgId: OrgId
+  readonly repositoryId: RepositoryId
+  readonly branchName: string
+  readonly scanId: ScanId
+}): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, Store | Ids | VcsProvider> =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const ids = yield* Ids
+    const vcs = yield* VcsProvider
+    const { branchName, orgId, repositoryId, scanId } = target
+    const found = yield* store.repositories.get(orgId, repositoryId)
+    if (Option.isNone(found) || !isTracked(found.value, branchName)) return Option.none()
+    const repository = found.value
+    const planned = Remediation.plan({
+      findings: yield* store.scans.allFindings(orgId, repositoryId, branchName),
+      policy: Resolution.compile(yield* policyForBranch(orgId, repositoryId, branchName)),
+      snoozes: yield* snoozesOf(orgId, repositoryId),
+      now: yield* now
+    })
+    if (planned.length === 0) return Option.none()
+
+    // the provider is called outside any transaction: no row lock is held across network calls
+    const headBranch = Remediation.headBranchFor(branchName)
+    const attempt = yield* Effect.either(Effect.gen(function*() {
+      const ctx = yield* connectionOf(orgId, repository)
+      const { applied, files } = yield* rewriteFiles(ctx, repository, branchName, planned)
+      if (applied.length === 0) return Option.none()
+      const title = Remediation.title(branchName)
+      const write: RemediationWrite = {
+        fullName: repository.fullName,
+        baseBranch: branchName,
+        headBranch,
+        title,
+        body: Remediation.body(branchName, applied),
+        commitMessage: title,
+        files
+      }
+      return Option.some({ opened: yield* vcs.openRemediation(ctx, write), applied })
+    }))
+    if (Either.isRight(attempt) && Option.isNone(attempt.right)) return Option.none()
+
+    const caller: Caller = { orgId, actor: { kind: "system", name: "routine-worker" }, correlationId: scanId }
+    const routing = { family: "remediation" as const, repositoryTeamId: repository.assignedTeamId }
+    return yield* store.transaction(Effect.gen(function*() {
+      // one writer per repository at a time: two runs never open two requests for one branch
+      yield* store.repositories.lock(orgId, repositoryId)
+      const at = (yield* now).toISOString()
+      const fresh = (changes: ReadonlyArray<Remediation.RemediationChange>) =>
+        Effect.map(ids.next("remediation"), (id): Remediation.RemediationRequest => ({
+          id: id as RemediationId,
+          repositoryId,
+          branchName,
+          headBranch,
+          status: "open",
+          failure: null,
+          number: null,
+          url: null,
+          scanId,
+          changes,
+          createdAt: at,
+          updatedAt: at
+        }))
+
+      if (Either.isLeft(attempt)) {
+        const failure = Remediation.failureKind(attempt.left)
+        const request: Remediation.RemediationRequest = { ...(yield* fresh(planned)), status: "failed", failure }
+        yield* store.remediations.put(orgId, request)
+        yield* audit(caller, "remediation.fail", "remediation_request", request.id, { outcome: "rejected", detail: failure })
+        yield* emit(caller, routing, [{
+          type: "service.remediation_pull_request.failed",
+          data: { repository_id: repositoryId, action: "failed", failure_kind: failure, changed_at: at }
+        }])
+        return Option.some(request)
+      }
+
+      const { applied, opened } = Option.getOrThrow(attempt.right)
+      const current = yield* openRequestOf(orgId, repositoryId, branchName)
+      let request: Remediation.RemediationRequest
+      if (Option.isSome(current) && current.value.number === opened.number) {
+        request = { ...current.value, headBranch, url: opened.url, scanId, changes: applied, updatedAt: at }
+        yield* store.remediations.put(orgId, request)
+        yield* audit(caller, "remediation.update", "remediation_request", request.id)
+      } else {
+        // the provider's previous request was merged or closed: ours becomes history
+        if (Option.isSome(current)) yield* store.remediations.put(orgId, { ...current.value, status: "superseded", updatedAt: at })
+        request = { ...(yield* fresh(applied)), number: opened.number, url: opened.url }
+        yield* store.remediations.put(orgId, request)
+        yield* audit(caller, "remediation.open", "remediation_request", request.id)
+      }
+      yield* emit(caller, routing, [{
+        type: "service.remediation_pull_request.created",
+        data: { repository_id: repositoryId, pull_request_url: opened.url, action: "created", changed_at: at }
+      }])
+      return Option.some(request)
+    }))
+  })
+
+/** GET /repositories/{id}/remediation-requests: newest first. */
+export const listRemediations = Effect.fnUntraced(function*(
+  caller: Caller,
+  repositoryId: RepositoryId,
+  page: PageRequest
+) {
+  const store = yield* Store
+  yield* loadRepository(caller.orgId, repositoryId)
+  return yield* store.remediations.list(caller.orgId, repositoryId, page)
+})

@@ -1,0 +1,226 @@
+/**
+ * Branch scans (spec 3: onboarding queues one per tracked branch; issue 7): queueing them (on
+ * onboarding, on request and on the routine's schedule), running one for the scan worker, and the
+ * scans and findings routes. A scan reads the branch through the `VcsProvider` port and stores the
+ * `Scanner` findings; a provider that cannot answer fails the scan with a reason, never the worker.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type { OrgId, RepositoryId, ScanId } from "../Id.js"
+import type { Repository } from "../Onboarding.js"
+import { Ids } from "../ports/Ids.js"
+import type { ClaimedScan, Page, PageRequest, ScanOutcome } from "../ports/Store.js"
+import { Store } from "../ports/Store.js"
+import { VcsProvider } from "../ports/VcsProvider.js"
+import * as Resolution from "../Resolution.js"
+import * as Scan from "../Scan.js"
+import * as Scanner from "../Scanner.js"
+import { policyForBranch } from "./BranchPolicy.js"
+import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+import { connectionOf, isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
+import { remediateBranch } from "./Remediation.js"
+
+/** Files read at once by one scan: a few requests in flight, not the provider's whole quota. */
+const readConcurrency = 8
+
+/** Queues one scan per branch and says which of the answered scans are new (not a pending one). */
+const enqueue = (
+  orgId: OrgId,
+  repository: Repository,
+  trigger: Scan.ScanTrigger,
+  branchNames: ReadonlyArray<string> | undefined
+) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const ids = yield* Ids
+    const queuedAt = (yield* now).toISOString()
+    const names = [...new Set(branchNames ?? repository.branches.map((b) => b.branchName))].filter((b) => isTracked(repository, b))
+    const out: Array<{ readonly scan: Scan.BranchScan; readonly created: boolean }> = []
+    for (const branchName of names) {
+      const id = (yield* ids.next("scan")) as ScanId
+      const scan = yield* store.scans.enqueue(orgId, {
+        id,
+        repositoryId: repository.id,
+        branchName,
+        trigger,
+        status: "queued",
+        failure: null,
+        commitSha: null,
+        fileCount: 0,
+        findingCount: 0,
+        queuedAt,
+        startedAt: null,
+        finishedAt: null
+      })
+      out.push({ scan, created: scan.id === id })
+    }
+    return out
+  })
+
+/**
+ * Queues a scan of each named tracked branch (all tracked branches when none are named; names the
+ * repository does not track are left out: the caller checked them). A branch with a scan already
+ * queued or running keeps it, and that scan is answered. Runs inside the caller's transaction.
+ */
+export const queueScans = (
+  caller: Caller,
+  repository: Repository,
+  trigger: Scan.ScanTrigger,
+  branchNames?: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<Scan.BranchScan>, never, Store | Ids> =>
+  Effect.map(enqueue(caller.orgId, repository, trigger, branchNames), (queued) => queued.map((q) => q.scan))
+
+/** POST /repositories/{id}/scans: scans on demand, of the named tracked branches or of all of them. */
+export const requestScans = Effect.fnUntraced(function*(
+  caller: Caller,
+  repositoryId: RepositoryId,
+  body: { readonly branchNames?: ReadonlyArray<string> | undefined }
+) {
+  const store = yield* Store
+  return yield* store.transaction(Effect.gen(function*() {
+    const repository = yield* loadRepository(caller.orgId, repositoryId)
+    if (body.branchNames !== undefined) {
+      for (const [i, branchName] of body.branchNames.entries()) {
+        if (!isTracked(repository, branchName)) {
+          return yield* new InvalidReferenceInBody({
+            path: `branchNames[${i}]`,
+            message: `branch ${branchName} is not tracked for this repository`
+          })
+        }
+      }
+    }
+    const scans = yield* queueScans(caller, repository, "manual", body.branchNames)
+    yield* audit(caller, "repository.scan", "repository", repositoryId)
+    return { scans }
+  }))
+})
+
+/** GET /repositories/{id}/scans: newest first, of one tracked branch when `branch` names one. */
+export const listScans = Effect.fnUntraced(function*(
+  caller: Caller,
+  repositoryId: RepositoryId,
+  query: { readonly branch?: string | undefined },
+  page: PageRequest
+) {
+  const store = yield* Store
+  const repository = yield* loadRepository(caller.orgId, repositoryId)
+  if (query.branch === undefined) return yield* store.scans.list(caller.orgId, repositoryId, page)
+  const branchName = yield* trackedBranch(repository, query.branch, "branch")
+  return yield* store.scans.list(caller.orgId, repositoryId, page, { branchName })
+})
+
+/**
+ * GET /repositories/{id}/findings: the branch's findings (default branch unless `branch` names a
+ * tracked one), each with the published mapping that applies to it now and why. `scan` is the
+ * scan they come from (the branch's newest succeeded scan), null before any scan succeeded.
+ */
+export const findings = Effect.fnUntraced(function*(
+  caller: Caller,
+  repositoryId: RepositoryId,
+  query: { readonly branch?: string | undefined },
+  page: PageRequest
+) {
+  const store = yield* Store
+  const repository = yield* loadRepository(caller.orgId, repositoryId)
+  const branchName = yield* trackedBranch(repository, query.branch, "branch")
+  const scan = Option.getOrNull(yield* store.scans.latestSucceeded(caller.orgId, repositoryId, branchName))
+  const result: Page<Scanner.Finding> = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+  if (result.items.length === 0) return { branchName, scan, items: [], nextCursor: result.nextCursor }
+  const policy = Resolution.compile(yield* policyForBranch(caller.orgId, repositoryId, branchName))
+  const at = yield* now
+  return {
+    branchName,
+    scan,
+    items: result.items.map((f) => Scan.toView(policy, f, at)),
+    nextCursor: result.nextCursor
+  }
+})
+
+/** Reads and scans the branch; fails with the provider's error. */
+const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
+  Effect.gen(function*() {
+    const vcs = yield* VcsProvider
+    const ctx = yield* connectionOf(orgId, repository)
+    const at = { fullName: repository.fullName, branch: branchName }
+    const tree = yield* vcs.listFiles(ctx, at)
+    const paths = Scan.scannablePaths(tree.paths)
+    if (Either.isLeft(paths)) return { status: "failed", failure: paths.left } as const
+    // each file is scanned as soon as it is read: at most `readConcurrency` contents are held at once
+    const perFile = yield* Effect.forEach(paths.right, (path) =>
+      Effect.map(vcs.readFile(ctx, { ...at, path }), Option.match({
+        // gone since the listing, or over the size limit: skipped
+        onNone: () => undefined,
+        onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
+      })), { concurrency: readConcurrency })
+    const read = perFile.filter((f) => f !== undefined)
+    return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat() } as const
+  })
+
+/**
+ * The scan worker's step for one claimed scan: read the branch, scan it, store the outcome under
+ * the worker's lease. A provider error fails the scan with its reason (`provider-*`), a branch
+ * over the limits with `too-large`. Answers the finished scan, or undefined when the lease was
+ * lost (another worker took the scan over; its result counts). After a succeeded `routine` scan
+ * the branch is remediated (spec 3: never on publish, onboarding or manual scans).
+ */
+export const runScan = (
+  claimed: ClaimedScan,
+  worker: string
+): Effect.Effect<Scan.BranchScan | undefined, never, Store | Ids | VcsProvider> =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const { orgId, scan } = claimed
+    const repository = yield* Effect.option(loadRepository(orgId, scan.repositoryId))
+    const result = Option.isNone(repository)
+      ? { status: "failed", failure: "provider-not-found" } as const
+      : yield* scanBranch(orgId, repository.value, scan.branchName).pipe(
+        Effect.catchTag("VcsProviderError", (e) => Effect.succeed({ status: "failed", failure: Scan.failureOf(e) } as const))
+      )
+    const at = (yield* now).toISOString()
+    const outcome: ScanOutcome = result.status === "failed"
+      ? { status: "failed", at, failure: result.failure }
+      : { status: "succeeded", at, commitSha: result.commitSha, fileCount: result.fileCount, findings: result.findings }
+    if (!(yield* store.scans.finish(orgId, scan.id, worker, outcome))) return undefined
+    const finished = Option.getOrElse(yield* store.scans.get(orgId, scan.id), () => ({
+      ...scan,
+      status: outcome.status,
+      failure: outcome.status === "failed" ? outcome.failure : null,
+      commitSha: outcome.status === "succeeded" ? outcome.commitSha : null,
+      fileCount: outcome.status === "succeeded" ? outcome.fileCount : 0,
+      findingCount: outcome.status === "succeeded" ? outcome.findings.length : 0,
+      finishedAt: at
+    }))
+    if (finished.status === "succeeded" && finished.trigger === "routine") {
+      yield* remediateBranch({ orgId, repositoryId: scan.repositoryId, branchName: scan.branchName, scanId: scan.id })
+    }
+    return finished
+  })
+
+/**
+ * The routine worker's tick: queues a `routine` scan of every tracked branch whose active routine
+ * is due (`Scan.isRoutineDue`); a branch with a scan queued or running keeps it. Answers how many
+ * scans it queued.
+ */
+export const routineTick: Effect.Effect<number, never, Store | Ids> = Effect.gen(function*() {
+  const store = yield* Store
+  const at = yield* now
+  const due = (yield* store.scans.routineTargets()).filter((t) => Scan.isRoutineDue(t, at))
+  const byRepository = new Map<string, { orgId: OrgId; repositoryId: RepositoryId; branchNames: Array<string> }>()
+  for (const t of due) {
+    const key = `${t.orgId}/${t.repositoryId}`
+    const entry = byRepository.get(key)
+    if (entry === undefined) byRepository.set(key, { orgId: t.orgId, repositoryId: t.repositoryId, branchNames: [t.branchName] })
+    else entry.branchNames.push(t.branchName)
+  }
+  let queued = 0
+  for (const { branchNames, orgId, repositoryId } of byRepository.values()) {
+    queued += yield* store.transaction(Effect.gen(function*() {
+      const repository = yield* store.repositories.get(orgId, repositoryId)
+      if (Option.isNone(repository)) return 0
+      const scans = yield* enqueue(orgId, repository.value, "routine", branchNames)
+      return scans.filter((s) => s.created).length
+    }))
+  }
+  return queued
+})
