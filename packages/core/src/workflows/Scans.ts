@@ -126,15 +126,13 @@ export const findings = Effect.fnUntraced(function*(
   const branchName = yield* trackedBranch(repository, query.branch, "branch")
   const scan = Option.getOrNull(yield* store.scans.latestSucceeded(caller.orgId, repositoryId, branchName))
   const result: Page<Scanner.Finding> = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
-  if (result.items.length === 0) return { branchName, scan, items: [], nextCursor: result.nextCursor }
-  const policy = Resolution.compile(yield* policyForBranch(caller.orgId, repositoryId, branchName))
-  const at = yield* now
-  return {
-    branchName,
-    scan,
-    items: result.items.map((f) => Scan.toView(policy, f, at)),
-    nextCursor: result.nextCursor
+  let items: ReadonlyArray<Scan.FindingView> = []
+  if (result.items.length > 0) {
+    const policy = Resolution.compile(yield* policyForBranch(caller.orgId, repositoryId, branchName))
+    const at = yield* now
+    items = result.items.map((f) => Scan.toView(policy, f, at))
   }
+  return { branchName, scan, items, nextCursor: result.nextCursor }
 })
 
 /** Reads and scans the branch; fails with the provider's error. */
