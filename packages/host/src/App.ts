@@ -15,6 +15,7 @@ import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
+import { ScansHandlers } from "./handlers/Scans.js"
 import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
 import { WebhooksHandlers } from "./handlers/Webhooks.js"
 import * as Auth from "./http/Auth.js"
@@ -45,6 +46,7 @@ export const apiLayer = (options: Options) =>
         MetaHandlers(options),
         OrganizationHandlers,
         RepositoriesHandlers,
+        ScansHandlers,
         PolicyHandlers,
         ApiKeysHandlers,
         SnoozeRequestsHandlers,

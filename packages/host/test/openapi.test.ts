@@ -42,7 +42,12 @@ const contractRoutes: ReadonlyArray<readonly [string, string, ReadonlyArray<stri
   ["post", "/api/v1/org/{orgId}/snooze-requests", ["exceptions:write"]],
   ["post", "/api/v1/org/{orgId}/snooze-requests/{snoozeRequestId}/review", ["exceptions:review"]],
   ["post", "/api/v1/org/{orgId}/snooze-requests/{snoozeRequestId}/reopen", ["exceptions:write"]],
-  ["get", "/api/v1/org/{orgId}/audit-events", ["audit:read"]]
+  ["get", "/api/v1/org/{orgId}/audit-events", ["audit:read"]],
+  // branch scans and remediation (issue 7)
+  ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/findings", ["repositories:read"]],
+  ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans", ["repositories:read"]],
+  ["post", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans", ["repositories:manage"]],
+  ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/remediation-requests", ["repositories:read"]]
 ]
 
 const eventTypes = [
@@ -148,6 +153,8 @@ describe("OpenAPI document and event catalog", () => {
       expect(responses("post", "/api/v1/org/{orgId}/snooze-requests")).toEqual(expect.arrayContaining(["201", "400"]))
       expect(responses("post", "/api/v1/org/{orgId}/snooze-requests/{snoozeRequestId}/review")).toEqual(expect.arrayContaining(["200", "409"]))
       expect(responses("get", "/api/v1/event-types/{type}")).toEqual(expect.arrayContaining(["200", "404"]))
+      expect(responses("post", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans")).toEqual(expect.arrayContaining(["202", "400", "404", "413"]))
+      expect(responses("get", "/api/v1/org/{orgId}/repositories/{repositoryId}/findings")).toEqual(expect.arrayContaining(["200", "400", "404"]))
     })
 
     it("every error answer is application/problem+json with the problem schema; 429 documents Retry-After", () => {
@@ -178,6 +185,9 @@ describe("OpenAPI document and event catalog", () => {
       expect(assign.required).toContain("assignments")
       const onboard = resolve(doc.paths["/api/v1/org/{orgId}/repositories"].post.requestBody.content["application/json"].schema)
       expect(onboard.required).toEqual(expect.arrayContaining(["vcsConnectionId", "externalRepoId", "assignedTeamId", "assignedRoutineId", "branchNames"]))
+      const scans = resolve(doc.paths["/api/v1/org/{orgId}/repositories/{repositoryId}/scans"].post.requestBody.content["application/json"].schema)
+      expect(scans).toMatchObject({ type: "object", properties: { branchNames: { type: "array" } }, additionalProperties: false })
+      expect(scans.required ?? []).toEqual([])
     })
 
     it("the document describes no internal field (secret hashes, service account ids, external versions)", () => {

@@ -12,6 +12,7 @@ import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { Problem } from "./Problem.js"
 import { RepositoriesGroup } from "./Repositories.js"
+import { ScansGroup } from "./Scans.js"
 import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
 
@@ -19,6 +20,7 @@ export class Api extends HttpApi.make("image-policy")
   .add(MetaGroup)
   .add(OrganizationGroup)
   .add(RepositoriesGroup)
+  .add(ScansGroup)
   .add(PolicyGroupApi)
   .add(ApiKeysGroup)
   .add(SnoozeRequestsGroup)

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
+import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
 import { boot } from "../Boot.js"
 import * as ServeOptions from "./ServeOptions.js"
@@ -118,6 +119,16 @@ const serve = (flags: ServeOptions.Flags) =>
         Effect.forkIn(scope)
       )
       yield* SyncWorker.run(SyncWorker.defaults(`deno-${Deno.pid}`)).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
+      yield* ScanWorker.run(ScanWorker.defaults(`deno-${Deno.pid}`)).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
+      yield* ScanWorker.runRoutine(ScanWorker.routineDefaults(`deno-${Deno.pid}`)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

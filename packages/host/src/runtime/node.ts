@@ -7,6 +7,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Store } from "@image-policy/core"
+import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -18,6 +19,7 @@ import { createServer } from "node:http"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
+import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
 
 export interface StartOptions extends BootOptions {
@@ -33,6 +35,15 @@ export interface StartOptions extends BootOptions {
   readonly deliveryWorker?: Partial<DeliveryWorker.Options> | false | undefined
   /** The external phase poll worker of this process (default every 60 s); `false` runs none. */
   readonly syncWorker?: Partial<SyncWorker.Options> | false | undefined
+  /** The branch scan worker of this process (4 scans at once by default); `false` runs none. */
+  readonly scanWorker?: Partial<ScanWorker.Options> | false | undefined
+  /** The routine tick of this process (every 60 s by default); `false` runs none. */
+  readonly routineWorker?: Partial<ScanWorker.RoutineOptions> | false | undefined
+  /**
+   * The clock of the whole host (requests and workers); default the system clock. Tests pass one
+   * that runs ahead of the system clock to let days pass (routines, cooldowns) without waiting.
+   */
+  readonly clock?: Clock.Clock | undefined
 }
 
 export interface Running {
@@ -74,10 +85,23 @@ export const start = (options: StartOptions): Promise<Running> => {
         Effect.forkScoped
       )
     }
+    if (options.scanWorker !== false) {
+      yield* ScanWorker.run({ ...ScanWorker.defaults(`node-${process.pid}`), ...options.scanWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
+    if (options.routineWorker !== false) {
+      yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(`node-${process.pid}`), ...options.routineWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
     yield* Deferred.succeed(ready, { port, boot: booted })
     return yield* Effect.never
   })).pipe(
     Effect.tapErrorCause((cause) => Deferred.failCause(ready, cause)),
+    (effect) => options.clock === undefined ? effect : Effect.withClock(effect, options.clock),
     Effect.provide(loggerLayer(options.logLevel)),
     Effect.provide(Layer.setTracerEnabled(options.tracing === true))
   )

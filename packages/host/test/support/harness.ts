@@ -92,6 +92,12 @@ export const startTestHost = async (options: {
   readonly vcs?: App.ServiceOptions["vcs"]
   /** The external phase poll worker; off unless given (a pass at start would sync the seed's phases). */
   readonly syncWorker?: Parameters<typeof start>[0]["syncWorker"]
+  /** The branch scan worker; off unless given (onboarding answers and lists show scans `queued`). */
+  readonly scanWorker?: Parameters<typeof start>[0]["scanWorker"]
+  /** The routine tick; off unless given. */
+  readonly routineWorker?: Parameters<typeof start>[0]["routineWorker"]
+  /** The host's clock, e.g. `shiftedClock()` to let days pass. */
+  readonly clock?: Parameters<typeof start>[0]["clock"]
   /** Instead of `testSeed`. */
   readonly seed?: unknown
 } = {}): Promise<TestHost> => {
@@ -104,7 +110,10 @@ export const startTestHost = async (options: {
     logLevel: LogLevel.Warning,
     services: options.vcs !== undefined ? { ...options.services, vcs: options.vcs } : options.services,
     deliveryWorker: options.deliveryWorker,
-    syncWorker: options.syncWorker ?? false
+    syncWorker: options.syncWorker ?? false,
+    scanWorker: options.scanWorker ?? false,
+    routineWorker: options.routineWorker ?? false,
+    clock: options.clock
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }

@@ -1,0 +1,185 @@
+/**
+ * The branch scan worker and the routine tick (issue 7).
+ *
+ * Scan worker: claims queued scans (leased, `SKIP LOCKED` on PostgreSQL, so several hosts can run
+ * it at once) into a bounded pool of `concurrency` slots and runs each through the core's
+ * `Scans.runScan` (tree, scannable files, findings; after a succeeded `routine` scan, the
+ * remediation of the branch). A slot freed by one scan is refilled at once; a long scan holds
+ * only its own slot. A crash loses nothing: an unfinished scan's lease expires and another pass
+ * claims it again and re-runs it from the start. A defect in one scan is logged and leaves the
+ * others running; that scan is retried when its lease expires.
+ *
+ * Routine tick: every `intervalMs` (default one minute) `Scans.routineTick` queues a `routine`
+ * scan for every tracked branch whose routine is due. Several hosts may tick at once: a branch
+ * with a scan queued or running gets no second one.
+ *
+ * Logs name the scan, repository, branch and outcome only: never a token, a provider's text or
+ * file contents.
+ */
+import { type ClaimedScan, Store, Workflows } from "@image-policy/core"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Queue from "effect/Queue"
+
+export interface Options {
+  readonly workerId: string
+  /** Scans run at the same time by this worker. */
+  readonly concurrency: number
+  /** How long to wait before looking again when nothing is queued. */
+  readonly pollIntervalMs: number
+  /**
+   * How long a claim is held: a crashed worker's scans are re-run after this. A scan still running
+   * when its lease ends is abandoned (another worker may hold it by then).
+   */
+  readonly leaseMs: number
+}
+
+export const defaults = (workerId: string): Options => ({
+  workerId,
+  // each scan reads its files with a bounded concurrency of its own (core), so a few scans at once
+  // already keep a provider busy; more mostly spends its rate limit faster
+  concurrency: 4,
+  pollIntervalMs: 500,
+  // far above a scan of 5,000 files (the limit) at the providers' 10 s per request timeout
+  leaseMs: 15 * 60_000
+})
+
+export interface RoutineOptions {
+  readonly workerId: string
+  /** Time between two ticks; the first one runs at start. */
+  readonly intervalMs: number
+}
+
+export const routineDefaults = (workerId: string): RoutineOptions => ({ workerId, intervalMs: 60_000 })
+
+const describe = (c: ClaimedScan) => ({
+  orgId: c.orgId,
+  scanId: c.scan.id,
+  repositoryId: c.scan.repositoryId,
+  branch: c.scan.branchName,
+  trigger: c.scan.trigger
+})
+
+/** Runs one claimed scan; never fails, whatever happens inside. */
+const runOne = (options: Options, claimed: ClaimedScan) =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const finished = yield* Workflows.Scans.runScan(claimed, options.workerId).pipe(
+      Effect.timeoutOption(Duration.millis(options.leaseMs))
+    )
+    const tookMs = (yield* Clock.currentTimeMillis) - started
+    if (finished._tag === "None") {
+      return yield* Effect.logWarning("scan outlived its lease and was abandoned").pipe(
+        Effect.annotateLogs({ ...describe(claimed), tookMs })
+      )
+    }
+    const scan = finished.value
+    if (scan === undefined) {
+      return yield* Effect.logWarning("scan lease lost: another worker took the scan over; its result was not recorded").pipe(
+        Effect.annotateLogs({ ...describe(claimed), tookMs })
+      )
+    }
+    yield* (scan.status === "succeeded" ? Effect.logInfo("scan succeeded") : Effect.logWarning("scan failed")).pipe(
+      Effect.annotateLogs({
+        ...describe(claimed),
+        status: scan.status,
+        ...(scan.failure !== null ? { failure: scan.failure } : {}),
+        files: scan.fileCount,
+        findings: scan.findingCount,
+        tookMs
+      })
+    )
+  }).pipe(
+    // a defect in one scan must not stop the others; its lease expires and it is run again
+    Effect.catchAllCause((cause) =>
+      Effect.logError("scan failed unexpectedly").pipe(
+        Effect.annotateLogs({ ...describe(claimed), defect: String(cause._tag) })
+      )
+    )
+  )
+
+/**
+ * Claims as many scans as there are free slots (at most `limit`) and starts each in `fibers`;
+ * answers how many it started. `released` gets one item each time a scan ends.
+ */
+const claimInto = (
+  options: Options,
+  limit: number,
+  fibers: FiberSet.FiberSet,
+  released: Queue.Queue<void>
+) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const now = yield* Clock.currentTimeMillis
+    const claimed = yield* store.scans.claim({ worker: options.workerId, now: new Date(now), leaseMs: options.leaseMs, limit })
+    for (const c of claimed) {
+      yield* FiberSet.run(fibers, Effect.ensuring(runOne(options, c), Queue.offer(released, undefined)))
+    }
+    return claimed.length
+  })
+
+/** Claims one batch (up to `concurrency`) and runs it to the end; answers how many scans it ran. Tests and tools. */
+export const runOnce = (options: Options) =>
+  Effect.scoped(Effect.gen(function*() {
+    const fibers = yield* FiberSet.make()
+    const released = yield* Queue.unbounded<void>()
+    const started = yield* claimInto(options, options.concurrency, fibers, released)
+    yield* Queue.takeN(released, started)
+    return started
+  }))
+
+/** Runs until interrupted (which interrupts the scans in flight; their leases expire and they are re-run). */
+export const run = (options: Options) =>
+  Effect.scoped(Effect.gen(function*() {
+    const slots = Math.max(1, Math.floor(options.concurrency))
+    const fibers = yield* FiberSet.make()
+    const released = yield* Queue.unbounded<void>()
+    let running = 0
+    while (true) {
+      // a scan that ended frees its slot
+      running -= (yield* Queue.takeAll(released)).length
+      if (running >= slots) {
+        yield* Queue.take(released)
+        running--
+        continue
+      }
+      const started = yield* claimInto(options, slots - running, fibers, released).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logError("scan worker could not claim scans").pipe(Effect.annotateLogs({ defect: String(cause._tag) })), 0)
+        )
+      )
+      running += started
+      // nothing queued: look again later, or as soon as a running scan ends
+      if (started === 0) {
+        yield* Effect.raceFirst(
+          Effect.sleep(Duration.millis(options.pollIntervalMs)),
+          Effect.tap(Queue.take(released), () => {
+            running--
+          })
+        )
+      }
+    }
+  }))
+
+/** One routine tick; answers how many scans it queued. */
+export const tickOnce = (options: RoutineOptions) =>
+  Workflows.Scans.routineTick.pipe(
+    Effect.tap((queued) =>
+      queued > 0 ? Effect.logInfo("routine scans queued").pipe(Effect.annotateLogs({ worker: options.workerId, queued })) : Effect.void
+    )
+  )
+
+/** Ticks until interrupted: one at start, then one per `intervalMs`. */
+export const runRoutine = (options: RoutineOptions) =>
+  Effect.gen(function*() {
+    while (true) {
+      yield* tickOnce(options).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logError("routine tick failed").pipe(Effect.annotateLogs({ worker: options.workerId, defect: String(cause._tag) }))
+        )
+      )
+      yield* Effect.sleep(Duration.millis(options.intervalMs))
+    }
+  })
