@@ -477,6 +477,15 @@ describe("Remediation.headBranchFor, title, body", () => {
     assert.strictEqual(body.trimEnd().split("\n").filter((l) => l.startsWith("- ")).length, 1)
   })
 
+  it.prop("every change is one list item naming its file:line, whatever text the change holds", [
+    fc.array(fc.tuple(fc.string({ maxLength: 30 }), fc.integer({ min: 1, max: 99_999 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 60 })), { maxLength: 30 })
+  ], ([rows]) => {
+    const body = Remediation.body("main", rows.map(([file, line, from, to, reason]) => change(file, line, from, to, reason)))
+    const items = body.split("\n").filter((l) => l.startsWith("- "))
+    assert.strictEqual(items.length, rows.length)
+    rows.forEach(([file, line], i) => assert.include(items[i]!.replace(/`/g, ""), `${file.replace(/[\r\n]+/g, " ").replace(/`/g, "")}:${line}`))
+  })
+
   it("a very long list stops under the providers' size limit and says how many are left out", () => {
     const many = Array.from({ length: 2000 }, (_, i) => change(`services/service-${i}/deploy/kubernetes/deployment.yaml`, i + 1, "node:20", "node:20.11.1", "selected: exact match"))
     const body = Remediation.body("main", many)
