@@ -76,6 +76,7 @@ export const PhaseView = Schema.Struct({
     repositoryFullName: Schema.String,
     branch: Schema.String,
     path: Schema.String,
+    pollIntervalSeconds: Schema.Int,
     lastSyncedAt: Schema.NullOr(Schema.String),
     lastError: Schema.NullOr(Schema.String)
   }))
@@ -107,6 +108,7 @@ export const toDetails = (group: PolicyGroup, published: ReadonlyArray<Published
           repositoryFullName: p.external.repositoryFullName,
           branch: p.external.branch,
           path: p.external.path,
+          pollIntervalSeconds: p.external.pollIntervalSeconds,
           lastSyncedAt: p.external.lastSyncedAt,
           lastError: p.external.lastError
         }
