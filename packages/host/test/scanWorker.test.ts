@@ -1,0 +1,204 @@
+/**
+ * The scan worker's guarantees, seen through the API (issue 7: "bounded worker pool, safe on
+ * several hosts, resumable after a crash"): no more scans run at once than its concurrency, a scan
+ * that dies unexpectedly leaves the others running and is run again once its lease expires, and
+ * on PostgreSQL the scans a stopped host held are resumed by another host on the same database
+ * (the same scans, not new ones), while two hosts never run one scan twice.
+ */
+import { FixtureVcs } from "@image-policy/adapters"
+import type { VcsProvider } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { pgDescribe } from "../../adapters/test/support/postgres.js"
+import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
+import { postgresStore } from "./support/problem.js"
+import { expectJson, readAllPages } from "./support/suites.js"
+
+const api = "/api/v1/org/org_acme"
+
+const until = async <A>(what: string, f: () => Promise<A | undefined | false>, timeoutMs = 15_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await f()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+const seedWithFiles = () => {
+  const seed = structuredClone(testSeed) as any
+  for (const r of seed.organizations[0].vcsConnections[0].fixture.repositories) {
+    r.files = Object.fromEntries(r.branches.map((b: string) => [b, { "Dockerfile": `FROM node:20 AS ${b}\n` }]))
+  }
+  return seed
+}
+
+/** The fixture provider with `listFiles` replaced for some repositories. */
+const withListFiles = (
+  fixture: typeof VcsProvider.Service,
+  listFiles: (at: { readonly fullName: string; readonly branch: string }) => Effect.Effect<void> | undefined
+): typeof VcsProvider.Service => ({
+  ...fixture,
+  listFiles: (ctx, at) => {
+    const before = listFiles(at)
+    return before === undefined ? fixture.listFiles(ctx, at) : Effect.zipRight(before, fixture.listFiles(ctx, at))
+  }
+})
+
+const onboard = async (host: TestHost, externalRepoId: string, branchNames: ReadonlyArray<string>) =>
+  expectJson(
+    await host.request("POST", `${api}/repositories`, {
+      body: {
+        vcsConnectionId: host.org.vcsConnections["acme"],
+        externalRepoId,
+        assignedTeamId: host.org.teams["Platform"],
+        assignedRoutineId: host.org.routines["Platform/Weekly"],
+        branchNames
+      }
+    }),
+    201
+  ).repository.id as string
+
+const statuses = async (host: TestHost, repositoryId: string) => {
+  const body = expectJson(await host.request("GET", `${api}/repositories?repositoryId=${repositoryId}`), 200)
+  return Object.fromEntries(body.items[0].branches.map((b: any) => [b.branchName, b.scan.status])) as Record<string, string>
+}
+
+describe("the scan worker (memory store)", () => {
+  let host: TestHost
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  /** acme/api's scans wait here until released; acme/web's die while `webDies` is set. */
+  let webDies = true
+  let webAttempts = 0
+  let apiListings = 0
+
+  beforeAll(async () => {
+    const fixture = FixtureVcs.make()
+    host = await startTestHost({
+      seed: seedWithFiles(),
+      vcs: {
+        fixture: withListFiles(fixture.provider, (at) => {
+          if (at.fullName === "acme/api") {
+            return Effect.suspend(() => {
+              apiListings++
+              return Effect.promise(() => held)
+            })
+          }
+          if (at.fullName === "acme/web") {
+            return Effect.suspend(() => {
+              webAttempts++
+              return webDies ? Effect.die(new Error("a bug in the provider adapter")) : Effect.void
+            })
+          }
+          return undefined
+        })
+      },
+      scanWorker: { concurrency: 2, pollIntervalMs: 20, leaseMs: 1_000 }
+    })
+  })
+  afterAll(async () => {
+    release()
+    await host?.stop()
+  })
+
+  let apiId = ""
+  let webId = ""
+
+  it("runs no more scans at once than its concurrency; the others wait queued", async () => {
+    apiId = await onboard(host, "1001", ["main", "release", "develop"])
+    await until("two running scans", async () => {
+      const now = await statuses(host, apiId)
+      return Object.values(now).filter((s) => s === "running").length === 2 && now
+    })
+    // a while later, still two: the third waits for a free slot
+    await new Promise((r) => setTimeout(r, 150))
+    const now = Object.values(await statuses(host, apiId)).sort()
+    expect(now).toEqual(["queued", "running", "running"])
+  })
+
+  it("a scan that outlives its lease is abandoned and claimed again; the same scans finish once they can", async () => {
+    const before = (await readAllPages(host, `${api}/repositories/${apiId}/scans`)).items.map((s: any) => s.id).sort()
+    // each of the two held scans is listed again after its lease (1 s) ran out
+    await until("the held scans claimed again", async () => apiListings >= 4)
+    release()
+    await until("all three succeeded", async () => Object.values(await statuses(host, apiId)).every((s) => s === "succeeded"))
+    const after = (await readAllPages(host, `${api}/repositories/${apiId}/scans`)).items
+    // the same scans, re-run: none was queued twice
+    expect(after.map((s: any) => s.id).sort()).toEqual(before)
+    expect(after.every((s: any) => s.findingCount === 1)).toBe(true)
+  })
+
+  it("a scan that dies unexpectedly does not stop the others; it is run again when its lease expires", async () => {
+    webId = await onboard(host, "1002", ["main", "develop"])
+    const other = await onboard(host, "1003", ["main"])
+    await until("acme/policy scanned while acme/web's scans keep dying", async () =>
+      (await statuses(host, other)).main === "succeeded" && webAttempts >= 2)
+    expect(Object.values(await statuses(host, webId))).not.toContain("succeeded")
+    const attempts = webAttempts
+    await until("a retry after the lease", async () => webAttempts >= attempts + 2)
+    webDies = false
+    await until("acme/web succeeded", async () => Object.values(await statuses(host, webId)).every((s) => s === "succeeded"))
+    expect((await readAllPages(host, `${api}/repositories/${webId}/scans`)).items).toHaveLength(2)
+  })
+})
+
+await pgDescribe("http-scan-worker", (url) => {
+  describe("two hosts on one PostgreSQL database", () => {
+    let first: TestHost | undefined
+    let second: TestHost | undefined
+    let repositoryId = ""
+    let scanIds: Array<string> = []
+    let secondHostListings = 0
+
+    afterAll(async () => {
+      await first?.stop()
+      await second?.stop()
+    })
+
+    it("a host that stops mid-scan leaves its scans running; another host resumes the same scans after their lease", async () => {
+      const stuck = FixtureVcs.make()
+      first = await startTestHost({
+        store: postgresStore(url)(),
+        seed: seedWithFiles(),
+        // this host's provider never answers the file listing: its scans stay running until it stops
+        vcs: { fixture: withListFiles(stuck.provider, () => Effect.never) },
+        scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 1_000 }
+      })
+      repositoryId = await onboard(first, "1001", ["main", "release", "develop"])
+      await until("three running scans", async () =>
+        Object.values(await statuses(first!, repositoryId)).every((s) => s === "running"))
+      const scans = (await readAllPages(first, `${api}/repositories/${repositoryId}/scans`)).items
+      scanIds = scans.map((s: any) => s.id).sort()
+      const startedAt = Object.fromEntries(scans.map((s: any) => [s.id, s.startedAt]))
+      await first.stop()
+      first = undefined
+
+      const fixture = FixtureVcs.make()
+      second = await startTestHost({
+        store: postgresStore(url)(),
+        seed: { organizations: [] },
+        vcs: {
+          fixture: withListFiles(fixture.provider, () =>
+            Effect.sync(() => {
+              secondHostListings++
+            }))
+        },
+        scanWorker: { concurrency: 4, pollIntervalMs: 20 }
+      })
+      await until("the resumed scans succeeded", async () =>
+        Object.values(await statuses(second!, repositoryId)).every((s) => s === "succeeded"))
+      const resumed = (await readAllPages(second, `${api}/repositories/${repositoryId}/scans`)).items
+      expect(resumed.map((s: any) => s.id).sort()).toEqual(scanIds)
+      for (const s of resumed) {
+        expect(s).toMatchObject({ status: "succeeded", trigger: "onboarding", findingCount: 1 })
+        // started once, by the first host; finished by the second
+        expect(s.startedAt).toBe(startedAt[s.id])
+      }
+      expect(secondHostListings).toBe(3)
+    })
+  })
+})
