@@ -218,6 +218,7 @@ describe("branch scans", () => {
           "docker-compose.yml:2 redis:7 -> redis:7.4"
         ])
         assert.strictEqual(page.items[0]!.resolution!.reason, "selected: exact match")
+        assert.strictEqual(page.items[0]!.resolution!.mappingReason, "patched base")
         assert.strictEqual(page.items[0]!.resolution!.policyGroupId, groupId)
 
         const release = yield* Workflows.Scans.findings(caller, repository.id, { branch: "release" }, { limit: 50 })

@@ -31,7 +31,7 @@ export const RemediationChange = Schema.Struct({
   policyGroupId: PolicyGroupId,
   phaseId: PhaseId,
   mappingId: MappingId,
-  /** Why this mapping won (the resolution's reason), listed in the request body. */
+  /** The mapping's own reason, if any, and why it won (the resolution's reason), listed in the request body. */
   reason: Schema.String
 })
 export type RemediationChange = typeof RemediationChange.Type
@@ -101,7 +101,7 @@ const changeOf = (
     policyGroupId: winner.policyGroupId,
     phaseId: winner.phaseId,
     mappingId: winner.mappingId,
-    reason: winner.reason
+    reason: winner.mappingReason === undefined ? winner.reason : `${winner.mappingReason} (${winner.reason})`
   }
 }
 

@@ -65,7 +65,9 @@ export const FindingResolution = Schema.Struct({
   mappingId: MappingId,
   fromImage: Schema.String,
   /** The winner's line of the resolution's `considered` list. */
-  reason: Schema.String
+  reason: Schema.String,
+  /** The mapping's own `reason`, when it has one (e.g. "LTS pin"). */
+  mappingReason: Schema.optional(Schema.String)
 })
 export type FindingResolution = typeof FindingResolution.Type
 
@@ -152,7 +154,8 @@ export const resolveFinding = (
     phaseId: resolved.mapping.phaseId,
     mappingId: resolved.mapping.id,
     fromImage: resolved.mapping.fromImage,
-    reason: row?.reason ?? "selected"
+    reason: row?.reason ?? "selected",
+    ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason })
   }
 }
 

@@ -234,7 +234,8 @@ await onEveryStore("remediation", (storeName, makeStore) =>
         policyGroupId: base.id,
         phaseId: base.phases["Curated"],
         mappingId: expect.stringMatching(/^map_/),
-        reason: expect.stringMatching(/^selected: /)
+        // the mapping's own reason first when it has one ("LTS pin"), then why it won
+        reason: from === "node:20" ? expect.stringMatching(/^LTS pin \(selected: .+\)$/) : expect.stringMatching(/^selected: /)
       })
       const opened = fixtureRequest("image-policy/remediate/main")!
       expect(main).toEqual({
@@ -370,5 +371,28 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       const release = (await ofBranch("release")).filter((r: any) => r.status === "open")
       expect(release).toHaveLength(1)
       expect(fixtureRequest("image-policy/remediate/release")).toMatchObject({ number: release[0].number, writes: 3 })
+    })
+
+    it("POST scans with remediate: true runs the routine now for the named branch: a routine scan, then its request updated", async () => {
+      fixture.files.setFile(
+        { orgId: "org_acme", vcsConnectionId: host.org.vcsConnections["acme"]!, fullName: "acme/api", branch: "release", path: "Dockerfile" },
+        "FROM node:20\nFROM redis:7 AS cache\n"
+      )
+      const queued = expectJson(
+        await host.request("POST", `${api}/repositories/${repositoryId}/scans`, { body: { branchNames: ["release"], remediate: true } }),
+        202
+      )
+      expect(queued.scans.map((s: any) => [s.branchName, s.trigger, s.status])).toEqual([["release", "routine", "queued"]])
+      const [release] = await until("the release request with the new change", async () => {
+        const open = (await ofBranch("release")).filter((r: any) => r.status === "open")
+        return open.length === 1 && open[0].changes.some((c: any) => c.from === "redis:7") && open
+      })
+      expect(release.changes.map((c: any) => `${c.file}:${c.line} ${c.from} -> ${c.to}`)).toEqual([
+        "Dockerfile:1 node:20 -> node:20.12.0",
+        "Dockerfile:2 redis:7 -> redis:7.2.4"
+      ])
+      expect(fileOf(fixtureRequest("image-policy/remediate/release"), "Dockerfile")).toBe("FROM node:20.12.0\nFROM redis:7.2.4 AS cache\n")
+      // main was not named: no scan of it was queued by this call
+      expect((await scans()).filter((s: any) => s.branchName === "main" && s.status === "queued")).toEqual([])
     })
   }))

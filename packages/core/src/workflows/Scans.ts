@@ -75,7 +75,7 @@ export const queueScans = (
 export const requestScans = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
-  body: { readonly branchNames?: ReadonlyArray<string> | undefined }
+  body: { readonly branchNames?: ReadonlyArray<string> | undefined; readonly remediate?: boolean | undefined }
 ) {
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
@@ -90,8 +90,10 @@ export const requestScans = Effect.fnUntraced(function*(
         }
       }
     }
-    const scans = yield* queueScans(caller, repository, "manual", body.branchNames)
-    yield* audit(caller, "repository.scan", "repository", repositoryId)
+    // `remediate` runs the routine now: a routine scan is followed by remediation, and the
+    // routine's next interval counts from it
+    const scans = yield* queueScans(caller, repository, body.remediate === true ? "routine" : "manual", body.branchNames)
+    yield* audit(caller, body.remediate === true ? "repository.routine_run" : "repository.scan", "repository", repositoryId)
     return { scans }
   }))
 })

@@ -33,7 +33,10 @@ const ScanRequest = strictPayload(Schema.Struct({
   branchNames: Schema.optional(
     Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))).pipe(Schema.minItems(1), Schema.maxItems(100))
       .annotations({ description: "Tracked branches to scan; every tracked branch when omitted" })
-  )
+  ),
+  remediate: Schema.optional(Schema.Boolean.annotations({
+    description: "true runs the repository's routine now: each scan is a routine scan, followed by remediation (default false)"
+  }))
 }))
 
 const { $schema: _, ...scanRequestJsonSchema } = JSONSchema.make(ScanRequest)
@@ -82,7 +85,7 @@ export const ScansGroup = HttpApiGroup.make("scans")
       .addError(Problem413)
       .annotate(
         OpenApi.Description,
-        "Queues a scan of each named tracked branch (every tracked branch when `branchNames` is omitted or there is no body). A branch whose scan is already queued or running keeps it: the answer lists the scan now pending for each branch. 400 naming `branchNames[i]` for a branch that is not tracked."
+        "Queues a scan of each named tracked branch (every tracked branch when `branchNames` is omitted or there is no body). With `remediate: true` the scans are routine scans: each is followed by remediation, as when the routine comes due. A branch whose scan is already queued or running keeps it (and its trigger): the answer lists the scan now pending for each branch. 400 naming `branchNames[i]` for a branch that is not tracked."
       )
       .pipe(requires("repositories:manage"))
   )
