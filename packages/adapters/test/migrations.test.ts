@@ -29,7 +29,7 @@ describe("migrations", () => {
         return { first, second, after: after.map((t) => t.tableName), again: again.map((t) => t.tableName) }
       })
       const result = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans"])
+      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans", "3_scan_attempts"])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
       assert.includeMembers(result.after, [
@@ -73,12 +73,44 @@ describe("migrations", () => {
         return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* store.policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["2_scans"])
+      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts"])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
         group.phases[0],
         { ...group.phases[1], external: { ...source, pollIntervalSeconds: 60 } }
       ])
+    } finally {
+      await pglite.close()
+    }
+  })
+
+  it("0003 counts 0 attempts for scans stored before it; a claim then counts from there", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
+      const repositoryId = Id.make("repository", new Uint8Array(16).fill(2))
+      const scanId = Id.make("scan", new Uint8Array(16).fill(3))
+      const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* Migrator.make({})({
+          loader: Migrator.fromRecord({ "0001_init": Migrations.migrations["0001_init"], "0002_scans": Migrations.migrations["0002_scans"] }),
+          table: Migrations.table
+        })
+        yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
+        // a scan as the store wrote it before 0003
+        yield* sql`INSERT INTO scans (org_id, id, repository_id, branch_name, trigger, status, queued_at)
+          VALUES (${orgId}, ${scanId}, ${repositoryId}, 'main', 'onboarding', 'queued', '2026-01-01T00:00:00.000Z')`
+        const ran = yield* Migrations.run
+        const store = yield* SqlStore.make
+        const before = yield* store.scans.get(orgId, scanId as Id.ScanId)
+        const claimed = yield* store.scans.claim({ worker: "w", now: new Date("2026-01-02T00:00:00.000Z"), leaseMs: 1000, limit: 10 })
+        return { ran: ran.map(([id, name]) => `${id}_${name}`), before, claimed }
+      })
+      const { before, claimed, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, ["3_scan_attempts"])
+      assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
+      assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
     } finally {
       await pglite.close()
     }

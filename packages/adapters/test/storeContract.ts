@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ClaimedScan, Page, PageRequest, ScanOutcome, StoreService } from "@image-policy/core"
-import { Id, Onboarding, Store } from "@image-policy/core"
+import { Id, Onboarding, Scan, Store } from "@image-policy/core"
 import type {
   ApiKey,
   Audit,
@@ -13,7 +13,6 @@ import type {
   Outbox,
   PolicyGroup,
   Remediation,
-  Scan,
   Scanner,
   SnoozeRequest,
   Webhook
@@ -131,7 +130,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
       trigger: Scan.ScanTrigger = "manual"
     ): Scan.BranchScan => ({
       id: newId("scan"), repositoryId, branchName, trigger, status: "queued", failure: null, commitSha: null, fileCount: 0,
-      findingCount: 0, queuedAt: stamp(), startedAt: null, finishedAt: null
+      findingCount: 0, attempts: 0, queuedAt: stamp(), startedAt: null, finishedAt: null
     })
     const finding = (file: string, line: number, column: number, reference = "nginx:1.25"): Scanner.Finding => ({
       kind: "dockerfile", file, line, column, reference, image: reference, normalized: `docker.io/library/${reference}`
@@ -573,7 +572,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const now = new Date("2026-03-01T00:00:00.000Z")
         const claims = yield* claimOf(ids, "w1", now, 30_000)
         assert.deepStrictEqual(claims, [older, newer].map((x): ClaimedScan => ({
-          orgId: org.id, scan: { ...x, status: "running", startedAt: now.toISOString() }
+          orgId: org.id, scan: { ...x, status: "running", startedAt: now.toISOString(), attempts: 1 }
         })))
         assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["running", "running"])
         assert.deepStrictEqual(yield* claimOf(ids, "w2", new Date(now.getTime() + 29_000)), [], "leased")
@@ -591,6 +590,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const resumed = yield* claimOf([s.id], "w2", new Date(now.getTime() + 31_000), 30_000)
         assert.strictEqual(resumed.length, 1, "the crashed worker's lease expired")
         assert.strictEqual(resumed[0]!.scan.startedAt, now.toISOString(), "startedAt is the first start")
+        assert.strictEqual(resumed[0]!.scan.attempts, 2, "the second claim")
 
         assert.isFalse(yield* store.scans.finish(org.id, s.id, "crashed", succeeded([finding("Dockerfile", 1, 6)])))
         const still = Option.getOrThrow(yield* store.scans.get(org.id, s.id))
@@ -603,9 +603,84 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.isTrue(yield* store.scans.finish(org.id, s.id, "w2", outcome))
         assert.isFalse(yield* store.scans.finish(org.id, s.id, "w2", succeeded([])), "an ended scan cannot end again")
         assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)), {
-          ...s, status: "failed", failure: "provider-rate-limited", startedAt: now.toISOString(), finishedAt: outcome.at
+          ...s, status: "failed", failure: "provider-rate-limited", startedAt: now.toISOString(), finishedAt: outcome.at, attempts: 2
         })
         assert.deepStrictEqual(yield* claimOf([s.id], "w3", new Date(now.getTime() + 3_600_000)), [], "an ended scan is never claimed")
+      })))
+
+    it("scans: each claim counts an attempt; after maxScanAttempts expired leases the next claim abandons the scan and hands out the next one", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        // older than every other test's scans, so claims with limit 1 see these first
+        const prior = { ...scan(repo.id, "main"), queuedAt: "2000-01-01T00:00:00.000Z" }
+        const kept = [finding("Dockerfile", 1, 6)]
+        yield* complete(org.id, prior, succeeded(kept))
+        const poison = { ...scan(repo.id, "main", "routine"), queuedAt: "2000-01-01T00:00:01.000Z" }
+        const next = { ...scan(repo.id, "release"), queuedAt: "2000-01-01T00:00:02.000Z" }
+        yield* store.scans.enqueue(org.id, poison)
+        yield* store.scans.enqueue(org.id, next)
+
+        const start = new Date("2026-04-01T00:00:00.000Z")
+        const at = (ms: number) => new Date(start.getTime() + ms)
+        const claimOne = (worker: string, now: Date) => store.scans.claim({ worker, now, leaseMs: 60_000, limit: 1 })
+        assert.strictEqual(Scan.maxScanAttempts, 3)
+        for (let attempt = 1; attempt <= Scan.maxScanAttempts; attempt++) {
+          // each run hangs past its 60 s lease (or its worker dies): the scan is claimed again
+          const claims = yield* claimOne(`w${attempt}`, at((attempt - 1) * 61_000))
+          assert.deepStrictEqual(claims, [{
+            orgId: org.id, scan: { ...poison, status: "running", startedAt: start.toISOString(), attempts: attempt }
+          }], `claim ${attempt}`)
+          assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)).attempts, attempt)
+        }
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, next.id)).status, "queued", "the newer scan waits behind it")
+
+        const giveUp = at(Scan.maxScanAttempts * 61_000)
+        const claims = yield* claimOne("w4", giveUp)
+        assert.deepStrictEqual(claims, [{
+          orgId: org.id, scan: { ...next, status: "running", startedAt: giveUp.toISOString(), attempts: 1 }
+        }], "the abandoned scan is not handed out, and does not take the slot")
+        const abandoned: Scan.BranchScan = {
+          ...poison, status: "failed", failure: "abandoned", startedAt: start.toISOString(), finishedAt: giveUp.toISOString(),
+          attempts: Scan.maxScanAttempts
+        }
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)), abandoned)
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["failed", "running"])
+        assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), kept, "the previous findings are kept")
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.latestSucceeded(org.id, repo.id, "main")).id, prior.id)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.latest(org.id, repo.id, "main")), abandoned)
+
+        assert.isFalse(yield* store.scans.finish(org.id, poison.id, "w3", succeeded([])), "its last worker's lease is gone")
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)), abandoned)
+        assert.deepStrictEqual(yield* claimOf([poison.id], "w5", at(86_400_000)), [], "a finished scan is never claimed again")
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)), abandoned)
+        const again = scan(repo.id, "main", "manual")
+        assert.deepStrictEqual(yield* store.scans.enqueue(org.id, again), again, "the branch can be scanned again")
+      })))
+
+    it("scans: a scan on its last attempt runs out its lease; if it finishes, no later claim touches it", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const s = scan(repo.id, "main")
+        yield* store.scans.enqueue(org.id, s)
+        const start = new Date("2026-04-02T00:00:00.000Z")
+        const at = (ms: number) => new Date(start.getTime() + ms)
+        for (let attempt = 1; attempt <= Scan.maxScanAttempts; attempt++) {
+          const [claimed] = yield* claimOf([s.id], `w${attempt}`, at((attempt - 1) * 61_000))
+          assert.strictEqual(claimed?.scan.attempts, attempt)
+        }
+        const last = `w${Scan.maxScanAttempts}`
+        // still within the last lease: neither claimed nor abandoned
+        assert.deepStrictEqual(yield* claimOf([s.id], "early", at((Scan.maxScanAttempts - 1) * 61_000 + 30_000)), [])
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)).status, "running")
+        const outcome = succeeded([finding("Dockerfile", 2, 6)])
+        assert.isTrue(yield* store.scans.finish(org.id, s.id, last, outcome))
+        const done = Option.getOrThrow(yield* store.scans.get(org.id, s.id))
+        assert.deepStrictEqual([done.status, done.failure, done.attempts], ["succeeded", null, Scan.maxScanAttempts])
+        assert.deepStrictEqual(yield* claimOf([s.id], "later", at(86_400_000)), [])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)), done, "a finished scan is never abandoned")
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])
       })))
 
     it("scans: a succeeded finish replaces the branch's findings and counts; a failed one keeps the previous findings", () =>
@@ -618,7 +693,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const done = yield* complete(org.id, s1, o1)
         assert.deepStrictEqual(done, {
           ...s1, status: "succeeded", failure: null, commitSha: (o1 as { commitSha: string }).commitSha, fileCount: 4,
-          findingCount: 2, startedAt: claimNow.toISOString(), finishedAt: o1.at
+          findingCount: 2, attempts: 1, startedAt: claimNow.toISOString(), finishedAt: o1.at
         })
         assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [firstFindings[1]!, firstFindings[0]!])
         assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])

@@ -21,7 +21,9 @@ export type ScanTrigger = typeof ScanTrigger.Type
 
 /**
  * A failed scan's reason: a machine-readable code (never a provider's text or a token).
- * `provider-*` mirror `VcsProviderError` reasons; `too-large` when the branch exceeds the scan limits.
+ * `provider-*` mirror `VcsProviderError` reasons; `too-large` when the branch exceeds the scan limits;
+ * `abandoned` when the scan was claimed `maxScanAttempts` times without finishing (each run hung past
+ * its lease or crashed its worker), so the store gave up on it instead of handing it out forever.
  */
 export const ScanFailure = Schema.Literal(
   "provider-not-configured",
@@ -29,7 +31,8 @@ export const ScanFailure = Schema.Literal(
   "provider-not-found",
   "provider-rate-limited",
   "provider-unavailable",
-  "too-large"
+  "too-large",
+  "abandoned"
 )
 export type ScanFailure = typeof ScanFailure.Type
 
@@ -46,6 +49,8 @@ export const BranchScan = Schema.Struct({
   /** Files read and findings stored (0 until the scan succeeded). */
   fileCount: Schema.Int,
   findingCount: Schema.Int,
+  /** How many times a worker claimed the scan so far (0 while queued); see `maxScanAttempts`. */
+  attempts: Schema.Int,
   /** ISO 8601. */
   queuedAt: Schema.String,
   startedAt: Schema.NullOr(Schema.String),
@@ -84,6 +89,13 @@ export const maxTreePaths = 50_000
 export const maxScannableFiles = 5_000
 /** A file larger than this (UTF-8 bytes) is skipped: no hand-written manifest is that large. */
 export const maxFileBytes = 1_048_576
+
+/**
+ * Claims a scan gets: a scan whose lease expired this many times (it hung past its lease or crashed
+ * its worker, e.g. out of memory, every time) is finished as `failed` / `abandoned` by the next claim
+ * instead of taking a worker slot every lease period, ahead of newer scans, forever.
+ */
+export const maxScanAttempts = 3
 
 const dayMs = 86_400_000
 

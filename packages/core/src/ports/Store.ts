@@ -265,7 +265,7 @@ export interface StoreService {
   }
   readonly scans: {
     /**
-     * Queues `scan` (status `queued`) unless the branch already has a scan `queued` or `running`;
+     * Queues `scan` (status `queued`, `attempts` 0) unless the branch already has a scan `queued` or `running`;
      * answers the scan that is now pending for the branch (the new one or the existing one). Sets
      * the repository branch's `scan.status` to `queued` when it inserts.
      */
@@ -289,8 +289,14 @@ export interface StoreService {
     /**
      * Unscoped, like `outbox.claim`: leases up to `limit` scans that are `queued`, or `running` with
      * an expired lease (a crashed worker's), oldest `queuedAt` first, to `worker` until
-     * `now + leaseMs`; sets them `running` (and `startedAt` if unset) and the repository branch's
-     * `scan.status` to `running`. Two workers never hold the same scan (SKIP LOCKED on PostgreSQL).
+     * `now + leaseMs`; sets them `running` (and `startedAt` if unset), increments their `attempts`
+     * and sets the repository branch's `scan.status` to `running`. Two workers never hold the same
+     * scan (SKIP LOCKED on PostgreSQL).
+     *
+     * A `running` scan with an expired lease that already has `Scan.maxScanAttempts` attempts is not
+     * handed out again: the same claim finishes it as `failed` with failure `abandoned`
+     * (`finishedAt` = `now`, lease cleared, the branch's `scan.status` `failed`, the branch's
+     * previous findings kept). Abandoned scans do not count against `limit` and are not answered.
      */
     readonly claim: (options: {
       readonly worker: string

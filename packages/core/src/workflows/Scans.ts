@@ -49,6 +49,7 @@ const enqueue = (
         commitSha: null,
         fileCount: 0,
         findingCount: 0,
+        attempts: 0,
         queuedAt,
         startedAt: null,
         finishedAt: null

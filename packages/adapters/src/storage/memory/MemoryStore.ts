@@ -20,7 +20,7 @@ import {
   type Outbox,
   type PolicyGroup,
   type Remediation,
-  type Scan,
+  Scan,
   type SnoozeRequest,
   Store,
   type Webhook
@@ -479,7 +479,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
               return publicScan(row)
             }
           }
-          const row: ScanRow = { ...scan, status: "queued", leaseWorker: null, leaseUntil: null }
+          const row: ScanRow = { ...scan, status: "queued", attempts: 0, leaseWorker: null, leaseUntil: null }
           put(undo, s.scans, scan.id, row)
           setBranchStatus(undo, s, scan.repositoryId, scan.branchName, "queued")
           return publicScan(row)
@@ -501,7 +501,23 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
           const due: Array<readonly [OrgState, ScanRow]> = []
           for (const s of orgs.values()) {
             for (const row of s.scans.values()) {
-              if (row.status === "queued" || (row.status === "running" && (row.leaseUntil === null || row.leaseUntil < t))) {
+              const expired = row.status === "running" && (row.leaseUntil === null || row.leaseUntil < t)
+              if (expired && row.attempts >= Scan.maxScanAttempts) {
+                // every attempt hung past its lease or crashed its worker: give up instead of
+                // handing it out again (a failed scan keeps the branch's previous findings)
+                put(undo, s.scans, row.id, {
+                  ...row,
+                  status: "failed",
+                  failure: "abandoned",
+                  commitSha: null,
+                  fileCount: 0,
+                  findingCount: 0,
+                  finishedAt: now.toISOString(),
+                  leaseWorker: null,
+                  leaseUntil: null
+                })
+                setBranchStatus(undo, s, row.repositoryId, row.branchName, "failed")
+              } else if (row.status === "queued" || expired) {
                 due.push([s, row])
               }
             }
@@ -512,6 +528,7 @@ export const make: Effect.Effect<StoreService> = Effect.gen(function*() {
               ...row,
               status: "running",
               startedAt: row.startedAt ?? now.toISOString(),
+              attempts: row.attempts + 1,
               leaseWorker: worker,
               leaseUntil: t + leaseMs
             }

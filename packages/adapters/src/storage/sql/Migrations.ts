@@ -241,7 +241,16 @@ const scans = Effect.gen(function*() {
   `)
 })
 
-export const migrations = { "0001_init": init, "0002_scans": scans }
+/**
+ * Claims per scan (`Scan.maxScanAttempts`): a scan whose every run hangs past its lease or crashes
+ * its worker is abandoned instead of claimed forever. Scans stored before this count 0 attempts.
+ */
+const scanAttempts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`ALTER TABLE scans ADD COLUMN attempts integer NOT NULL DEFAULT 0;`)
+})
+
+export const migrations = { "0001_init": init, "0002_scans": scans, "0003_scan_attempts": scanAttempts }
 
 export const table = "image_policy_migrations"
 

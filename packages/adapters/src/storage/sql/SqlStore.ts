@@ -142,7 +142,7 @@ export const make = Effect.gen(function*() {
   const decodeFinding = Schema.decodeUnknownSync(Scanner.Finding)
   const decodeRemediation = decoder(Remediation.RemediationRequest)
   const scanColumns = sql`id, repository_id, branch_name, trigger, status, failure, commit_sha, file_count, finding_count,
-    queued_at, started_at, finished_at`
+    attempts, queued_at, started_at, finished_at`
   const toScan = (row: any): Scan.BranchScan =>
     decodeScan({
       id: row.id,
@@ -154,6 +154,7 @@ export const make = Effect.gen(function*() {
       commitSha: row.commitSha,
       fileCount: Number(row.fileCount),
       findingCount: Number(row.findingCount),
+      attempts: Number(row.attempts),
       queuedAt: row.queuedAt,
       startedAt: row.startedAt,
       finishedAt: row.finishedAt
@@ -202,9 +203,9 @@ export const make = Effect.gen(function*() {
       // the partial unique index `scans_pending` holds at most one queued/running scan per branch:
       // a racing enqueue waits for the other's commit and then finds its scan
       const inserted = yield* die(sql`INSERT INTO scans (org_id, id, repository_id, branch_name, trigger, status, failure,
-          commit_sha, file_count, finding_count, queued_at, started_at, finished_at)
+          commit_sha, file_count, finding_count, attempts, queued_at, started_at, finished_at)
         VALUES (${orgId}, ${scan.id}, ${scan.repositoryId}, ${scan.branchName}, ${scan.trigger}, 'queued', ${scan.failure},
-          ${scan.commitSha}, ${scan.fileCount}, ${scan.findingCount}, ${scan.queuedAt}, ${scan.startedAt}, ${scan.finishedAt})
+          ${scan.commitSha}, ${scan.fileCount}, ${scan.findingCount}, 0, ${scan.queuedAt}, ${scan.startedAt}, ${scan.finishedAt})
         ON CONFLICT (org_id, repository_id, branch_name) WHERE status IN ('queued', 'running') DO NOTHING
         RETURNING ${scanColumns}`)
       if (inserted.length > 0) {
@@ -314,25 +315,40 @@ export const make = Effect.gen(function*() {
   }): Effect.Effect<ReadonlyArray<ClaimedScan>> =>
     Effect.gen(function*() {
       const at = now.toISOString()
+      const expired = sql`status = 'running' AND (lease_until IS NULL OR lease_until < ${at}::timestamptz)`
+      // every attempt hung past its lease or crashed its worker: give up on the scan instead of
+      // handing it out again (a failed scan keeps the branch's previous findings)
+      const abandoned = yield* die(sql`UPDATE scans s SET status = 'failed', failure = 'abandoned', commit_sha = NULL,
+          file_count = 0, finding_count = 0, finished_at = ${at}, lease_worker = NULL, lease_until = NULL
+        FROM (
+          SELECT org_id, id FROM scans
+          WHERE ${expired} AND attempts >= ${Scan.maxScanAttempts}
+          FOR UPDATE SKIP LOCKED
+        ) c
+        WHERE s.org_id = c.org_id AND s.id = c.id
+        RETURNING s.org_id, s.repository_id, s.branch_name`)
       const rows = yield* die(sql`UPDATE scans s SET status = 'running', started_at = COALESCE(s.started_at, ${at}),
+          attempts = s.attempts + 1,
           lease_worker = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
         FROM (
           SELECT org_id, id FROM scans
-          WHERE status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < ${at}::timestamptz))
+          WHERE status = 'queued' OR (${expired} AND attempts < ${Scan.maxScanAttempts})
           ORDER BY queued_at, id LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         ) c
         WHERE s.org_id = c.org_id AND s.id = c.id
         RETURNING s.org_id, s.id, s.repository_id, s.branch_name, s.trigger, s.status, s.failure, s.commit_sha,
-          s.file_count, s.finding_count, s.queued_at, s.started_at, s.finished_at`)
+          s.file_count, s.finding_count, s.attempts, s.queued_at, s.started_at, s.finished_at`)
       const claimed = rows.map((row: any): ClaimedScan => ({ orgId: row.orgId as Id.OrgId, scan: toScan(row) }))
-      // repository rows in one order, so two claimers never wait on each other's repositories
-      const byRepository = [...claimed].sort((a, b) => {
-        const ka = `${a.orgId}|${a.scan.repositoryId}|${a.scan.branchName}`
-        const kb = `${b.orgId}|${b.scan.repositoryId}|${b.scan.branchName}`
-        return ka < kb ? -1 : ka > kb ? 1 : 0
-      })
-      for (const c of byRepository) yield* setBranchStatus(c.orgId, c.scan.repositoryId, c.scan.branchName, "running")
+      // repository rows in one order (abandoned and claimed alike), so two claimers never wait on
+      // each other's repositories
+      const branches = [
+        ...abandoned.map((row: any) => ({ orgId: row.orgId as string, repositoryId: row.repositoryId as string, branchName: row.branchName as string, status: "failed" as const })),
+        ...claimed.map((c) => ({ orgId: c.orgId as string, repositoryId: c.scan.repositoryId as string, branchName: c.scan.branchName, status: "running" as const }))
+      ]
+      const key = (b: typeof branches[number]) => `${b.orgId}|${b.repositoryId}|${b.branchName}`
+      branches.sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+      for (const b of branches) yield* setBranchStatus(b.orgId, b.repositoryId, b.branchName, b.status)
       return claimed.sort((a, b) =>
         a.scan.queuedAt < b.scan.queuedAt ? -1 : a.scan.queuedAt > b.scan.queuedAt ? 1 : a.scan.id < b.scan.id ? -1 : 1
       )
