@@ -1,7 +1,8 @@
 /**
  * The scan worker's guarantees, seen through the API (issue 7: "bounded worker pool, safe on
  * several hosts, resumable after a crash"): no more scans run at once than its concurrency, a scan
- * that dies unexpectedly leaves the others running and is run again once its lease expires, and
+ * that dies unexpectedly leaves the others running and is run again once its lease expires, a scan
+ * that never gets through is given up after `maxScanAttempts` claims (`failed` / `abandoned`), and
  * on PostgreSQL the scans a stopped host held are resumed by another host on the same database
  * (the same scans, not new ones), while two hosts never run one scan twice.
  */
@@ -71,9 +72,13 @@ describe("the scan worker (memory store)", () => {
   const held = new Promise<void>((resolve) => {
     release = resolve
   })
-  /** acme/api's scans wait here until released; acme/web's die while `webDies` is set. */
-  let webDies = true
+  /**
+   * acme/api's scans wait here until released; acme/web's die on their first run of each branch
+   * (`"first"`), on every run (`"always"`) or never.
+   */
+  let webDies: "first" | "always" | "never" = "first"
   let webAttempts = 0
+  const webRuns: Record<string, number> = {}
   let apiListings = 0
 
   beforeAll(async () => {
@@ -91,7 +96,10 @@ describe("the scan worker (memory store)", () => {
           if (at.fullName === "acme/web") {
             return Effect.suspend(() => {
               webAttempts++
-              return webDies ? Effect.die(new Error("a bug in the provider adapter")) : Effect.void
+              const runs = webRuns[at.branch] = (webRuns[at.branch] ?? 0) + 1
+              return webDies === "always" || (webDies === "first" && runs === 1)
+                ? Effect.die(new Error("a bug in the provider adapter"))
+                : Effect.void
             })
           }
           return undefined
@@ -135,14 +143,42 @@ describe("the scan worker (memory store)", () => {
   it("a scan that dies unexpectedly does not stop the others; it is run again when its lease expires", async () => {
     webId = await onboard(host, "1002", ["main", "develop"])
     const other = await onboard(host, "1003", ["main"])
-    await until("acme/policy scanned while acme/web's scans keep dying", async () =>
+    await until("acme/policy scanned while acme/web's scans died", async () =>
       (await statuses(host, other)).main === "succeeded" && webAttempts >= 2)
     expect(Object.values(await statuses(host, webId))).not.toContain("succeeded")
-    const attempts = webAttempts
-    await until("a retry after the lease", async () => webAttempts >= attempts + 2)
-    webDies = false
-    await until("acme/web succeeded", async () => Object.values(await statuses(host, webId)).every((s) => s === "succeeded"))
-    expect((await readAllPages(host, `${api}/repositories/${webId}/scans`)).items).toHaveLength(2)
+    await until("acme/web succeeded on the retry after the lease", async () =>
+      Object.values(await statuses(host, webId)).every((s) => s === "succeeded"))
+    const scans = (await readAllPages(host, `${api}/repositories/${webId}/scans`)).items
+    // the same two scans, each claimed twice: the run that died and the one that succeeded
+    expect(scans.map((s: any) => [s.branchName, s.status, s.attempts]).sort()).toEqual([
+      ["develop", "succeeded", 2],
+      ["main", "succeeded", 2]
+    ])
+  })
+
+  it("a scan that dies on every run is given up after 3 claims: failed / abandoned, findings kept, others unaffected", async () => {
+    const findingsBefore = expectJson(await host.request("GET", `${api}/repositories/${webId}/findings?branch=main`), 200)
+    expect(findingsBefore.items).toHaveLength(1)
+    webDies = "always"
+    const runsBefore = webRuns["main"] ?? 0
+    const queued = expectJson(await host.request("POST", `${api}/repositories/${webId}/scans`, { body: { branchNames: ["main"] } }), 202)
+    const [scan] = queued.scans
+    expect(scan).toMatchObject({ branchName: "main", status: "queued", attempts: 0 })
+    // meanwhile another repository's scan runs as usual
+    expectJson(await host.request("POST", `${api}/repositories/${apiId}/scans`, { body: { branchNames: ["main"] } }), 202)
+    await until("acme/web main given up", async () => (await statuses(host, webId)).main === "failed")
+    const [abandoned] = (await readAllPages(host, `${api}/repositories/${webId}/scans?branch=main`)).items
+    expect(abandoned).toMatchObject({
+      id: scan.id, status: "failed", failure: "abandoned", attempts: 3, commitSha: null, fileCount: 0, findingCount: 0,
+      finishedAt: expect.any(String)
+    })
+    expect((webRuns["main"] ?? 0) - runsBefore).toBe(3)
+    // the findings of the last scan that succeeded stay; the scan is not run again
+    const findingsAfter = expectJson(await host.request("GET", `${api}/repositories/${webId}/findings?branch=main`), 200)
+    expect(findingsAfter).toEqual(findingsBefore)
+    await until("acme/api main scanned again", async () => (await statuses(host, apiId)).main === "succeeded")
+    await new Promise((r) => setTimeout(r, 1_200))
+    expect((webRuns["main"] ?? 0) - runsBefore).toBe(3)
   })
 })
 
@@ -197,6 +233,8 @@ await pgDescribe("http-scan-worker", (url) => {
         expect(s).toMatchObject({ status: "succeeded", trigger: "onboarding", findingCount: 1 })
         // started once, by the first host; finished by the second
         expect(s.startedAt).toBe(startedAt[s.id])
+        // claimed by the first host (once, or again if its own lease ran out before it stopped) and then the second
+        expect(s.attempts).toBeGreaterThanOrEqual(2)
       }
       expect(secondHostListings).toBe(3)
     })

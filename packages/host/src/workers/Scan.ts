@@ -7,7 +7,9 @@
  * remediation of the branch). A slot freed by one scan is refilled at once; a long scan holds
  * only its own slot. A crash loses nothing: an unfinished scan's lease expires and another pass
  * claims it again and re-runs it from the start. A defect in one scan is logged and leaves the
- * others running; that scan is retried when its lease expires.
+ * others running; that scan is retried when its lease expires. A scan claimed
+ * `Scan.maxScanAttempts` times without finishing is given up by the store's next claim
+ * (`failed` / `abandoned`), so it cannot hold a slot every lease period forever.
  *
  * Routine tick: every `intervalMs` (default one minute) `Scans.routineTick` queues a `routine`
  * scan for every tracked branch whose routine is due. Several hosts may tick at once: a branch
@@ -92,7 +94,8 @@ const runOne = (options: Options, claimed: ClaimedScan) =>
       })
     )
   }).pipe(
-    // a defect in one scan must not stop the others; its lease expires and it is run again
+    // a defect in one scan must not stop the others; its lease expires and it is run again (up to
+    // `Scan.maxScanAttempts` claims in all, then the store abandons it)
     Effect.catchAllCause((cause) =>
       Effect.logError("scan failed unexpectedly").pipe(
         Effect.annotateLogs({ ...describe(claimed), defect: String(cause._tag) })
