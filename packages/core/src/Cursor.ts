@@ -43,10 +43,16 @@ export const encodeCursor = (position: CursorPosition): string => {
   return Encoding.encodeBase64Url(`${body}.${checksum(body)}`)
 }
 
+// Text a store can hold and compare (no NUL, no lone surrogate: PostgreSQL refuses both) and
+// integers it can bind: a forged position must be a 400 here, never a database error later.
+const StorableText = Schema.String.pipe(
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what is refused
+  Schema.filter((t) => !/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(t))
+)
 const Payload = Schema.Tuple(
   Schema.Literal(VERSION),
-  Schema.Union(Schema.String, Schema.Number),
-  Schema.String
+  Schema.Union(StorableText, Schema.Number.pipe(Schema.int(), Schema.between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))),
+  StorableText
 )
 const decodePayload = Schema.decodeUnknownEither(Schema.parseJson(Payload))
 

@@ -30,6 +30,22 @@ describe("Cursor", () => {
     assert.isTrue(Either.isLeft(result) || Either.isRight(result))
   })
 
+  it.prop("a well-formed cursor holding text a store cannot hold (NUL, lone surrogate) or a number it cannot bind is invalid", [
+    fc.oneof(
+      fc.tuple(fc.string(), fc.string()).map(([a, b]) => ({ sortKey: `${a}\u0000${b}`, id: "x" })),
+      fc.tuple(fc.string(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([a, c]) => ({ sortKey: "k", id: `${a}${String.fromCharCode(c)}` })),
+      fc.double({ noNaN: false }).filter((n) => !Number.isSafeInteger(n)).map((n) => ({ sortKey: n, id: "x" }))
+    )
+  ], ([p]) => {
+    const result = Cursor.decodeCursor(Cursor.encodeCursor(p))
+    assert.isTrue(Either.isLeft(result))
+  })
+
+  it("astral characters (surrogate pairs) are storable text", () => {
+    const p = { sortKey: "team 🚀", id: "𝔘" }
+    assert.deepStrictEqual(Either.getOrThrow(Cursor.decodeCursor(Cursor.encodeCursor(p))), p)
+  })
+
   it("truncation is detected", () => {
     const cursor = Cursor.encodeCursor({ sortKey: "2026-01-01T00:00:00.000Z", id: "team_abc" })
     assert.isTrue(Either.isLeft(Cursor.decodeCursor(cursor.slice(0, -3))))

@@ -35,6 +35,7 @@ import * as ServeOptions from "./ServeOptions.js"
 declare const Deno: {
   readonly args: ReadonlyArray<string>
   readonly pid: number
+  hostname(): string
   readonly env: { toObject(): Record<string, string> }
   serve(
     options: {
@@ -111,24 +112,26 @@ const serve = (flags: ServeOptions.Flags) =>
       // the logger and tracer settings travel in the layer: the handler's runtime is built from it
       const web = App.webHandler(config.app, Layer.merge(storeLayer, logging), serviceOptions)
       const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
+      // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
+      const workerId = `deno-${Deno.hostname()}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`
       const publicUrl = config.app.publicUrl ?? `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
       // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first
-      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `deno-${Deno.pid}`), schedule: config.webhookRetrySchedule }).pipe(
+      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, workerId), schedule: config.webhookRetrySchedule }).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)
       )
-      yield* SyncWorker.run(SyncWorker.defaults(`deno-${Deno.pid}`)).pipe(
+      yield* SyncWorker.run(SyncWorker.defaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)
       )
-      yield* ScanWorker.run(ScanWorker.defaults(`deno-${Deno.pid}`)).pipe(
+      yield* ScanWorker.run(ScanWorker.defaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)
       )
-      yield* ScanWorker.runRoutine(ScanWorker.routineDefaults(`deno-${Deno.pid}`)).pipe(
+      yield* ScanWorker.runRoutine(ScanWorker.routineDefaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

@@ -15,7 +15,9 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
+import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
@@ -61,6 +63,8 @@ export const loggerLayer = (level: LogLevel.LogLevel = LogLevel.Info) =>
 export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })
   const ready = Deferred.unsafeMake<{ readonly port: number; readonly boot: BootResult }, unknown>(undefined as any)
+  // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
+  const workerId = `node-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
   const program = Effect.scoped(Effect.gen(function*() {
     const services = yield* Layer.build(App.services(options.store, options.services))
     const booted = yield* boot(options).pipe(Effect.provide(services))
@@ -74,25 +78,25 @@ export const start = (options: StartOptions): Promise<Running> => {
     const port = address._tag === "TcpAddress" ? address.port : options.port
     if (options.deliveryWorker !== false) {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
-      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, `node-${process.pid}`), ...options.deliveryWorker }).pipe(
+      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )
     }
     if (options.syncWorker !== false) {
-      yield* SyncWorker.run({ ...SyncWorker.defaults(`node-${process.pid}`), ...options.syncWorker }).pipe(
+      yield* SyncWorker.run({ ...SyncWorker.defaults(workerId), ...options.syncWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )
     }
     if (options.scanWorker !== false) {
-      yield* ScanWorker.run({ ...ScanWorker.defaults(`node-${process.pid}`), ...options.scanWorker }).pipe(
+      yield* ScanWorker.run({ ...ScanWorker.defaults(workerId), ...options.scanWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )
     }
     if (options.routineWorker !== false) {
-      yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(`node-${process.pid}`), ...options.routineWorker }).pipe(
+      yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(workerId), ...options.routineWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )
