@@ -8,7 +8,7 @@
  * the findings of the last scan that succeeded.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { VcsProviderError } from "@image-policy/core"
+import { Cursor, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { secrets, startTestHost, type TestHost, testSeed } from "./support/harness.js"
@@ -281,6 +281,12 @@ await onEveryStore("scans", (storeName, makeStore) =>
         expectProblem(await host.request("GET", `${api}/repositories/repo_00000000000000000000000000/remediation-requests`), 404)
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings?limit=0`), 400, { paths: ["limit"] })
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=nope`), 400, { paths: ["cursor"] })
+        // well-formed cursors no client was given: a NUL is a 400; a position past every line pages on, never a 500
+        const forged = (sortKey: string, id: string) => encodeURIComponent(Cursor.encodeCursor({ sortKey, id }))
+        expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile\u0000", "1:1:0")}`), 400, { paths: ["cursor"] })
+        expectProblem(await host.request("GET", `${api}/repositories/${apiId}/scans?cursor=${forged("2026", "scan_\ud800")}`), 400, { paths: ["cursor"] })
+        expect(expectJson(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile", "9999999999:9999999999:9999999999")}`), 200).items.length)
+          .toBeLessThan(6)
         expect(expectJson(await host.request("GET", `${api}/repositories/${apiId}/findings`, { key: secrets.readOnly }), 200).items).toHaveLength(6)
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings`, { key: secrets.draftsOnly }), 403)
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/remediation-requests`, { key: secrets.draftsOnly }), 403)

@@ -80,7 +80,13 @@ export const cursorKey = (p: PositionedFinding): readonly [string, string] =>
   [p.finding.file, `${pad(p.finding.line)}:${pad(p.finding.column)}:${pad(p.seq)}`] as const
 
 /** The (line, column, seq) of a cursor's id; zeros for an id it did not write. */
+// a forged position past any real one means "after every finding of that file", not an integer
+// the database cannot bind (which would be a 500)
+const maxPosition = 2_147_483_647
+
 export const parseCursorId = (id: string): readonly [number, number, number] => {
   const m = /^(\d{1,10}):(\d{1,10}):(\d{1,10})$/.exec(id)
-  return m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
+  return m === null
+    ? [0, 0, 0]
+    : [Math.min(Number(m[1]), maxPosition), Math.min(Number(m[2]), maxPosition), Math.min(Number(m[3]), maxPosition)]
 }
