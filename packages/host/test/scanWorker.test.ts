@@ -128,7 +128,7 @@ describe("the scan worker (memory store)", () => {
     expect(now).toEqual(["queued", "running", "running"])
   })
 
-  it("a scan that outlives its lease is abandoned and claimed again; the same scans finish once they can", async () => {
+  it("a scan run that exceeds its lease is stopped and claimed again; the same scans finish once they can", async () => {
     const before = (await readAllPages(host, `${api}/repositories/${apiId}/scans`)).items.map((s: any) => s.id).sort()
     // each of the two held scans is listed again after its lease (1 s) ran out
     await until("the held scans claimed again", async () => apiListings >= 4)

@@ -1,6 +1,6 @@
 /**
  * Remediation pull/merge requests (issue 7; spec 3: never as a side effect of publish; spec 6: the
- * remediation family). After a routine scan, a tracked branch whose findings have an active
+ * remediation family). During a routine scan (before it is finished, under its lease), a tracked branch whose findings have an active
  * published mapping gets one request that rewrites those references; an open request of the branch
  * is updated, not duplicated. The provider is called outside any transaction; the request row, its
  * audit row and its event are then written together.
@@ -16,6 +16,7 @@ import { Store } from "../ports/Store.js"
 import { type RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
+import type { Finding } from "../Scanner.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
@@ -87,17 +88,20 @@ const rewriteFiles = (
   })
 
 /**
- * Remediates one tracked branch from its current findings (`Remediation.plan` over the branch's
- * policy and the repository's active snoozes). Nothing to change: nothing is opened and None is
- * answered. Otherwise the provider commits the rewritten files to the head branch and opens the
- * request, or updates the branch's open one; the answer is the recorded request (`open`, or
- * `failed` with a `failure` code when the provider refused or could not be reached).
+ * Remediates one tracked branch from its findings (`Remediation.plan` over the branch's policy and
+ * the repository's active snoozes): `findings` when given (the scan worker passes those of the scan
+ * it is running, not stored yet), otherwise the branch's stored ones. Nothing to change: nothing is
+ * opened and None is answered. Otherwise the provider commits the rewritten files to the head
+ * branch and opens the request, or updates the branch's open one; the answer is the recorded
+ * request (`open`, or `failed` with a `failure` code when the provider refused or could not be
+ * reached). Running it again is harmless: the provider updates the branch's open request.
  */
 export const remediateBranch = (target: {
   readonly orgId: OrgId
   readonly repositoryId: RepositoryId
   readonly branchName: string
   readonly scanId: ScanId
+  readonly findings?: ReadonlyArray<Finding> | undefined
 }): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, Store | Ids | VcsProvider> =>
   Effect.gen(function*() {
     const store = yield* Store
@@ -108,7 +112,7 @@ export const remediateBranch = (target: {
     if (Option.isNone(found) || !isTracked(found.value, branchName)) return Option.none()
     const repository = found.value
     const planned = Remediation.plan({
-      findings: yield* store.scans.allFindings(orgId, repositoryId, branchName),
+      findings: target.findings ?? (yield* store.scans.allFindings(orgId, repositoryId, branchName)),
       policy: Resolution.compile(yield* policyForBranch(orgId, repositoryId, branchName)),
       snoozes: yield* snoozesOf(orgId, repositoryId),
       now: yield* now

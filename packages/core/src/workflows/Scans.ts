@@ -162,8 +162,15 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
  * The scan worker's step for one claimed scan: read the branch, scan it, store the outcome under
  * the worker's lease. A provider error fails the scan with its reason (`provider-*`), a branch
  * over the limits with `too-large`. Answers the finished scan, or undefined when the lease was
- * lost (another worker took the scan over; its result counts). After a succeeded `routine` scan
- * the branch is remediated (spec 3: never on publish, onboarding or manual scans).
+ * lost (another worker took the scan over; its result counts).
+ *
+ * A succeeded `routine` scan remediates the branch (spec 3: never on publish, onboarding or
+ * manual scans) from the findings it just read, BEFORE the scan is finished, while it still holds
+ * its lease: a crash, defect or timeout during remediation leaves the scan `running`, so it is
+ * claimed again when the lease expires (at most `Scan.maxScanAttempts` claims) and remediation
+ * re-runs; that is harmless, the provider updates the branch's open request. A branch has at most
+ * one pending scan, so two remediations of one branch never overlap. A provider error while
+ * remediating is not a crash: it is recorded as a `failed` request and the scan succeeds.
  */
 export const runScan = (
   claimed: ClaimedScan,
@@ -178,6 +185,15 @@ export const runScan = (
       : yield* scanBranch(orgId, repository.value, scan.branchName).pipe(
         Effect.catchTag("VcsProviderError", (e) => Effect.succeed({ status: "failed", failure: Scan.failureOf(e) } as const))
       )
+    if (result.status === "succeeded" && scan.trigger === "routine") {
+      yield* remediateBranch({
+        orgId,
+        repositoryId: scan.repositoryId,
+        branchName: scan.branchName,
+        scanId: scan.id,
+        findings: result.findings
+      })
+    }
     const at = (yield* now).toISOString()
     const outcome: ScanOutcome = result.status === "failed"
       ? { status: "failed", at, failure: result.failure }
@@ -192,9 +208,6 @@ export const runScan = (
       findingCount: outcome.status === "succeeded" ? outcome.findings.length : 0,
       finishedAt: at
     }))
-    if (finished.status === "succeeded" && finished.trigger === "routine") {
-      yield* remediateBranch({ orgId, repositoryId: scan.repositoryId, branchName: scan.branchName, scanId: scan.id })
-    }
     return finished
   })
 

@@ -3,8 +3,10 @@
  *
  * Scan worker: claims queued scans (leased, `SKIP LOCKED` on PostgreSQL, so several hosts can run
  * it at once) into a bounded pool of `concurrency` slots and runs each through the core's
- * `Scans.runScan` (tree, scannable files, findings; after a succeeded `routine` scan, the
- * remediation of the branch). A slot freed by one scan is refilled at once; a long scan holds
+ * `Scans.runScan` (tree, scannable files, findings; for a succeeded `routine` scan, the
+ * remediation of the branch, run before the scan is finished so that it is retried with the scan
+ * when anything goes wrong). The whole run, scan and remediation, must end within the lease
+ * (`leaseMs`); a run that does not is interrupted and left to a later claim. A slot freed by one scan is refilled at once; a long scan holds
  * only its own slot. A crash loses nothing: an unfinished scan's lease expires and another pass
  * claims it again and re-runs it from the start. A defect in one scan is logged and leaves the
  * others running; that scan is retried when its lease expires. A scan claimed
@@ -32,8 +34,10 @@ export interface Options {
   /** How long to wait before looking again when nothing is queued. */
   readonly pollIntervalMs: number
   /**
-   * How long a claim is held: a crashed worker's scans are re-run after this. A scan still running
-   * when its lease ends is abandoned (another worker may hold it by then).
+   * How long a claim is held: a crashed worker's scans are re-run after this. It covers the whole
+   * run, the scan and (for a routine scan) the branch's remediation: a run still going when its
+   * lease ends is interrupted here, unfinished, and claimed again later (another worker may hold
+   * it by then).
    */
   readonly leaseMs: number
 }
@@ -44,7 +48,8 @@ export const defaults = (workerId: string): Options => ({
   // already keep a provider busy; more mostly spends its rate limit faster
   concurrency: 4,
   pollIntervalMs: 500,
-  // far above a scan of 5,000 files (the limit) at the providers' 10 s per request timeout
+  // far above a scan of 5,000 files (the limit) plus its remediation (reading and writing the
+  // changed files) at the providers' 10 s per request timeout
   leaseMs: 15 * 60_000
 })
 
@@ -69,11 +74,12 @@ const runOne = (options: Options, claimed: ClaimedScan) =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const finished = yield* Workflows.Scans.runScan(claimed, options.workerId).pipe(
+      // scan and remediation together: past the lease another worker may claim the scan
       Effect.timeoutOption(Duration.millis(options.leaseMs))
     )
     const tookMs = (yield* Clock.currentTimeMillis) - started
     if (finished._tag === "None") {
-      return yield* Effect.logWarning("scan outlived its lease and was abandoned").pipe(
+      return yield* Effect.logWarning("scan run exceeded its lease; it will be claimed again").pipe(
         Effect.annotateLogs({ ...describe(claimed), tookMs })
       )
     }
