@@ -3,14 +3,17 @@
  * adapters/test/support/providerStubs.ts): a repository onboarded through an API connection is
  * scanned from the provider's tree and file contents, a published mapping is turned into a pull
  * request (GitHub) or merge request (GitLab) on the routine's schedule whose head branch holds the
- * rewritten file, a second run updates that request, and a write the provider forbids records a
- * `failed` request with `permission-denied`. The token never appears in an answer.
+ * rewritten file, a second run updates that request, an approved snooze leaves its change out of
+ * the request, and a write the provider forbids records a `failed` request with `permission-denied`
+ * and delivers `service.remediation_pull_request.failed` with that `failure_kind`. The token never
+ * appears in an answer.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
+import * as Receiver from "../../adapters/test/support/receiver.js"
 import { dayMs, shiftedClock } from "./support/clock.js"
 import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
 import { expectJson, readAllPages } from "./support/suites.js"
@@ -65,6 +68,7 @@ for (const p of providers) {
     let scope: Scope.CloseableScope
     let stub: Stubs.Stub
     let host: TestHost
+    let receiver: Receiver.Receiver
     let repositoryId = ""
     const repo = Stubs.repository(p.repositoryId, p.fullName, {
       branches: ["main", "develop"],
@@ -82,22 +86,41 @@ for (const p of providers) {
       seed.organizations[0].vcsConnections.push({
         provider: p.provider, externalAccountName: "acme-cloud", status: "active", api: { baseUrl: stub.baseUrl, tokenEnv: p.tokenEnv }
       })
+      // plain: the host's clock runs days ahead, so signed timestamps would look stale
+      receiver = await Receiver.start({ mode: "plain" })
       host = await startTestHost({
         seed,
+        services: { allowUnsafeWebhookTargets: true },
         scanWorker: { pollIntervalMs: 20 },
         routineWorker: { intervalMs: 50 },
-        deliveryWorker: false,
+        deliveryWorker: { pollIntervalMs: 20, timeoutMs: 2_000 },
         clock: time.clock
       })
+      // an organization-scoped destination receives every remediation event
+      expectJson(
+        await host.request("POST", `${api}/webhooks`, {
+          body: {
+            name: "remediation", type: "generic", endpointUrl: receiver.url("/org"), scope: { kind: "organization" },
+            events: ["service.remediation_pull_request.created", "service.remediation_pull_request.failed"]
+          }
+        }),
+        201
+      )
     })
     afterAll(async () => {
       await host?.stop()
+      await receiver?.close()
       await Effect.runPromise(Scope.close(scope, Exit.void))
       delete process.env[p.tokenEnv]
     })
 
     const requests = async () => (await readAllPages(host, `${api}/repositories/${repositoryId}/remediation-requests`)).items
     const headFile = (head: string, path: string) => repo.files.get(head)?.get(path)
+    /** Events the organization's destination received: type and data, in the order they arrived. */
+    const events = () =>
+      receiver.requests.filter((r) => r.path === "/org").map((r) => JSON.parse(r.rawBody)).map((e) => ({ type: e.type as string, data: e.data }))
+    const routineScansOfMain = async () =>
+      (await readAllPages(host, `${api}/repositories/${repositoryId}/scans?branch=main`)).items.filter((s: any) => s.trigger === "routine")
 
     it("onboarding scans the branches from the provider's tree; only scannable files are read", async () => {
       const onboarded = await host.request("POST", `${api}/repositories`, {
@@ -186,7 +209,45 @@ for (const p of providers) {
       expect(headFile("image-policy/remediate/main", "Dockerfile")).toBe(dockerfile.replace("FROM node:20 AS", "FROM node:20.12.0 AS"))
     })
 
-    it("a write the provider forbids records a failed request with permission-denied; no answer holds the token", async () => {
+    it("an approved snooze leaves its image's change out; the other changes still update the request", async () => {
+      const [before] = await requests()
+      const group = host.org.policyGroups["Base images"]!
+      expectJson(
+        await host.request("POST", `${api}/policy-groups/${group.id}/phases/${group.phases["Curated"]}/mappings`, {
+          body: { fromImage: "postgres:16", toImage: "postgres:16.4" }
+        }),
+        201
+      )
+      expectJson(await host.request("POST", `${api}/policy-groups/${group.id}/publish`), 200)
+      const snooze = expectJson(
+        await host.request("POST", `${api}/snooze-requests`, {
+          body: { repositoryId, fromImage: "docker.io/library/node:20", reason: "certification", until: new Date(time.now() + 60 * dayMs).toISOString() }
+        }),
+        201
+      ).id as string
+      expectJson(await host.request("POST", `${api}/snooze-requests/${snooze}/review`, { body: { decision: "approve" } }), 200)
+      const routineBefore = (await routineScansOfMain()).length
+      time.advance(7 * dayMs + 60_000)
+      // remediation runs before the routine scan is finished: once it succeeded the request is written
+      await until("the routine scan", async () => {
+        const list = await routineScansOfMain()
+        return list.length > routineBefore && list[0].status === "succeeded"
+      })
+      const [after] = await requests()
+      expect(after).toMatchObject({ id: before.id, number: before.number, status: "open" })
+      expect(after.changes.map((c: any) => `${c.file}:${c.line} ${c.from} -> ${c.to}`)).toEqual([
+        ".github/workflows/ci.yml:6 postgres:16 -> postgres:16.4"
+      ])
+      expect(stub.pullRequests).toHaveLength(1)
+      // the head branch is committed from the base again: the snoozed node:20 stays as it is
+      expect(headFile("image-policy/remediate/main", "Dockerfile")).toBe(dockerfile)
+      expect(headFile("image-policy/remediate/main", ".github/workflows/ci.yml")).toBe(
+        workflow.replace("image: postgres:16", "image: postgres:16.4")
+      )
+      expect(stub.pullRequests[0]!.body).not.toContain("node:20.12.0")
+    })
+
+    it("a write the provider forbids records a failed request and delivers .failed with permission-denied; no answer holds the token", async () => {
       stub.setOverride((r) => r.method === "GET" ? undefined : { status: 403, body: { message: "Resource not accessible by integration" } })
       try {
         time.advance(7 * dayMs + 60_000)
@@ -195,6 +256,11 @@ for (const p of providers) {
       } finally {
         stub.setOverride(undefined)
       }
+      const event = await until("the .failed event", async () => events().find((e) => e.type === "service.remediation_pull_request.failed"))
+      expect(event.data).toEqual({ repository_id: repositoryId, action: "failed", failure_kind: "permission-denied", changed_at: expect.any(String) })
+      // opened, updated, updated (snooze), failed: one event each
+      await until("every event", async () => events().length >= 4)
+      expect(events().map((e) => e.type.split(".").pop())).toEqual(["created", "created", "created", "failed"])
       for (const path of ["remediation-requests", "scans", "findings"]) {
         const answer = await host.request("GET", `${api}/repositories/${repositoryId}/${path}`)
         expect(answer.text).not.toContain(p.token)
