@@ -31,6 +31,25 @@ export type ExternalSource = typeof ExternalSource.Type
 /** The poll interval of an external phase that does not set one (and of rows stored before it existed). */
 export const defaultPollIntervalSeconds = 60
 
+/**
+ * Whether an external phase is due for a poll of its mappings file at `nowMs` (spec 3 "external
+ * phase" row): never synced and never attempted, or `pollIntervalSeconds` have passed since the
+ * later of its `lastSyncedAt` and `lastAttemptMs` (the poller's last read of it, if any). The
+ * attempt counts because a read that finds the same file version (or a provider that cannot
+ * answer) leaves `lastSyncedAt` as it was: an unchanged phase must not be read on every tick. A
+ * `lastSyncedAt` that does not parse counts as never synced.
+ */
+export const isPollDue = (
+  external: Pick<ExternalSource, "lastSyncedAt" | "pollIntervalSeconds">,
+  lastAttemptMs: number | undefined,
+  nowMs: number
+): boolean => {
+  const synced = external.lastSyncedAt === null ? Number.NaN : Date.parse(external.lastSyncedAt)
+  if (Number.isNaN(synced) && lastAttemptMs === undefined) return true
+  const last = Math.max(Number.isNaN(synced) ? -Infinity : synced, lastAttemptMs ?? -Infinity)
+  return nowMs - last >= external.pollIntervalSeconds * 1000
+}
+
 export const SourceType = Schema.Literal("internal", "external")
 export type SourceType = typeof SourceType.Type
 

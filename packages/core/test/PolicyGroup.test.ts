@@ -93,3 +93,43 @@ describe("PolicyGroup", () => {
     assert.notProperty(view, "lastVersion")
   })
 })
+
+describe("PolicyGroup.isPollDue (the external phase poll schedule)", () => {
+  const at = (s: number) => new Date(s * 1000).toISOString()
+  const source = (lastSyncedAt: string | null, pollIntervalSeconds: number) => ({ lastSyncedAt, pollIntervalSeconds })
+
+  it("never synced nor attempted is due; otherwise the interval counts from the later of lastSyncedAt and the last attempt", () => {
+    assert.isTrue(PolicyGroup.isPollDue(source(null, 86_400), undefined, 0))
+    assert.isFalse(PolicyGroup.isPollDue(source(null, 60), 10_000, 69_999))
+    assert.isTrue(PolicyGroup.isPollDue(source(null, 60), 10_000, 70_000))
+    assert.isFalse(PolicyGroup.isPollDue(source(at(100), 10), undefined, 109_999))
+    assert.isTrue(PolicyGroup.isPollDue(source(at(100), 10), undefined, 110_000))
+    // an attempt that found nothing new (lastSyncedAt unchanged) still postpones the next poll
+    assert.isFalse(PolicyGroup.isPollDue(source(at(100), 10), 200_000, 205_000))
+    assert.isTrue(PolicyGroup.isPollDue(source(at(300), 10), 200_000, 310_000))
+    // a lastSyncedAt that does not parse counts as never synced
+    assert.isTrue(PolicyGroup.isPollDue(source("yesterday", 60), undefined, 0))
+  })
+
+  const time = fc.integer({ min: Date.parse("2020-01-01T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") })
+  const interval = fc.integer({ min: 10, max: 86_400 })
+  const synced = fc.option(time, { nil: null })
+  const attempt = fc.option(time, { nil: undefined })
+
+  it.prop("due exactly when pollIntervalSeconds have passed since the later of the sync and the attempt", [synced, attempt, interval, fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 })], ([sync, tried, seconds, offset]) => {
+    const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
+    if (sync === null && tried === undefined) return assert.isTrue(PolicyGroup.isPollDue(external, tried, offset))
+    const last = Math.max(sync ?? -Infinity, tried ?? -Infinity)
+    assert.strictEqual(PolicyGroup.isPollDue(external, tried, last + seconds * 1000 + offset), offset >= 0)
+  })
+
+  it.prop("monotone in now: once due, due at every later time", [synced, attempt, interval, time, fc.nat(3 * 86_400_000)], ([sync, tried, seconds, now, later]) => {
+    const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
+    if (PolicyGroup.isPollDue(external, tried, now)) assert.isTrue(PolicyGroup.isPollDue(external, tried, now + later))
+  })
+
+  it.prop("a poll just attempted is not due again within the interval, whatever lastSyncedAt says", [synced, time, interval, fc.nat()], ([sync, tried, seconds, wait]) => {
+    const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
+    assert.isFalse(PolicyGroup.isPollDue(external, tried, tried + (wait % (seconds * 1000))))
+  })
+})

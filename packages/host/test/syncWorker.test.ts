@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
-import { Store, VcsProvider, VcsProviderError } from "@image-policy/core"
+import { PolicyGroup, Store, VcsProvider, VcsProviderError } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -124,16 +124,16 @@ const withWorker = <A, E>(
 }
 
 describe("the poll worker's per-phase interval (TestClock)", () => {
-  it("Sync.isDue: never synced is due; otherwise the interval counts from the later of lastSyncedAt and the last attempt", () => {
+  it("PolicyGroup.isPollDue (the worker's rule): never synced is due; otherwise the interval counts from the later of lastSyncedAt and the last attempt", () => {
     const at = (s: number) => new Date(s * 1000).toISOString()
-    assert.isTrue(Sync.isDue({ lastSyncedAt: null, pollIntervalSeconds: 3600 }, undefined, 0))
-    assert.isFalse(Sync.isDue({ lastSyncedAt: null, pollIntervalSeconds: 60 }, 10_000, 69_999))
-    assert.isTrue(Sync.isDue({ lastSyncedAt: null, pollIntervalSeconds: 60 }, 10_000, 70_000))
-    assert.isFalse(Sync.isDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, undefined, 109_999))
-    assert.isTrue(Sync.isDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, undefined, 110_000))
+    assert.isTrue(PolicyGroup.isPollDue({ lastSyncedAt: null, pollIntervalSeconds: 3600 }, undefined, 0))
+    assert.isFalse(PolicyGroup.isPollDue({ lastSyncedAt: null, pollIntervalSeconds: 60 }, 10_000, 69_999))
+    assert.isTrue(PolicyGroup.isPollDue({ lastSyncedAt: null, pollIntervalSeconds: 60 }, 10_000, 70_000))
+    assert.isFalse(PolicyGroup.isPollDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, undefined, 109_999))
+    assert.isTrue(PolicyGroup.isPollDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, undefined, 110_000))
     // an attempt that found nothing new (lastSyncedAt unchanged) still postpones the next poll
-    assert.isFalse(Sync.isDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, 200_000, 205_000))
-    assert.isTrue(Sync.isDue({ lastSyncedAt: at(300), pollIntervalSeconds: 10 }, 200_000, 310_000))
+    assert.isFalse(PolicyGroup.isPollDue({ lastSyncedAt: at(100), pollIntervalSeconds: 10 }, 200_000, 205_000))
+    assert.isTrue(PolicyGroup.isPollDue({ lastSyncedAt: at(300), pollIntervalSeconds: 10 }, 200_000, 310_000))
   })
 
   it.effect("within the same minute a phase with 10 s is polled every 10 s, one with 3600 s only at start", () =>

@@ -3,18 +3,19 @@
  * of every organization and syncs the ones that are due from their mappings files, so a change
  * merged into a phase's branch arrives even without a provider push webhook (spec 3 "external
  * phase" row). Each phase has its own poll interval (`pollIntervalSeconds`, 10..86400, default
- * 60): a phase is due when it was never synced, or when its interval has passed since the later
- * of its `lastSyncedAt` and this worker's last attempt on it. The attempt counts too because a
- * sync that finds the same file version (or a provider that cannot answer) leaves `lastSyncedAt`
- * as it was; without it an unchanged phase would be read on every tick.
+ * 60): the core's rule `PolicyGroup.isPollDue` says a phase is due when it was never synced, or
+ * when its interval has passed since the later of its `lastSyncedAt` and this worker's last
+ * attempt on it (kept in `Attempts`). The attempt counts too because a sync that finds the same
+ * file version (or a provider that cannot answer) leaves `lastSyncedAt` as it was; without it an
+ * unchanged phase would be read on every tick.
  *
  * Several hosts may run it at once: each sync decides under the group's row lock on the state it
  * finds there, and a file version already processed changes nothing and emits nothing, so two
  * hosts reading the same version apply it once. Provider trouble (rate limit, outage, rejected
  * credentials) is logged by its reason and retried when the phase is due again.
  */
-import { Store, Workflows } from "@image-policy/core"
-import type { Id, PolicyGroup } from "@image-policy/core"
+import { PolicyGroup, Store, Workflows } from "@image-policy/core"
+import type { Id } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -28,22 +29,6 @@ export interface Options {
 }
 
 export const defaults = (workerId: string): Options => ({ workerId, tickMs: 5_000, concurrency: 4 })
-
-/**
- * Whether an external phase is due for a poll at `nowMs`: never synced, or `pollIntervalSeconds`
- * have passed since the later of its `lastSyncedAt` and `lastAttemptMs` (this worker's last poll
- * of it, if any).
- */
-export const isDue = (
-  external: Pick<PolicyGroup.ExternalSource, "lastSyncedAt" | "pollIntervalSeconds">,
-  lastAttemptMs: number | undefined,
-  nowMs: number
-): boolean => {
-  const synced = external.lastSyncedAt === null ? Number.NaN : Date.parse(external.lastSyncedAt)
-  if (Number.isNaN(synced) && lastAttemptMs === undefined) return true
-  const last = Math.max(Number.isNaN(synced) ? -Infinity : synced, lastAttemptMs ?? -Infinity)
-  return nowMs - last >= external.pollIntervalSeconds * 1000
-}
 
 /** The worker's memory: when it last polled each phase (by phase id). */
 export type Attempts = Map<string, number>
@@ -73,7 +58,7 @@ const duePhases = (attempts: Attempts, nowMs: number) =>
       const groups = new Map((yield* store.policyGroups.all(orgId)).map((g) => [g.id, g]))
       for (const ref of orgRefs) {
         const external = groups.get(ref.policyGroupId)?.phases.find((p) => p.id === ref.phaseId)?.external
-        if (external !== undefined && isDue(external, attempts.get(ref.phaseId), nowMs)) due.push(ref)
+        if (external !== undefined && PolicyGroup.isPollDue(external, attempts.get(ref.phaseId), nowMs)) due.push(ref)
       }
     }
     return due
