@@ -35,7 +35,7 @@ const ScanRequest = strictPayload(Schema.Struct({
       .annotations({ description: "Tracked branches to scan; every tracked branch when omitted" })
   ),
   remediate: Schema.optional(Schema.Boolean.annotations({
-    description: "true runs the repository's routine now: each scan is a routine scan, followed by remediation (default false)"
+    description: "true runs the repository's routine now: each scan is a routine scan, which remediates its branch before it succeeds (default false)"
   }))
 }))
 
@@ -85,7 +85,7 @@ export const ScansGroup = HttpApiGroup.make("scans")
       .addError(Problem413)
       .annotate(
         OpenApi.Description,
-        "Queues a scan of each named tracked branch (every tracked branch when `branchNames` is omitted or there is no body). With `remediate: true` the scans are routine scans: each is followed by remediation, as when the routine comes due. A branch whose scan is already queued or running keeps it (and its trigger): the answer lists the scan now pending for each branch. 400 naming `branchNames[i]` for a branch that is not tracked."
+        "Queues a scan of each named tracked branch (every tracked branch when `branchNames` is omitted or there is no body). With `remediate: true` the scans are routine scans: each remediates its branch before it is recorded as succeeded, as when the routine comes due. A branch whose scan is already queued or running keeps it (and its trigger): the answer lists the scan now pending for each branch. 400 naming `branchNames[i]` for a branch that is not tracked."
       )
       .pipe(requires("repositories:manage"))
   )
