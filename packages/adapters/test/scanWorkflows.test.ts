@@ -463,6 +463,10 @@ describe("remediation", () => {
           failure_kind: "permission-denied",
           changed_at: new Date(start).toISOString()
         })
+        // the same scan run again (its worker died after recording) with the same outcome: nothing new
+        fixture.failNextWrite("forbidden")
+        assert.strictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)).id, failed.id)
+        assert.strictEqual((yield* events(store)).length, 1)
 
         yield* TestClock.adjust(60_000)
         fixture.failNextWrite("rate-limited")
@@ -476,6 +480,13 @@ describe("remediation", () => {
         const rows = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
         assert.deepStrictEqual(rows.map((r) => r.status), ["open", "failed", "failed", "failed"])
         assert.deepStrictEqual((yield* events(store)).map((e) => e.type.split(".").pop()), ["failed", "failed", "failed", "created"])
+        // run again for the same scan: the provider's request is updated with the same changes, and
+        // nothing new is recorded, audited or told
+        yield* TestClock.adjust(60_000)
+        assert.deepStrictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)), opened)
+        assert.deepStrictEqual((yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items.map((r) => r.status), ["open", "failed", "failed", "failed"])
+        assert.strictEqual((yield* events(store)).length, 4)
+        assert.strictEqual((yield* store.audit.list(orgId, { limit: 50 })).items.filter((a) => a.action === "remediation.update").length, 0)
       })))
 
   it.effect("a file that moved since the scan keeps its text: only the changes still in place are made", () =>

@@ -5,8 +5,10 @@
  * is updated, not duplicated. The provider is called outside any transaction; the request row, its
  * audit row and its event are then written together.
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
 import type { Repository } from "../Onboarding.js"
@@ -96,6 +98,9 @@ const rewriteFiles = (
  * request (`open`, or `failed` with a `failure` code when the provider refused or could not be
  * reached). Running it again is harmless: the provider updates the branch's open request.
  */
+const sameChanges = (a: ReadonlyArray<Remediation.RemediationChange>, b: ReadonlyArray<Remediation.RemediationChange>) =>
+  a.length === b.length && a.every((c, i) => Equal.equals(Data.struct(c), Data.struct(b[i]!)))
+
 export const remediateBranch = (target: {
   readonly orgId: OrgId
   readonly repositoryId: RepositoryId
@@ -161,8 +166,14 @@ export const remediateBranch = (target: {
           updatedAt: at
         }))
 
+      // a run of this scan was recorded already (its worker died before finishing the scan, and the
+      // scan was run again): the provider's request is the same, so nothing new is recorded or told
+      const latest = yield* store.remediations.latest(orgId, repositoryId, branchName)
+      const recorded = Option.filter(latest, (r) => r.scanId === scanId)
+
       if (Either.isLeft(attempt)) {
         const failure = Remediation.failureKind(attempt.left)
+        if (Option.isSome(recorded) && recorded.value.status === "failed" && recorded.value.failure === failure) return recorded
         const request: Remediation.RemediationRequest = { ...(yield* fresh(planned)), status: "failed", failure }
         yield* store.remediations.put(orgId, request)
         yield* audit(caller, "remediation.fail", "remediation_request", request.id, { outcome: "rejected", detail: failure })
@@ -177,6 +188,7 @@ export const remediateBranch = (target: {
       const current = yield* openRequestOf(orgId, repositoryId, branchName)
       let request: Remediation.RemediationRequest
       if (Option.isSome(current) && current.value.number === opened.number) {
+        if (current.value.scanId === scanId && sameChanges(current.value.changes, applied)) return current
         request = { ...current.value, headBranch, url: opened.url, scanId, changes: applied, updatedAt: at }
         yield* store.remediations.put(orgId, request)
         yield* audit(caller, "remediation.update", "remediation_request", request.id)
