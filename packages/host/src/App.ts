@@ -7,6 +7,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { ApiKeyHash, Ids, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/Access.js"
@@ -38,9 +40,16 @@ export const defaults: Options = {
   accessLog: true
 }
 
+/**
+ * The platform's request span only when spans are recorded (`Lifecycle.requestSpans`), read from
+ * the tracer flag both runtimes set before they build the application (`--tracing`).
+ */
+const requestSpans = Layer.unwrapEffect(Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), Lifecycle.requestSpans))
+
 /** The API with every handler; needs the workflows' services (see `services`). */
 export const apiLayer = (options: Options) =>
   Layer.mergeAll(
+    requestSpans,
     HttpApiBuilder.api(Api).pipe(
       Layer.provide([
         MetaHandlers(options),
