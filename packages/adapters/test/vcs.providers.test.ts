@@ -8,8 +8,12 @@ import { type ConnectionContext, type RemediationWrite, VcsProvider, type VcsPro
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import * as SecretBox from "../src/crypto/SecretBox.js"
 import * as Fixture from "../src/vcs/Fixture.js"
 import * as Providers from "../src/vcs/Providers.js"
 import * as Stubs from "./support/providerStubs.js"
@@ -388,5 +392,85 @@ describe("dispatch and configuration", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => delete process.env[name]))
       const listed = yield* Providers.make().listRepositories(contextOf(apiSettings(stub.baseUrl, name)), { refresh: false })
       assert.strictEqual(listed.length, 1)
+    }))
+})
+
+describe("a token sealed in the store (sealedToken)", () => {
+  const boxOf = (base64Key: string) => Effect.orDie(SecretBox.make(Either.getOrThrow(SecretBox.decodeKey(base64Key))))
+  const sealedSettings = (baseUrl: string, sealedToken: string) => ({ kind: "api", baseUrl, sealedToken })
+
+  /** Log lines (message and annotations) written while `effect` runs. */
+  const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ annotations, message }) => {
+        lines.push(JSON.stringify({ message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) }))
+      })
+      const result = yield* Effect.either(effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+      return { result, lines }
+    })
+
+  it.scoped("is opened with the given SecretBox and sent as the credential; GitHub and GitLab", () =>
+    Effect.gen(function*() {
+      const box = yield* boxOf(SecretBox.generateKey())
+      const sealed = yield* box.seal(token)
+      const github = yield* Stubs.github({ token, repositories: [api] })
+      const gitlab = yield* Stubs.gitlab({ token, repositories: [Stubs.repository(70, "group/sub/api")] })
+      // no variable holds the token: only the sealed value can have given it
+      const vcs = Providers.make({ env: () => undefined, secretBox: box })
+      const fromGitHub = yield* vcs.listRepositories(contextOf(sealedSettings(github.baseUrl, sealed)), { refresh: false })
+      const fromGitLab = yield* vcs.listRepositories(
+        contextOf(sealedSettings(gitlab.baseUrl, sealed), { provider: "gitlab", connectionId: "vcs_gl" }),
+        { refresh: false }
+      )
+      assert.deepStrictEqual(fromGitHub.map((r) => r.fullName), ["acme/api"])
+      assert.deepStrictEqual(fromGitLab.map((r) => r.fullName), ["group/sub/api"])
+      assert.strictEqual(github.requests[0]!.headers["authorization"], `Bearer ${token}`)
+      assert.strictEqual(gitlab.requests[0]!.headers["private-token"], token)
+      // the repository cache (keyed by the sealed text) still answers without the provider
+      for (let i = 0; i < 10; i++) yield* vcs.listRepositories(contextOf(sealedSettings(github.baseUrl, sealed)), { refresh: false })
+      assert.strictEqual(github.count("/user/repos"), 1)
+    }))
+
+  it.scoped("without a SecretBox in the options, the calling fiber's SecretBox opens it; the sealed token wins over tokenEnv", () =>
+    Effect.gen(function*() {
+      const key = SecretBox.generateKey()
+      const box = yield* boxOf(key)
+      const sealed = yield* box.seal(token)
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const vcs = Providers.make({ env: (name) => name === "WRONG_TOKEN" ? "not-the-token" : undefined })
+      const listed = yield* vcs.listRepositories(contextOf({ ...sealedSettings(stub.baseUrl, sealed), tokenEnv: "WRONG_TOKEN" }), { refresh: false }).pipe(
+        Effect.provide(SecretBox.layerFromKey(key))
+      )
+      assert.strictEqual(listed.length, 1)
+      assert.strictEqual(stub.requests[0]!.headers["authorization"], `Bearer ${token}`)
+    }))
+
+  it.scoped("that cannot be opened (another key, a damaged value, no SecretBox) is not-configured, logged without the value, and nothing is sent", () =>
+    Effect.gen(function*() {
+      const sealed = yield* Effect.flatMap(boxOf(SecretBox.generateKey()), (box) => box.seal(token))
+      const otherBox = yield* boxOf(SecretBox.generateKey())
+      const stub = yield* Stubs.github({ token, repositories: [api] })
+      const cases = [
+        { vcs: Providers.make({ env, secretBox: otherBox }), sealedToken: sealed, reason: "sealed-token-decrypt-failed" },
+        { vcs: Providers.make({ env, secretBox: otherBox }), sealedToken: "v1.not-sealed", reason: "sealed-token-malformed" },
+        { vcs: Providers.make({ env }), sealedToken: sealed, reason: "no-secret-box" }
+      ]
+      for (const { reason, sealedToken, vcs } of cases) {
+        const ctx = contextOf(sealedSettings(stub.baseUrl, sealedToken))
+        for (const call of [
+          vcs.listRepositories(ctx, { refresh: true }),
+          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
+        ]) {
+          const { lines, result } = yield* logged(call as Effect.Effect<unknown, VcsProviderError>)
+          assert.isTrue(result._tag === "Left" && result.left.reason === "not-configured")
+          assert.strictEqual(lines.length, 1)
+          assert.include(lines[0]!, reason)
+          assert.include(lines[0]!, ctx.connection.id)
+          for (const secret of [token, sealed, sealedToken]) assert.notInclude(lines[0]!, secret)
+          if (result._tag === "Left") assert.notInclude(JSON.stringify(result.left) + String(result.left), token)
+        }
+      }
+      assert.strictEqual(stub.requests.length, 0)
     }))
 })

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryStore } from "@image-policy/adapters"
-import { Store, Workflows } from "@image-policy/core"
+import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
+import { SecretBox, Store, Workflows } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as App from "../src/App.js"
 import * as Seed from "../src/seed/Seed.js"
 
@@ -145,6 +146,64 @@ describe("Seed.parse", () => {
   })
 })
 
+describe("Seed.parse: an API connection's token and webhook secret", () => {
+  const token = "ghp_SEEDSECRETTOKEN0123456789abcdef"
+  const hookSecret = "seed-secret-webhook-0123456789"
+  const withApi = (...apis: Array<Record<string, unknown>>) => ({
+    organizations: [{
+      name: "A",
+      edition: "enterprise",
+      vcsConnections: apis.map((api, i) => ({ provider: "github", externalAccountName: `c${i}`, api: { baseUrl: "https://ghe.example.com/api/v3", ...api } }))
+    }]
+  })
+  const at = (i: number) => `$.organizations[0].vcsConnections[${i}].api`
+  const neverEchoes = (problems: ReadonlyArray<Seed.SeedProblem>, ...values: Array<string>) => {
+    const text = JSON.stringify(problems)
+    for (const value of values) assert.notInclude(text, value)
+  }
+
+  it("takes exactly one of token or tokenEnv, at most one of webhookSecret or webhookSecretEnv; the paths name the connection's api", () => {
+    const problems = problemsOf(withApi(
+      { token, tokenEnv: "GITHUB_TOKEN" },
+      {},
+      { token, webhookSecret: hookSecret, webhookSecretEnv: "HOOK_SECRET" },
+      { webhookSecretEnv: "HOOK_SECRET" }
+    ))
+    hasProblem(problems, at(0), /exactly one of `token` or `tokenEnv`/)
+    hasProblem(problems, at(1), /exactly one of `token` or `tokenEnv`/)
+    hasProblem(problems, at(2), /at most one of `webhookSecret` or `webhookSecretEnv`/)
+    hasProblem(problems, at(3), /exactly one of `token` or `tokenEnv`/)
+    assert.strictEqual(problems.length, 4)
+    neverEchoes(problems, token, hookSecret)
+
+    const ok = parseOk(withApi({ token }, { token, webhookSecret: hookSecret }, { tokenEnv: "GITHUB_TOKEN", webhookSecretEnv: "HOOK_SECRET" }))
+    assert.deepStrictEqual(ok.organizations[0]!.vcsConnections.map((c) => c.api?.token), [token, token, undefined])
+    assert.isTrue(Seed.sealsSecrets(ok))
+    assert.isFalse(Seed.sealsSecrets(parseOk(withApi({ tokenEnv: "GITHUB_TOKEN", webhookSecretEnv: "HOOK_SECRET" }))))
+  })
+
+  it("rejects wrong types and shapes at their paths without repeating the value", () => {
+    const problems = problemsOf(withApi(
+      { token: 12345678901234 },
+      { token: "has a space-SEEDSECRET" },
+      { token: "" },
+      { token, webhookSecret: ["SEEDSECRET-in-an-array"] },
+      { token, webhookSecret: "short-SEEDSECR" },
+      // a token pasted where the variable's name belongs
+      { tokenEnv: token, webhookSecretEnv: hookSecret }
+    ))
+    hasProblem(problems, `${at(0)}.token`, /must be the token/)
+    hasProblem(problems, `${at(1)}.token`, /without spaces/)
+    hasProblem(problems, `${at(2)}.token`, /must be the token/)
+    hasProblem(problems, `${at(3)}.webhookSecret`, /16 to 4096 characters/)
+    hasProblem(problems, `${at(4)}.webhookSecret`, /16 to 4096 characters/)
+    hasProblem(problems, `${at(5)}.tokenEnv`, /name of an environment variable/)
+    hasProblem(problems, `${at(5)}.webhookSecretEnv`, /name of an environment variable/)
+    assert.strictEqual(problems.length, 7, problems.map((p) => `${p.path}: ${p.message}`).join("\n"))
+    neverEchoes(problems, "12345678901234", "SEEDSECRET", token, hookSecret)
+  })
+})
+
 describe("Seed.load", () => {
   it.effect("writes a valid seed and answers the ids by name", () =>
     Effect.gen(function*() {
@@ -185,6 +244,41 @@ describe("Seed.load", () => {
       assert.strictEqual(principal.apiKeyId, org!.apiKeys["ci"])
       const key = Option.getOrThrow(yield* store.apiKeys.get(orgId, org!.apiKeys["ci"] as Id.ApiKeyId))
       assert.notInclude(JSON.stringify(key), ownerSecret)
+    }).pipe(Effect.provide(services)))
+
+  it.effect("seals an API connection's token and webhook secret: only the sealed form is stored", () =>
+    Effect.gen(function*() {
+      const token = "glpat-SEEDLOADTOKEN0123456789"
+      const hookSecret = "seed-load-webhook-secret-0123456789"
+      const [org] = yield* Seed.load(parseOk({
+        organizations: [{
+          name: "Sealed",
+          edition: "enterprise",
+          vcsConnections: [
+            { provider: "gitlab", externalAccountName: "sealed", api: { baseUrl: "https://gitlab.example.com/api/v4", token, webhookSecret: hookSecret } },
+            { provider: "github", externalAccountName: "env", api: { baseUrl: "https://ghe.example.com/api/v3", tokenEnv: "GHE_TOKEN" } }
+          ]
+        }]
+      }))
+      const store = yield* Store
+      const orgId = org!.id as Id.OrgId
+      const raw = Option.getOrThrow(yield* store.vcsConnections.settings(orgId, org!.vcsConnections["sealed"] as Id.VcsConnectionId))
+      const text = JSON.stringify(raw)
+      assert.notInclude(text, token)
+      assert.notInclude(text, hookSecret)
+      const settings = Schema.decodeUnknownSync(FixtureVcs.ConnectionSettings)(raw)
+      assert.strictEqual(settings.kind, "api")
+      if (settings.kind !== "api") return
+      assert.deepStrictEqual(Object.keys(settings).sort(), ["baseUrl", "kind", "sealedToken", "sealedWebhookSecret"])
+      assert.match(settings.sealedToken!, /^v1\./)
+      const box = yield* SecretBox
+      assert.strictEqual(yield* box.open(settings.sealedToken!), token)
+      assert.strictEqual(yield* box.open(settings.sealedWebhookSecret!), hookSecret)
+      // a variable's name is kept as given
+      assert.deepStrictEqual(
+        Option.getOrThrow(yield* store.vcsConnections.settings(orgId, org!.vcsConnections["env"] as Id.VcsConnectionId)),
+        { kind: "api", baseUrl: "https://ghe.example.com/api/v3", tokenEnv: "GHE_TOKEN" }
+      )
     }).pipe(Effect.provide(services)))
 
   it.effect("leaves an organization whose fixed id exists untouched", () =>

@@ -28,10 +28,13 @@ export const FixtureRepository = Schema.Struct({
 export type FixtureRepository = typeof FixtureRepository.Type
 
 /**
- * Stored connection settings: fixture data, or a provider API reached with a token from the
- * environment. The secret that signs the provider's push webhooks is the fixture's own
- * `webhookSecret` (tests, demos) or, for a real provider, read from the variable `webhookSecretEnv`
- * names, like the token; it is never logged or answered.
+ * Stored connection settings: fixture data, or a provider API reached with a token. The token is
+ * either read from the variable `tokenEnv` names or kept in the store sealed with the core's
+ * `SecretBox` (`sealedToken`, the `v1.…` form: never the plaintext). The secret that signs the
+ * provider's push webhooks is the fixture's own `webhookSecret` (tests, demos) or, for a real
+ * provider, read from the variable `webhookSecretEnv` names or opened from `sealedWebhookSecret`.
+ * Neither is ever logged or answered. A seed gives at most one source of each (Seed.ts checks it);
+ * should a row hold both, the sealed value wins.
  */
 export const ConnectionSettings = Schema.Union(
   Schema.Struct({
@@ -42,8 +45,10 @@ export const ConnectionSettings = Schema.Union(
   Schema.Struct({
     kind: Schema.Literal("api"),
     baseUrl: Schema.String,
-    tokenEnv: Schema.String,
-    webhookSecretEnv: Schema.optional(Schema.String)
+    tokenEnv: Schema.optional(Schema.String),
+    sealedToken: Schema.optional(Schema.String),
+    webhookSecretEnv: Schema.optional(Schema.String),
+    sealedWebhookSecret: Schema.optional(Schema.String)
   })
 )
 export type ConnectionSettings = typeof ConnectionSettings.Type

@@ -1,7 +1,12 @@
 /**
  * The production `VcsProvider`: it reads each connection's settings and answers from the fixture
  * provider (`kind: "fixture"`) or from GitHub or GitLab (`kind: "api"`, chosen by the
- * connection's provider), with the token read from the environment variable the settings name.
+ * connection's provider), with the token the settings give: sealed in the store (`sealedToken`,
+ * opened through the core's `SecretBox` for each call and dropped with it) or read from the
+ * environment variable `tokenEnv` names. A sealed token that cannot be opened (the host runs with
+ * another `IMAGE_POLICY_SECRET_KEY`) is `not-configured`, logged with the connection id and the
+ * reason only. Caches and quota are keyed by the variable's name or the sealed text, never by the
+ * token itself.
  *
  * Provider quota is spent only when it must be (spec 4, rule 1):
  * - repositories are cached per connection without expiry: the provider is asked only with
@@ -13,7 +18,7 @@
  * - a rate-limited answer is remembered per token until its reset, and every call that would
  *   reach the provider in that window fails at once with the remaining seconds.
  */
-import { type ConnectionContext, type Onboarding, VcsProvider, VcsProviderError } from "@image-policy/core"
+import { type ConnectionContext, type Onboarding, SecretBox, VcsProvider, VcsProviderError } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -40,6 +45,11 @@ export interface Options {
   /** How long a repository's branch list is reused. Default 60 s. */
   readonly branchesTtlMs?: number
   readonly userAgent?: string
+  /**
+   * Opens `sealedToken`s. Default: the `SecretBox` of the calling fiber (the host's services hold
+   * one); without either, a connection with a sealed token is `not-configured`.
+   */
+  readonly secretBox?: typeof SecretBox.Service
 }
 
 const decodeSettings = Schema.decodeUnknownOption(Fixture.ConnectionSettings)
@@ -54,6 +64,15 @@ interface Api {
 }
 
 const notConfigured = () => new VcsProviderError({ reason: "not-configured" })
+
+type ApiSettings = Extract<Fixture.ConnectionSettings, { readonly kind: "api" }>
+
+/** Why a connection's token could not be had; logged, never answered (the answer is `not-configured`). */
+const tokenMissing = (ctx: ConnectionContext, reason: string) =>
+  Effect.logWarning("VCS connection token unavailable").pipe(
+    Effect.annotateLogs({ orgId: ctx.orgId, connectionId: ctx.connection.id, reason }),
+    Effect.zipRight(Effect.fail(notConfigured()))
+  )
 
 export const make = (options: Options = {}): typeof VcsProvider.Service => {
   const fixture = options.fixture ?? Fixture.make().provider
@@ -80,12 +99,36 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
     const settings = decodeSettings(ctx.settings)
     if (Option.isNone(settings)) return Effect.fail(notConfigured())
     if (settings.value.kind === "fixture") return Effect.succeed(Option.none())
-    const { baseUrl, tokenEnv } = settings.value
-    const token = env(tokenEnv)
+    const api = settings.value
+    return Effect.flatMap(tokenOf(ctx, api), ({ source, token }) => {
+      const client = clientFor(ctx, api, token, source)
+      return client === undefined ? Effect.fail(notConfigured()) : Effect.succeed(Option.some(client))
+    })
+  }
+
+  /** The token (opened or read now, for this call only) and what names its source in cache keys. */
+  const tokenOf = (ctx: ConnectionContext, api: ApiSettings): Effect.Effect<{ token: string; source: string }, VcsProviderError> => {
+    const sealed = api.sealedToken
+    if (sealed !== undefined) {
+      return Effect.gen(function*() {
+        const box = options.secretBox ?? Option.getOrUndefined(yield* Effect.serviceOption(SecretBox))
+        if (box === undefined) return yield* tokenMissing(ctx, "no-secret-box")
+        const token = yield* box.open(sealed).pipe(Effect.catchAll((e) => tokenMissing(ctx, `sealed-token-${e.reason}`)))
+        if (token.trim() === "") return yield* tokenMissing(ctx, "empty")
+        return { token: token.trim(), source: `sealed:${sealed}` }
+      })
+    }
+    if (api.tokenEnv === undefined) return Effect.fail(notConfigured())
+    const token = env(api.tokenEnv)
     if (token === undefined || token.trim() === "") return Effect.fail(notConfigured())
+    return Effect.succeed({ token: token.trim(), source: `env:${api.tokenEnv}` })
+  }
+
+  /** `undefined` when the base URL is not one the provider's client accepts. */
+  const clientFor = (ctx: ConnectionContext, api: ApiSettings, token: string, source: string): Api | undefined => {
     const clientOptions: ProviderHttp.ClientOptions = {
-      baseUrl,
-      token: token.trim(),
+      baseUrl: api.baseUrl,
+      token,
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
@@ -93,13 +136,13 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
     }
     const provider = ctx.connection.provider
     const client = provider === "github" ? GitHub.client(clientOptions) : GitLab.client(clientOptions)
-    if (client === undefined) return Effect.fail(notConfigured())
-    return Effect.succeed(Option.some({
+    if (client === undefined) return undefined
+    return {
       provider,
-      key: JSON.stringify([ctx.orgId, ctx.connection.id, provider, client.baseUrl, tokenEnv]),
-      quotaKey: JSON.stringify([provider, client.baseUrl, tokenEnv]),
+      key: JSON.stringify([ctx.orgId, ctx.connection.id, provider, client.baseUrl, source]),
+      quotaKey: JSON.stringify([provider, client.baseUrl, source]),
       client
-    }))
+    }
   }
 
   /** A provider call, refused at once while its token is known to be rate limited. */

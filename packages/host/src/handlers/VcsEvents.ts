@@ -7,7 +7,9 @@
  * (`MappingsFile.phasesTouchedByPush`) and sync them (`Workflows.Sync.syncPushed`).
  *
  * The secret is compared in constant time (WebCrypto HMAC verify; SHA-256 digests for GitLab's
- * token) and is never logged or answered. Delivery ids are remembered per process: several hosts
+ * token) and is never logged or answered. A sealed secret is opened through the `SecretBox` for
+ * each delivery and not kept; one that cannot be opened (another `IMAGE_POLICY_SECRET_KEY`) refuses
+ * the push like a missing secret, and the log says why without the value. Delivery ids are remembered per process: several hosts
  * behind one address each refuse the replays they see, and a replay another host accepts only
  * repeats an idempotent sync.
  */
@@ -16,7 +18,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { FixtureVcs, VcsHttp } from "@image-policy/adapters"
-import { type Id, type MappingsFile, Workflows } from "@image-policy/core"
+import { type Id, type MappingsFile, SecretBox, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -41,14 +43,33 @@ export const replayWindowMs = 10 * 60_000
 export const maxPushAgeMs = 5 * 60_000
 const rememberedDeliveries = 10_000
 
-/** The connection's webhook secret: the fixture's own, or the value of the variable an API connection names. */
-const secretOf = (settings: unknown, env: VcsHttp.Env): string | undefined => {
-  const decoded = Schema.decodeUnknownOption(FixtureVcs.ConnectionSettings)(settings)
-  if (Option.isNone(decoded)) return undefined
-  const s = decoded.value
-  const secret = s.kind === "fixture" ? s.webhookSecret : s.webhookSecretEnv === undefined ? undefined : env(s.webhookSecretEnv)
-  return secret === undefined || secret === "" ? undefined : secret
-}
+/**
+ * The connection's webhook secret: the fixture's own, or for an API connection the sealed one
+ * opened now, else the value of the variable it names. `undefined` when there is none to check
+ * against (the push is refused then).
+ */
+const secretOf = (settings: unknown, env: VcsHttp.Env, connectionId: string) =>
+  Effect.gen(function*() {
+    const decoded = Schema.decodeUnknownOption(FixtureVcs.ConnectionSettings)(settings)
+    if (Option.isNone(decoded)) return undefined
+    const s = decoded.value
+    let secret: string | undefined
+    if (s.kind === "fixture") secret = s.webhookSecret
+    else if (s.sealedWebhookSecret !== undefined) {
+      const box = yield* SecretBox
+      secret = yield* box.open(s.sealedWebhookSecret).pipe(
+        Effect.catchAll((e) =>
+          Effect.as(
+            Effect.logWarning("provider push webhook secret unavailable").pipe(
+              Effect.annotateLogs({ connectionId, reason: `sealed-webhook-secret-${e.reason}` })
+            ),
+            undefined
+          )
+        )
+      )
+    } else secret = s.webhookSecretEnv === undefined ? undefined : env(s.webhookSecretEnv)
+    return secret === undefined || secret === "" ? undefined : secret
+  })
 
 const encoder = new TextEncoder()
 
@@ -209,7 +230,7 @@ export const VcsEventsHandlers = (options: Options) =>
         const connection = Option.getOrUndefined(located)
         const secret = connection === undefined || connection.connection.provider !== provider
           ? undefined
-          : secretOf(connection.settings, env)
+          : yield* secretOf(connection.settings, env, connectionId)
         const signed = secret === undefined
           ? false
           : provider === "github"

@@ -4,9 +4,14 @@
  * is written, and every problem is reported with its JSON path; a valid seed is written in one
  * transaction. An organization whose fixed `id` already exists is left as it is, so a service can
  * load the same seed at every start.
+ *
+ * An `api` connection's token and push webhook secret are given either as the name of an
+ * environment variable (`tokenEnv`, `webhookSecretEnv`) or as the value itself (`token`,
+ * `webhookSecret`): a value is sealed with the core's `SecretBox` on load and only the sealed form
+ * is stored. Problems about those fields never repeat what was given.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Ids, Onboarding, Organization, Permission, PolicyGroup, SecretHasher, Store } from "@image-policy/core"
+import { ApiKey, Id, Ids, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -34,7 +39,26 @@ const Routine = Schema.Struct({
 
 const Team = Schema.Struct({ name: Name, routines: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }) })
 
-const EnvName = Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/))
+/** A problem message that replaces the schema's own, which would quote the value (maybe a secret). */
+const quietly = <S extends Schema.Schema<any, any, never>>(schema: S, message: string): S =>
+  schema.annotations({ message: () => ({ message, override: true }) }) as S
+
+// a token pasted where its variable's name belongs must not be echoed back
+const EnvName = quietly(
+  Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/)),
+  "must be the name of an environment variable (A-Z, 0-9 and _, not starting with a digit), not its value"
+)
+
+/** A provider token: printable, no spaces (GitHub and GitLab tokens never have any). */
+const Token = quietly(
+  Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{1,4096}$/)),
+  "must be the token: 1 to 4096 printable characters without spaces"
+)
+
+const WebhookSecret = quietly(
+  Schema.String.pipe(Schema.minLength(16), Schema.maxLength(4096)),
+  "must be a string of 16 to 4096 characters"
+)
 
 const Connection = Schema.Struct({
   provider: oneOf(Onboarding.VcsProvider, Onboarding.VcsProvider.literals),
@@ -47,8 +71,12 @@ const Connection = Schema.Struct({
   })),
   api: Schema.optional(Schema.Struct({
     baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)),
-    tokenEnv: EnvName,
-    webhookSecretEnv: Schema.optional(EnvName)
+    // exactly one of the two (crossCheck); the value is sealed on load
+    tokenEnv: Schema.optional(EnvName),
+    token: Schema.optional(Token),
+    // at most one of the two; without either the connection accepts no push
+    webhookSecretEnv: Schema.optional(EnvName),
+    webhookSecret: Schema.optional(WebhookSecret)
   }))
 })
 
@@ -150,6 +178,12 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
       if ((c.fixture === undefined) === (c.api === undefined)) {
         problems.push({ path: `${at}.vcsConnections[${i}]`, message: "give exactly one of `fixture` or `api`" })
       }
+      if (c.api !== undefined && (c.api.token === undefined) === (c.api.tokenEnv === undefined)) {
+        problems.push({ path: `${at}.vcsConnections[${i}].api`, message: "give exactly one of `token` or `tokenEnv`" })
+      }
+      if (c.api?.webhookSecret !== undefined && c.api.webhookSecretEnv !== undefined) {
+        problems.push({ path: `${at}.vcsConnections[${i}].api`, message: "give at most one of `webhookSecret` or `webhookSecretEnv`" })
+      }
       unique((c.fixture?.repositories ?? []).map((r) => r.externalRepoId), (j) => `${at}.vcsConnections[${i}].fixture.repositories[${j}].externalRepoId`, "externalRepoId")
     })
     unique(org.policyGroups.map((g) => g.name), (i) => `${at}.policyGroups[${i}].name`, "policy group")
@@ -199,6 +233,28 @@ export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
   const problems = crossCheck(decoded.right)
   return problems.length > 0 ? Either.left(new InvalidSeed({ problems })) : Either.right(decoded.right)
 }
+
+/**
+ * Whether loading the seed seals values with the secret key (an `api` connection's `token` or
+ * `webhookSecret`): whoever loads it must use the key the hosts serving the store use.
+ */
+export const sealsSecrets = (seed: SeedFile): boolean =>
+  seed.organizations.some((o) => o.vcsConnections.some((c) => c.api?.token !== undefined || c.api?.webhookSecret !== undefined))
+
+/** An API connection's stored settings: variable names as given, values sealed. */
+const apiSettings = (api: NonNullable<SeedFile["organizations"][number]["vcsConnections"][number]["api"]>) =>
+  Effect.gen(function*() {
+    const box = yield* SecretBox
+    const settings: FixtureVcs.ConnectionSettings = {
+      kind: "api",
+      baseUrl: api.baseUrl,
+      ...(api.tokenEnv !== undefined ? { tokenEnv: api.tokenEnv } : {}),
+      ...(api.token !== undefined ? { sealedToken: yield* box.seal(api.token) } : {}),
+      ...(api.webhookSecretEnv !== undefined ? { webhookSecretEnv: api.webhookSecretEnv } : {}),
+      ...(api.webhookSecret !== undefined ? { sealedWebhookSecret: yield* box.seal(api.webhookSecret) } : {})
+    }
+    return settings
+  })
 
 export interface SeededOrganization {
   readonly id: string
@@ -260,12 +316,7 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
             repositories: c.fixture.repositories,
             ...(c.fixture.webhookSecret !== undefined ? { webhookSecret: c.fixture.webhookSecret } : {})
           }
-          : {
-            kind: "api",
-            baseUrl: c.api!.baseUrl,
-            tokenEnv: c.api!.tokenEnv,
-            ...(c.api!.webhookSecretEnv !== undefined ? { webhookSecretEnv: c.api!.webhookSecretEnv } : {})
-          }
+          : yield* apiSettings(c.api!)
         yield* store.vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
       }
       const groups: Record<string, { id: string; phases: Record<string, string> }> = {}
