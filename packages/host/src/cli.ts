@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import * as App from "./App.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
+import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
 /** A failure the user can act on: printed on stderr as is, then the process exits with `exitCode`. */
@@ -52,9 +53,9 @@ const quietLogs = Layer.merge(
 )
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
-const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>) =>
+const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
   Effect.scoped(Effect.gen(function*() {
-    const services = yield* Layer.build(App.services(StoreConfig.layer(spec))).pipe(
+    const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey })).pipe(
       Effect.catchAllCause((cause) =>
         new CliError({
           message: `cannot open the store ${ServeOptions.describeStore(spec)}: ${ServeOptions.scrub(messageOf(cause), spec)}`,
@@ -149,7 +150,11 @@ const seed = Command.make(
     Effect.gen(function*() {
       // validated whole before the store is even opened: an invalid seed writes nothing
       const parsed = yield* ServeOptions.readSeed(file)
-      const seeded = yield* withStore(store, Seed.load(parsed))
+      // sealed values must open on the hosts that serve this store: seal with their key (SecretKey.ts)
+      const secretKey = Seed.sealsSecrets(parsed)
+        ? (yield* SecretKey.resolve(store, process.env).pipe(Effect.mapError((e) => new CliError({ message: e.message, exitCode: 1 })))).base64
+        : undefined
+      const seeded = yield* withStore(store, Seed.load(parsed), secretKey)
       yield* Console.log(JSON.stringify({ organizations: seeded }, null, 2))
     }).pipe(Effect.provide(quietLogs))
 ).pipe(Command.withDescription("load a seed file into a store and print the ids it created as JSON"))

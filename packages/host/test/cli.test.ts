@@ -11,8 +11,11 @@ import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
+import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import * as SecretKey from "../src/SecretKey.js"
 import { ensureBuilt } from "./support/build.js"
 
@@ -297,6 +300,50 @@ describe("seed, keys create and serve on one pglite store", () => {
     expect(second.code).toBe(0)
     expect(second.stdout).toContain(`pglite:${data}: up to date`)
   }, 120_000)
+})
+
+describe("seed with a provider token (sealed) then serve, on one pglite store", () => {
+  it("the seed command seals the token with the store's key, so serve opens it; the stored form is sealed", async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const token = "ghp_cli-sealed-token-0123456789"
+      const stub = await Effect.runPromise(Scope.extend(Stubs.github({ token, repositories: [Stubs.repository(42, "acme/api", { branches: ["main"] })] }), scope))
+      const dir = tempDir()
+      const store = `pglite:${join(dir, "data")}`
+      const seed = {
+        organizations: [{
+          id: "org_clisealed", name: "Sealed", edition: "enterprise",
+          vcsConnections: [{ provider: "github", externalAccountName: "acme", api: { baseUrl: stub.baseUrl, token } }],
+          apiKeys: [{ name: "ci", secret: "cli-sealed-test-key-0123456789-abcdefgh", role: "Owner", expiresInDays: 30 }]
+        }]
+      }
+      writeFileSync(join(dir, "seed.json"), JSON.stringify(seed))
+      const seeded = await run(["seed", "--store", store, join(dir, "seed.json")])
+      expect(seeded.stderr).toBe("")
+      expect(seeded.code).toBe(0)
+      expect(seeded.stdout).not.toContain(token)
+      const connectionId = Object.values(JSON.parse(seeded.stdout).organizations[0].vcsConnections)[0]
+      // a postgres store has no key file to fall back on: sealing needs IMAGE_POLICY_SECRET_KEY
+      const noKey = await run(["seed", "--store", "postgres://app@127.0.0.1:1/policies", join(dir, "seed.json")])
+      expect(noKey.code).toBe(1)
+      expect(noKey.stderr).toMatch(/IMAGE_POLICY_SECRET_KEY is required/)
+      expect(noKey.stderr + noKey.stdout).not.toContain(token)
+
+      const server = started(serve(["--store", store, "--port", "0"]))
+      const [, url] = await server.waitFor(/"message":"listening".*?"url":"(http:\/\/[^"]+)"/)
+      const repos = await fetch(`${url}/api/v1/org/org_clisealed/vcs-connections/${connectionId}/available-repos`, {
+        headers: { "x-api-key": "cli-sealed-test-key-0123456789-abcdefgh" }
+      })
+      expect(repos.status).toBe(200)
+      expect(((await repos.json()) as any).items.map((r: any) => r.fullName)).toEqual(["acme/api"])
+      expect(stub.requests.at(-1)?.headers["authorization"]).toBe(`Bearer ${token}`)
+      expect(server.output()).not.toContain(token)
+      server.child.kill("SIGTERM")
+      expect(await server.exited).toBe(0)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 240_000)
 })
 
 describe("serve --seed", () => {
