@@ -35,14 +35,20 @@ export const addDraftMapping = Effect.fnUntraced(function*(
   const ids = yield* Ids
   return yield* store.transaction(Effect.gen(function*() {
     yield* store.policyGroups.lock(caller.orgId, groupId)
-    const group = yield* loadGroup(caller, groupId)
+    const group = yield* Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
+      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
+      onSome: Effect.succeed
+    }))
     const phase = yield* PolicyGroup.ensureInternalPhase(group, phaseId)
     const valid = yield* Mapping.validateMappingInput(input, { source: "api" })
     const key = Mapping.mappingKey(valid.fromImage, valid.platformScope)
     const existing = yield* store.drafts.findByKey(caller.orgId, groupId, phase.id, key)
+    // a retried upsert of an equal mapping (rule 8) needs no fresh id and no timestamp; an update
+    // keeps its id, so only a new mapping draws one
+    const unchanged = Option.isSome(existing) && Mapping.sameContent(existing.value, valid)
     const result = Mapping.upsertDraft(Option.toArray(existing), valid, {
-      id: (yield* ids.next("mapping")) as MappingId,
-      now: (yield* now).toISOString()
+      id: Option.isSome(existing) ? existing.value.id : (yield* ids.next("mapping")) as MappingId,
+      now: unchanged ? "" : (yield* now).toISOString()
     })
     if (result.outcome !== "unchanged") {
       yield* store.drafts.put(caller.orgId, groupId, { ...result.mapping, phaseId: phase.id })
