@@ -67,6 +67,13 @@ describe("fixture listFiles", () => {
       const moved = yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })
       assert.deepStrictEqual(moved.paths, ["Dockerfile", "deploy/Dockerfile", "services/a/Dockerfile"])
       assert.strictEqual(Option.getOrThrow(yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "services/a/Dockerfile" })).content, "FROM a\n")
+      // a read at a listed commit sees that commit's files, whatever the branch holds now
+      const read = (branch: string, path: string) =>
+        Effect.map(vcs.readFile(ctx, { fullName: "acme/api", branch, path }), Option.map((f) => f.content))
+      assert.deepStrictEqual(yield* read(first.commitSha, "Dockerfile"), Option.some("FROM node:20\n"))
+      assert.deepStrictEqual(yield* read(first.commitSha, "README.md"), Option.some("# api\n"))
+      assert.deepStrictEqual(yield* read(first.commitSha, "services/a/Dockerfile"), Option.none())
+      assert.deepStrictEqual(yield* read(moved.commitSha, "Dockerfile"), Option.some("FROM node:21\n"))
 
       // another org's connection sees its own files
       assert.deepStrictEqual(yield* vcs.listFiles(contextOf({ orgId: "org_other" }), { fullName: "acme/api", branch: "main" }), first)

@@ -157,6 +157,8 @@ export const make = (): {
     readonly overrides: Map<string, Map<string, string | null>>
     readonly created: Map<string, Map<string, string>>
     readonly remediations: Array<FixtureRemediation>
+    /** The files of each commit `listFiles` answered, so a read at that commit sees exactly them. */
+    readonly commits: Map<string, Map<string, string>>
   }
   const states = new Map<string, RepositoryState>()
   const failures: Array<FixtureWriteFailure> = []
@@ -164,7 +166,7 @@ export const make = (): {
     const key = JSON.stringify([orgId, connectionId, fullName])
     let state = states.get(key)
     if (state === undefined) {
-      state = { overrides: new Map(), created: new Map(), remediations: [] }
+      state = { overrides: new Map(), created: new Map(), remediations: [], commits: new Map() }
       states.set(key, state)
     }
     return state
@@ -212,8 +214,10 @@ export const make = (): {
         }))),
     readFile: (ctx, file) =>
       Effect.flatMap(context(ctx, file.fullName), ({ found, state }) => {
-        if (!hasBranch(found, state, file.branch)) return Effect.fail(notFound())
-        const content = filesOf(found, state, file.branch).get(file.path)
+        // `branch` may name a commit, as on GitHub and GitLab (a `ref`)
+        const atCommit = state.commits.get(file.branch)
+        if (atCommit === undefined && !hasBranch(found, state, file.branch)) return Effect.fail(notFound())
+        const content = (atCommit ?? filesOf(found, state, file.branch)).get(file.path)
         return content === undefined
           ? Effect.succeed(Option.none())
           : Effect.map(blobSha(content), (version) => Option.some({ content, version }))
@@ -223,10 +227,10 @@ export const make = (): {
         if (!hasBranch(found, state, at.branch)) return Effect.fail(notFound())
         const files = filesOf(found, state, at.branch)
         // a commit sha of the repository, branch and every file's content: changes with any file
-        return Effect.map(sha1Hex(new TextEncoder().encode(JSON.stringify([at.fullName, at.branch, [...files]]))), (commitSha) => ({
-          commitSha,
-          paths: [...files.keys()]
-        }))
+        return Effect.map(sha1Hex(new TextEncoder().encode(JSON.stringify([at.fullName, at.branch, [...files]]))), (commitSha) => {
+          state.commits.set(commitSha, new Map(files))
+          return { commitSha, paths: [...files.keys()] }
+        })
       }),
     openRemediation: (ctx, write) =>
       Effect.gen(function*() {

@@ -329,8 +329,10 @@ const githubAnswer = (
   if (rest[0] === "contents" && rest.length >= 2) {
     const path = rest.slice(1).map(decodeURIComponent).join("/")
     if (request.method === "GET") {
-      const ref = request.query.get("ref") ?? repo.defaultBranch ?? ""
-      if (!repo.branches.has(ref)) return { status: 404, body: { message: `No commit found for the ref ${ref}` } }
+      // a branch name, or a branch's head commit sha (as GitHub's `ref` accepts)
+      const asked = request.query.get("ref") ?? repo.defaultBranch ?? ""
+      const ref = branchOfRef(repo, asked)
+      if (ref === undefined) return { status: 404, body: { message: `No commit found for the ref ${asked}` } }
       const files = repo.files.get(ref) ?? new Map<string, string>()
       const content = files.get(path)
       if (content === undefined) {
@@ -534,7 +536,7 @@ const gitlabPages = (number: number, last: number, total: number, perPage: numbe
 })
 
 /** A branch name or a commit sha that is some branch's head, as the branch it names. */
-const gitlabRef = (repo: StubRepository, ref: string) =>
+const branchOfRef = (repo: StubRepository, ref: string) =>
   repo.branches.has(ref) ? ref : [...repo.branches].find(([, sha]) => sha === ref)?.[0]
 
 /** Every file and directory below the root, sorted by path, as GitLab's recursive tree lists them. */
@@ -591,7 +593,7 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
       : { status: 200, body: { name, default: name === repo.defaultBranch, commit: { id: sha, short_id: sha.slice(0, 8) } } }
   }
   if (rest[1] === "tree" && rest.length === 2 && request.method === "GET") {
-    const branch = gitlabRef(repo, request.query.get("ref") ?? repo.defaultBranch ?? "")
+    const branch = branchOfRef(repo, request.query.get("ref") ?? repo.defaultBranch ?? "")
     if (branch === undefined) return { status: 404, body: { message: "404 Tree Not Found" } }
     const recursive = request.query.get("recursive") === "true"
     const all = gitlabTree(repo, branch).filter((i) => recursive || !i.path.includes("/"))
@@ -612,7 +614,7 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
   if (rest[1] === "files" && rest.length === 3 && request.method === "HEAD") {
     // metadata only, in headers (GitLab's "Get file metadata only")
     const path = decodeURIComponent(rest[2]!)
-    const ref = gitlabRef(repo, request.query.get("ref") ?? "")
+    const ref = branchOfRef(repo, request.query.get("ref") ?? "")
     const content = ref === undefined ? undefined : repo.files.get(ref)?.get(path)
     if (content === undefined) return { status: 404 }
     return {
@@ -630,7 +632,7 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
   }
   if (rest[1] === "files" && rest.length === 3 && request.method === "GET") {
     const path = decodeURIComponent(rest[2]!)
-    const ref = gitlabRef(repo, request.query.get("ref") ?? "")
+    const ref = branchOfRef(repo, request.query.get("ref") ?? "")
     if (ref === undefined) return { status: 404, body: { message: "404 Commit Not Found" } }
     const content = repo.files.get(ref)?.get(path)
     if (content === undefined) return { status: 404, body: { message: "404 File Not Found" } }
@@ -665,7 +667,7 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
     if (body.start_branch !== undefined && body.start_sha !== undefined) {
       return { status: 400, body: { error: "start_branch, start_sha are mutually exclusive" } }
     }
-    const start = body.start_sha !== undefined ? gitlabRef(repo, body.start_sha) : body.start_branch
+    const start = body.start_sha !== undefined ? branchOfRef(repo, body.start_sha) : body.start_branch
     if ((body.start_sha !== undefined || body.start_branch !== undefined) && (start === undefined || !repo.branches.has(start))) {
       return { status: 400, body: { message: "Invalid start" } }
     }

@@ -95,7 +95,8 @@ export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<V
     repository: { readonly fullName: string; readonly defaultBranch: string }
   ) => Effect.Effect<ReadonlyArray<AvailableBranch>, VcsProviderError>
   /**
-   * A file at the head of a branch, with a version that changes whenever its content does (the
+   * A file at the head of a branch (or at a commit, when `branch` is a commit sha `listFiles`
+   * answered: a scan reads every file at the commit it listed), with a version that changes whenever its content does (the
    * blob sha on GitHub and GitLab); `None` when the branch has no such file.
    */
   readonly readFile: (

@@ -149,7 +149,8 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
     if (Either.isLeft(paths)) return { status: "failed", failure: paths.left } as const
     // each file is scanned as soon as it is read: at most `readConcurrency` contents are held at once
     const perFile = yield* Effect.forEach(paths.right, (path) =>
-      Effect.map(vcs.readFile(ctx, { ...at, path }), Option.match({
+      // read at the listed commit, not the branch: a push during the scan cannot mix two commits
+      Effect.map(vcs.readFile(ctx, { fullName: at.fullName, branch: tree.commitSha, path }), Option.match({
         // gone since the listing, or over the size limit: skipped
         onNone: () => undefined,
         onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
