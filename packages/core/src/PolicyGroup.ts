@@ -87,6 +87,8 @@ export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
 
 export const PolicyGroupListItem = Schema.Struct({ id: PolicyGroupId, name: Schema.String, applyToAllRepos: Schema.Boolean })
 
+// exactly the shape of contracts section 5 ("Phase (in details)"): clients outside this repository
+// compare it whole, so internal state (connection, file version, poll interval) stays out
 export const PhaseView = Schema.Struct({
   id: PhaseId,
   name: Schema.String,
@@ -95,7 +97,6 @@ export const PhaseView = Schema.Struct({
     repositoryFullName: Schema.String,
     branch: Schema.String,
     path: Schema.String,
-    pollIntervalSeconds: Schema.Int,
     lastSyncedAt: Schema.NullOr(Schema.String),
     lastError: Schema.NullOr(Schema.String)
   }))
@@ -127,7 +128,6 @@ export const toDetails = (group: PolicyGroup, published: ReadonlyArray<Published
           repositoryFullName: p.external.repositoryFullName,
           branch: p.external.branch,
           path: p.external.path,
-          pollIntervalSeconds: p.external.pollIntervalSeconds,
           lastSyncedAt: p.external.lastSyncedAt,
           lastError: p.external.lastError
         }

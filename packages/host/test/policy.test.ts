@@ -69,7 +69,6 @@ const suite = (name: string, makeStore: StoreFactory) =>
               repositoryFullName: "acme/policy",
               branch: "main",
               path: "service-mappings.json",
-              pollIntervalSeconds: 60,
               lastSyncedAt: null,
               lastError: null
             }
