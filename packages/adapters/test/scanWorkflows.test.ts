@@ -192,6 +192,37 @@ describe("branch scans", () => {
         assert.deepStrictEqual(view!.branches.map((b) => b.scan.status), ["queued", "queued"])
       })))
 
+  it.effect("the findings route answers the scan its findings come from, even when a scan succeeds while it reads", () =>
+    run((store, fixture) =>
+      Effect.gen(function*() {
+        const { repository } = yield* onboard(["main"])
+        yield* runQueued(store)
+        const first = Option.getOrThrow(yield* store.scans.latestSucceeded(orgId, repository.id, "main"))
+        fixture.files.setFile(
+          { orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main", path: "Dockerfile" },
+          "FROM node:22\n"
+        )
+        yield* TestClock.adjust(1_000)
+        yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
+        const [claimed] = yield* claimAll(store)
+        // the next scan finishes just after the route read the previous scan's findings
+        let raced = false
+        const racing: StoreService = {
+          ...store,
+          scans: {
+            ...store.scans,
+            findings: (...args) =>
+              Effect.tap(store.scans.findings(...args), () =>
+                raced ? Effect.void : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1")))
+          }
+        }
+        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(Store, racing))
+        assert.isTrue(raced)
+        assert.notStrictEqual(page.scan?.id, first.id)
+        assert.strictEqual(page.scan?.id, claimed!.scan.id)
+        assert.deepStrictEqual(page.items.filter((f) => f.file === "Dockerfile").map((f) => f.reference), ["node:22"])
+      })))
+
   it.effect("a worker runs a claimed scan: findings with the mapping that applies and why; nothing is remediated", () =>
     run((store, fixture) =>
       Effect.gen(function*() {

@@ -127,8 +127,17 @@ export const findings = Effect.fnUntraced(function*(
   const store = yield* Store
   const repository = yield* loadRepository(caller.orgId, repositoryId)
   const branchName = yield* trackedBranch(repository, query.branch, "branch")
-  const scan = Option.getOrNull(yield* store.scans.latestSucceeded(caller.orgId, repositoryId, branchName))
-  const result: Page<Scanner.Finding> = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+  const latest = store.scans.latestSucceeded(caller.orgId, repositoryId, branchName)
+  // findings change only when a scan succeeds, which changes the newest succeeded scan: reading it
+  // before and after the page tells whether both belong to the same scan (else read again)
+  let scan = Option.getOrNull(yield* latest)
+  let result: Page<Scanner.Finding> = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+  for (let tries = 0; tries < 3; tries++) {
+    const after = Option.getOrNull(yield* latest)
+    if (after?.id === scan?.id) break
+    scan = after
+    result = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+  }
   let items: ReadonlyArray<Scan.FindingView> = []
   if (result.items.length > 0) {
     const policy = Resolution.compile(yield* policyForBranch(caller.orgId, repositoryId, branchName))
