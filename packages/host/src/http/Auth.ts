@@ -10,12 +10,12 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { type Permission, SecretHasher, Store, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Api } from "../api/Api.js"
 import { Authentication, RequiredPermissions } from "../api/Security.js"
-import { withWorkflowSpan } from "../handlers/Call.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
@@ -60,10 +60,11 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
             const required = permissions.get(`${route.method} ${route.path}`)
             // fail closed: an organization route without declared permissions is a programming error
             if (required === undefined) return Effect.dieMessage(`no permissions declared for ${route.method} ${route.path}`)
-            const authenticate = withWorkflowSpan(
-              Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required),
-              "ApiKeys.authenticate"
-            )
+            const workflow = Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required)
+            // the workflow's span only when spans are recorded (see Call.withWorkflowSpan)
+            const authenticate = fiber.getFiberRef(FiberRef.currentTracerEnabled)
+              ? Effect.withSpan(workflow, "ApiKeys.authenticate")
+              : workflow
             // the Node server runs each request in a context that holds these very services already;
             // the web handler (Deno) does not, and gets them here
             type Authenticated = Effect.Effect<Effect.Effect.Success<typeof authenticate>, Effect.Effect.Error<typeof authenticate>>
@@ -71,26 +72,36 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
               context.unsafeMap.get(Store.key) === store && context.unsafeMap.get(SecretHasher.key) === hasher
                 ? authenticate as Authenticated
                 : Effect.provide(authenticate, services)
-            return Effect.flatMap(Problems.orProblem(provided), (principal) => {
-              const wait = limiter.take(principal.apiKeyId, Date.now())
-              if (wait > 0) {
-                return Effect.fail(Problems.make({
-                  status: 429,
-                  type: "/problems/rate-limited",
-                  detail: "this API key sent too many requests; retry after the Retry-After delay",
-                  retryAfterSeconds: wait
-                }))
-              }
-              const caller = {
-                orgId: principal.orgId,
-                actor: { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, serviceAccountId: principal.serviceAccountId },
-                correlationId: info?.id ?? "",
-                permissions: principal.permissions
-              }
-              return Effect.flatMap(BodyGuard.check(request, options.maxBodyBytes), () => {
+            // one handler for both outcomes: the workflow's error as its problem, or the principal
+            return Effect.matchEffect(provided, {
+              onFailure: (error) => {
+                const problem = Problems.fromDomain(error)
+                return problem === undefined ? Effect.die(error) : Effect.fail(problem)
+              },
+              onSuccess: (principal) => {
+                const wait = limiter.take(principal.apiKeyId, Date.now())
+                if (wait > 0) {
+                  return Effect.fail(Problems.make({
+                    status: 429,
+                    type: "/problems/rate-limited",
+                    detail: "this API key sent too many requests; retry after the Retry-After delay",
+                    retryAfterSeconds: wait
+                  }))
+                }
+                const caller = {
+                  orgId: principal.orgId,
+                  actor: { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, serviceAccountId: principal.serviceAccountId },
+                  correlationId: info?.id ?? "",
+                  permissions: principal.permissions
+                }
                 const query = BodyGuard.queryProblem(request)
-                return query === undefined ? Effect.succeed(caller) : Effect.fail(query)
-              })
+                // no body to read (GET, DELETE): the query's text is checked at once, with no step for the body
+                if (!BodyGuard.hasBody(request.method)) return query === undefined ? Effect.succeed(caller) : Effect.fail(query)
+                return Effect.flatMap(
+                  BodyGuard.check(request, options.maxBodyBytes),
+                  () => query === undefined ? Effect.succeed(caller) : Effect.fail(query)
+                )
+              }
             })
           })
       })

@@ -151,7 +151,7 @@ export const invalidText = (value: unknown): Array<{ readonly path: string; read
   return found
 }
 
-const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"
+export const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"
 
 /**
  * A body of unknown length (chunked, no content-length) read without ever abandoning it half-way.
