@@ -2,7 +2,6 @@
  * What every workflow knows about the call it serves, and the two records every state change
  * leaves in the same transaction: its audit row and its outbox events.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -26,7 +25,8 @@ export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceI
   message: Schema.String
 }) {}
 
-export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+/** The clock's time (a `TestClock` in tests), read in one step: every request reads it at least once. */
+export const now: Effect.Effect<Date> = Effect.clockWith((clock) => Effect.succeed(new Date(clock.unsafeCurrentTimeMillis())))
 
 /**
  * Appends the audit row of a change (inside the caller's transaction): a success unless `outcome`
