@@ -101,8 +101,8 @@ export const middleware = (options: { readonly accessLog: boolean; readonly maxB
 /**
  * The platform's request span, only when spans are recorded. With the tracer off the platform
  * still parses the URL, redacts the headers, makes a no-op span and puts it in the request's
- * context (about 40 Effect steps per request); `tracing: false` skips that bookkeeping too. Both
- * runtimes build the server with this layer (`--tracing` turns it into `Layer.empty`).
+ * context (about 40 Effect steps per request); `tracing: false` skips that bookkeeping too.
+ * `App.apiLayer` adds it from the tracer flag the runtime set (`--tracing` turns it into `Layer.empty`).
  */
 export const requestSpans = (tracing: boolean): Layer.Layer<never> =>
   tracing ? Layer.empty : Layer.scopedDiscard(Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, constTrue))
