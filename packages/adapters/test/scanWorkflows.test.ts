@@ -207,13 +207,16 @@ describe("branch scans", () => {
         const [claimed] = yield* claimAll(store)
         // the next scan finishes just after the route read the previous scan's findings
         let raced = false
+        const services = yield* Effect.context<Store | Ids | VcsProvider>()
         const racing: StoreService = {
           ...store,
           scans: {
             ...store.scans,
             findings: (...args) =>
               Effect.tap(store.scans.findings(...args), () =>
-                raced ? Effect.void : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1")))
+                raced
+                  ? Effect.void
+                  : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
           }
         }
         const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(Store, racing))
