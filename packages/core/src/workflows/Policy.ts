@@ -12,9 +12,9 @@ import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
 import * as Resolution from "../Resolution.js"
 import * as PolicyGroup from "../PolicyGroup.js"
-import { notificationTeam } from "../Webhook.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
+import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
 const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
@@ -75,36 +75,16 @@ export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId:
     yield* store.published.replace(caller.orgId, groupId, internal, result.published)
     yield* audit(caller, "policy_group.publish", "policy_group", groupId)
     const org = yield* store.organizations.get(caller.orgId)
-    const routing = {
-      family: "policy" as const,
-      policyGroupId: groupId,
-      notificationTeamId: notificationTeam(
-        group.notificationRouting,
-        Option.match(org, { onNone: () => null, onSome: (o) => o.defaultNotificationTeamId })
-      )
-    }
+    const routing = policyRouting(group, org)
     const changedAt = at.toISOString()
-    const mappingEvent = (action: "created" | "updated" | "removed") => (m: PolicyGroup.PublishedMapping) => ({
-      type: `service.policy_mapping.${action}` as const,
-      data: {
-        mapping_id: m.id,
-        policy_group_id: groupId,
-        phase_id: m.phaseId,
-        from_image: m.fromImage,
-        to_image: m.toImage,
-        platform_scope: m.platformScope ?? "",
-        action,
-        changed_at: changedAt
-      }
-    })
     yield* emit(caller, routing, [
       {
         type: "service.policy_group.published",
         data: { policy_group_id: groupId, action: "published", mapping_count: result.published.length, changed_at: changedAt }
       },
-      ...result.changes.created.map(mappingEvent("created")),
-      ...result.changes.updated.map(mappingEvent("updated")),
-      ...result.changes.removed.map(mappingEvent("removed"))
+      ...result.changes.created.map(mappingEvent(groupId, changedAt, "created")),
+      ...result.changes.updated.map(mappingEvent(groupId, changedAt, "updated")),
+      ...result.changes.removed.map(mappingEvent(groupId, changedAt, "removed"))
     ])
     return { group, published: result.published, changes: result.changes }
   }))

@@ -14,8 +14,8 @@ import * as PolicyGroup from "../PolicyGroup.js"
 import { Ids } from "../ports/Ids.js"
 import { Store } from "../ports/Store.js"
 import { VcsProvider } from "../ports/VcsProvider.js"
-import { notificationTeam } from "../Webhook.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
+import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 
 /** What one sync did. `changed`: the phase's published mappings changed. */
 export interface SyncSummary {
@@ -71,21 +71,6 @@ const readSource = (caller: Caller, source: PolicyGroup.ExternalSource) =>
     return read
   })
 
-const mappingEvent = (groupId: PolicyGroupId, changedAt: string, action: "created" | "updated" | "removed") =>
-(m: PolicyGroup.PublishedMapping) => ({
-  type: `service.policy_mapping.${action}` as const,
-  data: {
-    mapping_id: m.id,
-    policy_group_id: groupId,
-    phase_id: m.phaseId,
-    from_image: m.fromImage,
-    to_image: m.toImage,
-    platform_scope: m.platformScope ?? "",
-    action,
-    changed_at: changedAt
-  }
-})
-
 /**
  * POST .../phases/{phaseId}/sync, provider pushes and the poll worker: brings one external phase
  * in line with its file. 404 for an unknown group or phase, `PhaseNotExternal` for an internal
@@ -114,14 +99,7 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
     const at = yield* now
     const changedAt = at.toISOString()
     const org = yield* store.organizations.get(caller.orgId)
-    const routing = {
-      family: "policy" as const,
-      policyGroupId: groupId,
-      notificationTeamId: notificationTeam(
-        group.notificationRouting,
-        Option.match(org, { onNone: () => null, onSome: (o) => o.defaultNotificationTeamId })
-      )
-    }
+    const routing = policyRouting(group, org)
     const published = yield* store.published.listByGroup(caller.orgId, groupId)
     const groupUpdated = (mappingCount: number) => ({
       type: "service.policy_group.updated" as const,
