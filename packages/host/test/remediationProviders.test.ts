@@ -17,6 +17,7 @@ import * as Receiver from "../../adapters/test/support/receiver.js"
 import { dayMs, shiftedClock } from "./support/clock.js"
 import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
 import { expectJson, readAllPages } from "./support/suites.js"
+import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
 
@@ -31,15 +32,6 @@ const workflow = [
   ""
 ].join("\n")
 
-const until = async <A>(what: string, f: () => Promise<A | undefined | false>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 const providers = [
   {

@@ -14,18 +14,10 @@ import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
 import { postgresStore } from "./support/problem.js"
 import { expectJson, readAllPages } from "./support/suites.js"
+import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
 
-const until = async <A>(what: string, f: () => Promise<A | undefined | false>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 const seedWithFiles = () => {
   const seed = structuredClone(testSeed) as any

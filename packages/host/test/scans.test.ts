@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { secrets, startTestHost, type TestHost, testSeed } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, onEveryStore, readAllPages } from "./support/suites.js"
+import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
 
@@ -59,15 +60,6 @@ const scanSeed = () => {
   return seed
 }
 
-const until = async <A>(what: string, f: () => Promise<A | undefined | false>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 /** A gate the wrapped provider waits on before listing acme/web's files. */
 const gate = () => {

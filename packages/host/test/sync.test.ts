@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import { secrets, startTestHost, type TestHost, testSeed } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, onEveryStore, readAllPages } from "./support/suites.js"
+import { until } from "./support/until.js"
 
 const githubSecret = "fixture-github-webhook-secret-0123456789"
 const gitlabSecret = "fixture-gitlab-webhook-token-0123456789"
@@ -61,15 +62,6 @@ const githubPush = (options: {
   commits: [{ id: "2".repeat(40), added: [], modified: [...(options.paths ?? ["service-mappings.json"])], removed: [] }]
 })
 
-const until = async <A>(what: string, f: () => Promise<A | undefined | false>, timeoutMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 await onEveryStore("sync", (storeName, makeStore) =>
   describe(`external phase sync over HTTP (${storeName})`, () => {

@@ -20,19 +20,13 @@ import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as Receiver from "../../adapters/test/support/receiver.js"
 import * as App from "../src/App.js"
 import { ensureBuilt } from "./support/build.js"
+import { until as waitUntil } from "./support/until.js"
 
 const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
 const secretKey = SecretBox.generateKey()
 
-const until = async <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const until = <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) =>
+  waitUntil(what, f, timeoutMs, 10)
 
 // worker processes -------------------------------------------------------------------------------
 

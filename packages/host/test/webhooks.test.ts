@@ -9,21 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Receiver from "../../adapters/test/support/receiver.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
 import { expectProblem } from "./support/suites.js"
+import { until } from "./support/until.js"
 
 let host: TestHost
 let safeHost: TestHost
 let generic: Receiver.Receiver
 let chat: Receiver.Receiver
 
-const until = async <A>(what: string, f: () => A | undefined | false, timeoutMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = f()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 beforeAll(async () => {
   generic = await Receiver.start({ mode: "generic" })
