@@ -14,13 +14,18 @@ export const NotificationRouting = Schema.Union(
 )
 export type NotificationRouting = typeof NotificationRouting.Type
 
+/** An external phase's poll interval: whole seconds, 10 s to a day. */
+export const PollIntervalSeconds = Schema.Int.pipe(
+  Schema.between(10, 86_400, { message: () => "must be a whole number of seconds from 10 to 86400" })
+)
+
 export const ExternalSource = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
   repositoryFullName: Schema.String,
   branch: Schema.String,
   path: Schema.String,
   /** How often the poll worker reads the file (push webhooks make a change arrive sooner). */
-  pollIntervalSeconds: Schema.Int.pipe(Schema.between(10, 86_400)),
+  pollIntervalSeconds: PollIntervalSeconds,
   lastSyncedAt: Schema.NullOr(Schema.String),
   lastError: Schema.NullOr(Schema.String),
   /** Blob sha of the last applied file version: the same version is never applied twice. */

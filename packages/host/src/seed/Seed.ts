@@ -89,10 +89,7 @@ const Phase = Schema.Struct({
     branch: Name,
     path: Name,
     // how often the poll worker reads the file; push webhooks make a change arrive sooner
-    pollIntervalSeconds: Schema.optionalWith(
-      Schema.Int.pipe(Schema.between(10, 86_400, { message: () => "must be a whole number of seconds from 10 to 86400" })),
-      { default: () => PolicyGroup.defaultPollIntervalSeconds }
-    )
+    pollIntervalSeconds: Schema.optionalWith(PolicyGroup.PollIntervalSeconds, { default: () => PolicyGroup.defaultPollIntervalSeconds })
   }))
 })
 
