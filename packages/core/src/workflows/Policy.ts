@@ -13,16 +13,10 @@ import { Store } from "../ports/Store.js"
 import * as Resolution from "../Resolution.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { policyForBranch } from "./BranchPolicy.js"
+import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
-
-const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
-  Effect.flatMap(Store, (store) =>
-    Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
-      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
-      onSome: Effect.succeed
-    })))
 
 /** POST .../phases/{phaseId}/mappings: upsert a draft by key (rule 8); refused on external phases (rule 7). */
 export const addDraftMapping = Effect.fnUntraced(function*(

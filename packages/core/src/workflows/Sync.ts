@@ -14,6 +14,7 @@ import * as PolicyGroup from "../PolicyGroup.js"
 import { Ids } from "../ports/Ids.js"
 import { Store } from "../ports/Store.js"
 import { VcsProvider } from "../ports/VcsProvider.js"
+import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
 import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 
@@ -29,13 +30,6 @@ export interface SyncSummary {
   /** The phase's current problem (`lastError`), when its file could not be applied. */
   readonly error?: string
 }
-
-const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
-  Effect.flatMap(Store, (store) =>
-    Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
-      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
-      onSome: Effect.succeed
-    })))
 
 /**
  * Reads the phase's file through its connection. Problems of the phase's own configuration (no
