@@ -15,7 +15,7 @@ import type { Repository } from "../Onboarding.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
-import { type RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
+import { type ConnectionContext, type RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
 import type { Finding } from "../Scanner.js"
@@ -107,13 +107,16 @@ export const remediateBranch = (target: {
   readonly branchName: string
   readonly scanId: ScanId
   readonly findings?: ReadonlyArray<Finding> | undefined
+  /** What the scan that calls this has read already (not read again). */
+  readonly repository?: Repository | undefined
+  readonly connection?: ConnectionContext | undefined
 }): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, Store | Ids | VcsProvider> =>
   Effect.gen(function*() {
     const store = yield* Store
     const ids = yield* Ids
     const vcs = yield* VcsProvider
     const { branchName, orgId, repositoryId, scanId } = target
-    const found = yield* store.repositories.get(orgId, repositoryId)
+    const found = target.repository === undefined ? yield* store.repositories.get(orgId, repositoryId) : Option.some(target.repository)
     if (Option.isNone(found) || !isTracked(found.value, branchName)) return Option.none()
     const repository = found.value
     const planned = Remediation.plan({
@@ -127,7 +130,7 @@ export const remediateBranch = (target: {
     // the provider is called outside any transaction: no row lock is held across network calls
     const headBranch = Remediation.headBranchFor(branchName)
     const attempt = yield* Effect.either(Effect.gen(function*() {
-      const ctx = yield* connectionOf(orgId, repository)
+      const ctx = target.connection ?? (yield* connectionOf(orgId, repository))
       const { applied, files } = yield* rewriteFiles(ctx, repository, branchName, planned)
       if (applied.length === 0) return Option.none()
       const title = Remediation.title(branchName)

@@ -17,7 +17,7 @@ import * as Resolution from "../Resolution.js"
 import * as Scan from "../Scan.js"
 import * as Scanner from "../Scanner.js"
 import { policyForBranch } from "./BranchPolicy.js"
-import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+import { audit, type Caller, now } from "./Caller.js"
 import { connectionOf, isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
 import { remediateBranch } from "./Remediation.js"
 
@@ -82,14 +82,7 @@ export const requestScans = Effect.fnUntraced(function*(
   return yield* store.transaction(Effect.gen(function*() {
     const repository = yield* loadRepository(caller.orgId, repositoryId)
     if (body.branchNames !== undefined) {
-      for (const [i, branchName] of body.branchNames.entries()) {
-        if (!isTracked(repository, branchName)) {
-          return yield* new InvalidReferenceInBody({
-            path: `branchNames[${i}]`,
-            message: `branch ${branchName} is not tracked for this repository`
-          })
-        }
-      }
+      yield* Effect.forEach(body.branchNames, (branchName, i) => trackedBranch(repository, branchName, `branchNames[${i}]`), { discard: true })
     }
     // `remediate` runs the routine now: a routine scan is followed by remediation, and the
     // routine's next interval counts from it
@@ -165,7 +158,7 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
         onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
       })), { concurrency: readConcurrency })
     const read = perFile.filter((f) => f !== undefined)
-    return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat() } as const
+    return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat(), connection: ctx } as const
   })
 
 /**
@@ -201,7 +194,9 @@ export const runScan = (
         repositoryId: scan.repositoryId,
         branchName: scan.branchName,
         scanId: scan.id,
-        findings: result.findings
+        findings: result.findings,
+        repository: Option.getOrUndefined(repository),
+        connection: result.connection
       })
     }
     const at = (yield* now).toISOString()
@@ -209,16 +204,7 @@ export const runScan = (
       ? { status: "failed", at, failure: result.failure }
       : { status: "succeeded", at, commitSha: result.commitSha, fileCount: result.fileCount, findings: result.findings }
     if (!(yield* store.scans.finish(orgId, scan.id, worker, outcome))) return undefined
-    const finished = Option.getOrElse(yield* store.scans.get(orgId, scan.id), () => ({
-      ...scan,
-      status: outcome.status,
-      failure: outcome.status === "failed" ? outcome.failure : null,
-      commitSha: outcome.status === "succeeded" ? outcome.commitSha : null,
-      fileCount: outcome.status === "succeeded" ? outcome.fileCount : 0,
-      findingCount: outcome.status === "succeeded" ? outcome.findings.length : 0,
-      finishedAt: at
-    }))
-    return finished
+    return Option.getOrUndefined(yield* store.scans.get(orgId, scan.id))
   })
 
 /**
