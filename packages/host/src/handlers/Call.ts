@@ -30,22 +30,6 @@ HttpApi.reflect(Api, {
   }
 })
 
-/**
- * Runs `effect` in a span named `name` when the tracer is on (`--tracing`), and as it is otherwise.
- * The core's workflows are `Effect.fnUntraced`: an `Effect.fn` span and its captured stack trace cost
- * about 10 µs per call even with the tracer off, a tenth of a request. Their spans are opened here
- * instead, only when someone records them.
- */
-export const withWorkflowSpan = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-  name: string | ((context: Context.Context<never>) => string)
-): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) =>
-    fiber.getFiberRef(FiberRef.currentTracerEnabled)
-      ? Effect.withSpan(effect, typeof name === "string" ? name : name(fiber.currentContext))
-      : effect
-  )
-
 /** The span of the route's operation, e.g. `organization.listTeams`. */
 const spanOfRoute = (context: Context.Context<never>) =>
   Option.match(Context.getOption(context, HttpRouter.RouteContext), {
@@ -94,6 +78,8 @@ export const withCaller = <A, E, R>(
     const context = fiber.currentContext as Context.Context<CurrentCaller>
     const caller = Context.get(context, CurrentCaller)
     const workflow = f(caller)
+    // the core's workflows are `Effect.fnUntraced` (an `Effect.fn` span and its stack trace cost about
+    // 10 µs per call even with the tracer off): their spans are opened here, only when recorded
     const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(workflow, spanOfRoute(context)) : workflow
     return Effect.catchAll(traced, (error) => {
       const problem = Problems.fromDomain(error)

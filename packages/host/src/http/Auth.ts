@@ -61,7 +61,7 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
             // fail closed: an organization route without declared permissions is a programming error
             if (required === undefined) return Effect.dieMessage(`no permissions declared for ${route.method} ${route.path}`)
             const workflow = Workflows.ApiKeys.authenticate(Redacted.value(secret), params.orgId ?? "", required)
-            // the workflow's span only when spans are recorded (see Call.withWorkflowSpan)
+            // the workflow's span only when spans are recorded (as in Call.withCaller)
             const authenticate = fiber.getFiberRef(FiberRef.currentTracerEnabled)
               ? Effect.withSpan(workflow, "ApiKeys.authenticate")
               : workflow
