@@ -9,17 +9,9 @@
  * the length of a reference and the columns of what follows it on its line stay those of the file.
  * The memory store applies the same replacement, so a round trip reads the same on every store.
  */
-import type { Remediation, Scanner } from "@image-policy/core"
+import { type Remediation, type Scanner, Text } from "@image-policy/core"
 
-// NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one
-// eslint-disable-next-line no-control-regex -- matching NUL is the point
-const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
-/** `text` with every NUL and lone surrogate replaced by U+FFFD (the same string when it has none). */
-export const storable = (text: string): string => {
-  unstorable.lastIndex = 0
-  return unstorable.test(text) ? text.replace(unstorable, "\uFFFD") : text
-}
+const storable = Text.storableText
 
 const optional = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }

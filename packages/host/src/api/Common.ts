@@ -1,18 +1,7 @@
 /** Shapes shared by the API groups: organization paths, pages and their query parameters. */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Cursor } from "@image-policy/core"
+import { Cursor, Text } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-
-const unpairedSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
-/**
- * Whether a string can be stored and looked up as text: no NUL and no unpaired UTF-16 surrogate
- * (JSON and percent-encoding can spell both; PostgreSQL refuses them outright).
- */
-export const isStorableText = (text: string): boolean => !text.includes("\u0000") && text.search(unpairedSurrogate) === -1
-
-/** The same text with every character no store can hold replaced by U+FFFD. */
-const storable = (text: string): string => text.replaceAll("\u0000", "\uFFFD").replace(unpairedSurrogate, "\uFFFD")
 
 /**
  * Ids in paths are plain strings: a malformed id names nothing in the organization, so it is a 404
@@ -22,7 +11,7 @@ const storable = (text: string): string => text.replaceAll("\u0000", "\uFFFD").r
  */
 export const PathId = Schema.transform(Schema.String.pipe(Schema.maxLength(200)), Schema.String, {
   strict: true,
-  decode: storable,
+  decode: Text.storableText,
   encode: (id) => id
 })
 

@@ -7,10 +7,10 @@
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Text } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { isStorableText } from "../api/Common.js"
 import type { Problem } from "../api/Problem.js"
 import * as Problems from "./Problems.js"
 
@@ -89,8 +89,8 @@ export const queryProblem = (request: HttpServerRequest.HttpServerRequest): Prob
   if (query === -1) return undefined
   const invalid: Array<{ readonly path: string; readonly message: string }> = []
   for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
-    if (!isStorableText(value) || !isStorableText(name)) {
-      invalid.push({ path: isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
+    if (!Text.isStorableText(value) || !Text.isStorableText(name)) {
+      invalid.push({ path: Text.isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
     }
   }
   return invalid.length === 0
@@ -135,14 +135,14 @@ export const invalidText = (value: unknown): Array<{ readonly path: string; read
   const visit = (node: unknown, path: string): void => {
     if (found.length >= 20) return
     if (typeof node === "string") {
-      if (!isStorableText(node)) found.push({ path: path === "" ? "(body)" : path, message: textMessage })
+      if (!Text.isStorableText(node)) found.push({ path: path === "" ? "(body)" : path, message: textMessage })
     } else if (Array.isArray(node)) {
       node.forEach((item, i) => visit(item, `${path}[${i}]`))
     } else if (typeof node === "object" && node !== null) {
       for (const [key, item] of Object.entries(node)) {
         // a bad key is named by its position: the key itself is the bad text
-        const named = isStorableText(key) ? key : "(invalid key)"
-        if (!isStorableText(key)) found.push({ path: path === "" ? named : `${path}.${named}`, message: textMessage })
+        const named = Text.isStorableText(key) ? key : "(invalid key)"
+        if (!Text.isStorableText(key)) found.push({ path: path === "" ? named : `${path}.${named}`, message: textMessage })
         visit(item, path === "" ? named : `${path}.${named}`)
       }
     }

@@ -1,0 +1,20 @@
+/**
+ * Text every store can hold and compare: no NUL and no unpaired UTF-16 surrogate. JSON and
+ * percent-encoding can spell both; PostgreSQL (and PGlite) refuses NUL in `text` and `jsonb`, and
+ * `jsonb` refuses a lone surrogate. Requests holding them are refused (400); text read from files
+ * and providers is made storable with `storableText`.
+ */
+
+// NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
+const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+const unstorableAll = new RegExp(unstorable.source, "g")
+
+export const isStorableText = (text: string): boolean => !unstorable.test(text)
+
+/**
+ * `text` with every NUL and lone surrogate replaced by U+FFFD, one for one (nothing is stripped, so
+ * lengths and columns stay those of the original); the same string when it has none.
+ */
+export const storableText = (text: string): string => text.replace(unstorableAll, "\uFFFD")
