@@ -4,8 +4,7 @@
  *
  * Reads serve onboarding, sync and branch scans (the `VcsProvider` port, through `Providers.ts`
  * which caches some of them); `openRemediation` writes a remediation pull request through the Git
- * Data API (one commit of all files). The single-purpose writes (`createBranch`, `commitFile`,
- * `openPullRequest`) stay for callers that need only one step. Every failure is a
+ * Data API (one commit of all files). Every failure is a
  * `VcsProviderError` reason (or `VcsWriteRejected` for a refused write), never the provider's
  * text or the token.
  */
@@ -153,84 +152,7 @@ export const branchHead = (
     return ref.object.sha
   })
 
-/** A new branch at a commit (`POST /repos/{o}/{r}/git/refs`); an existing branch is a `conflict`. */
-export const createBranch = (
-  client: ProviderHttp.Client,
-  branch: { readonly fullName: string; readonly name: string; readonly sha: string }
-): Effect.Effect<{ readonly name: string; readonly sha: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const repo = yield* repoPath(branch.fullName)
-    const answer = yield* client.exchange({
-      method: "POST",
-      path: `${repo}/git/refs`,
-      body: { ref: `refs/heads/${branch.name}`, sha: branch.sha }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const ref = yield* ProviderHttp.decode(RefJson, answer.body)
-    return { name: branch.name, sha: ref.object.sha }
-  })
-
-const CommitAnswerJson = Schema.Struct({
-  content: Schema.Struct({ sha: Schema.String }),
-  commit: Schema.Struct({ sha: Schema.String })
-})
-
-/**
- * Creates or updates one file in one commit on a branch (`PUT /repos/{o}/{r}/contents/{path}`).
- * `previousVersion` is the blob sha read before (required by GitHub to update, and its guard
- * against a concurrent change: a stale one is a `conflict`); omit it to create the file.
- */
-export const commitFile = (
-  client: ProviderHttp.Client,
-  commit: {
-    readonly fullName: string
-    readonly branch: string
-    readonly path: string
-    readonly content: string
-    readonly message: string
-    readonly previousVersion?: string | undefined
-  }
-): Effect.Effect<{ readonly commitSha: string; readonly version: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const repo = yield* repoPath(commit.fullName)
-    const segments = ProviderHttp.safeSegments(commit.path)
-    if (segments === undefined) return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 422 }))
-    const answer = yield* client.exchange({
-      method: "PUT",
-      path: `${repo}/contents/${ProviderHttp.encodeSegments(segments)}`,
-      body: {
-        message: commit.message,
-        content: ProviderHttp.encodeBase64Text(commit.content),
-        branch: commit.branch,
-        ...(commit.previousVersion === undefined ? {} : { sha: commit.previousVersion })
-      }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const written = yield* ProviderHttp.decode(CommitAnswerJson, answer.body)
-    return { commitSha: written.commit.sha, version: written.content.sha }
-  })
-
 const PullJson = Schema.Struct({ number: Schema.Number, html_url: Schema.String })
-
-/** Opens a pull request from `head` into `base` (`POST /repos/{o}/{r}/pulls`). */
-export const openPullRequest = (
-  client: ProviderHttp.Client,
-  pull: {
-    readonly fullName: string
-    readonly head: string
-    readonly base: string
-    readonly title: string
-    readonly body?: string | undefined
-  }
-): Effect.Effect<{ readonly number: number; readonly url: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const repo = yield* repoPath(pull.fullName)
-    const answer = yield* client.exchange({
-      method: "POST",
-      path: `${repo}/pulls`,
-      body: { title: pull.title, head: pull.head, base: pull.base, ...(pull.body === undefined ? {} : { body: pull.body }) }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const opened = yield* ProviderHttp.decode(PullJson, answer.body)
-    return { number: opened.number, url: opened.html_url }
-  })
 
 
 // ---------------------------------------------------------------------------------------------

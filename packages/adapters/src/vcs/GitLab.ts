@@ -6,8 +6,7 @@
  * Projects are addressed by their URL-encoded `path_with_namespace` (nested groups included), the
  * `fullName` of the port. Reads serve onboarding, sync and branch scans (some cached by
  * `Providers.ts`); `openRemediation` writes a remediation merge request (one commit through the
- * commits API). The single-purpose writes (`createBranch`, `commit`, `openMergeRequest`) stay for
- * callers that need only one step.
+ * commits API).
  */
 import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
 import { VcsProviderError } from "@image-policy/core"
@@ -114,100 +113,10 @@ export const readFile = (
   })
 
 // ---------------------------------------------------------------------------------------------
-// Writes for remediation
-
-const CreatedBranchJson = Schema.Struct({ name: Schema.String, commit: Schema.Struct({ id: Schema.String }) })
-
-/** A new branch from a branch name or commit sha (`POST /projects/{id}/repository/branches`); an existing one is a `conflict`. */
-export const createBranch = (
-  client: ProviderHttp.Client,
-  branch: { readonly fullName: string; readonly name: string; readonly ref: string }
-): Effect.Effect<{ readonly name: string; readonly sha: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const project = yield* projectPath(branch.fullName)
-    const answer = yield* client.exchange({
-      method: "POST",
-      path: `${project}/repository/branches`,
-      body: { branch: branch.name, ref: branch.ref }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const created = yield* ProviderHttp.decode(CreatedBranchJson, answer.body)
-    return { name: created.name, sha: created.commit.id }
-  })
-
-/** One file change of a commit. `lastCommitId` guards an update or delete against a concurrent change. */
-export type CommitAction =
-  | { readonly action: "create" | "update"; readonly path: string; readonly content: string; readonly lastCommitId?: string | undefined }
-  | { readonly action: "delete"; readonly path: string; readonly lastCommitId?: string | undefined }
+// Writes for remediation (answers read by openRemediation)
 
 const CommitJson = Schema.Struct({ id: Schema.String })
-
-/**
- * One commit of several file changes on a branch (`POST /projects/{id}/repository/commits`);
- * with `startBranch` the branch is created from it in the same call.
- */
-export const commit = (
-  client: ProviderHttp.Client,
-  commit: {
-    readonly fullName: string
-    readonly branch: string
-    readonly message: string
-    readonly actions: ReadonlyArray<CommitAction>
-    readonly startBranch?: string | undefined
-  }
-): Effect.Effect<{ readonly commitSha: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const project = yield* projectPath(commit.fullName)
-    if (commit.actions.some((a) => ProviderHttp.safeSegments(a.path) === undefined)) {
-      return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 400 }))
-    }
-    const answer = yield* client.exchange({
-      method: "POST",
-      path: `${project}/repository/commits`,
-      body: {
-        branch: commit.branch,
-        commit_message: commit.message,
-        ...(commit.startBranch === undefined ? {} : { start_branch: commit.startBranch }),
-        actions: commit.actions.map((a) => ({
-          action: a.action,
-          file_path: a.path,
-          ...(a.action === "delete" ? {} : { content: ProviderHttp.encodeBase64Text(a.content), encoding: "base64" }),
-          ...(a.lastCommitId === undefined ? {} : { last_commit_id: a.lastCommitId })
-        }))
-      }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const created = yield* ProviderHttp.decode(CommitJson, answer.body)
-    return { commitSha: created.id }
-  })
-
 const MergeRequestJson = Schema.Struct({ iid: Schema.Number, web_url: Schema.String })
-
-/** Opens a merge request from `sourceBranch` into `targetBranch` (`POST /projects/{id}/merge_requests`). */
-export const openMergeRequest = (
-  client: ProviderHttp.Client,
-  request: {
-    readonly fullName: string
-    readonly sourceBranch: string
-    readonly targetBranch: string
-    readonly title: string
-    readonly description?: string | undefined
-  }
-): Effect.Effect<{ readonly number: number; readonly url: string }, VcsProviderError | ProviderHttp.VcsWriteRejected> =>
-  Effect.gen(function*() {
-    const project = yield* projectPath(request.fullName)
-    const answer = yield* client.exchange({
-      method: "POST",
-      path: `${project}/merge_requests`,
-      body: {
-        source_branch: request.sourceBranch,
-        target_branch: request.targetBranch,
-        title: request.title,
-        ...(request.description === undefined ? {} : { description: request.description })
-      }
-    }).pipe(Effect.flatMap(ProviderHttp.ensureWritten(client)))
-    const opened = yield* ProviderHttp.decode(MergeRequestJson, answer.body)
-    return { number: opened.iid, url: opened.web_url }
-  })
-
 
 // ---------------------------------------------------------------------------------------------
 // Branch scans
