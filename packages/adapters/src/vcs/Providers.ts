@@ -63,6 +63,9 @@ interface Api {
   readonly client: ProviderHttp.Client
 }
 
+/** The REST adapter of each provider kind (their operations take the same arguments). */
+const adapters = { github: GitHub, gitlab: GitLab } as const
+
 const notConfigured = () => new VcsProviderError({ reason: "not-configured" })
 
 type ApiSettings = Extract<Fixture.ConnectionSettings, { readonly kind: "api" }>
@@ -135,7 +138,7 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
       ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent })
     }
     const provider = ctx.connection.provider
-    const client = provider === "github" ? GitHub.client(clientOptions) : GitLab.client(clientOptions)
+    const client = adapters[provider].client(clientOptions)
     if (client === undefined) return undefined
     return {
       provider,
@@ -170,7 +173,7 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
         serialized(api.key)(Effect.suspend(() => {
           const cached = repositories.get(api.key)
           if (cached !== undefined && !request.refresh) return Effect.succeed(cached)
-          const call = api.provider === "github" ? GitHub.listRepositories(api.client) : GitLab.listRepositories(api.client)
+          const call = adapters[api.provider].listRepositories(api.client)
           return Effect.tap(guarded(api, call), (listed) => Effect.sync(() => repositories.set(api.key, listed)))
         }))
     }))
@@ -203,20 +206,20 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
   const readFile: typeof VcsProvider.Service.readFile = (ctx, file) =>
     Effect.flatMap(resolve(ctx), Option.match({
       onNone: () => fixture.readFile(ctx, file),
-      onSome: (api) => guarded(api, api.provider === "github" ? GitHub.readFile(api.client, file) : GitLab.readFile(api.client, file))
+      onSome: (api) => guarded(api, adapters[api.provider].readFile(api.client, file))
     }))
 
   const listFiles: typeof VcsProvider.Service.listFiles = (ctx, at) =>
     Effect.flatMap(resolve(ctx), Option.match({
       onNone: () => fixture.listFiles(ctx, at),
-      onSome: (api) => guarded(api, api.provider === "github" ? GitHub.listFiles(api.client, at) : GitLab.listFiles(api.client, at))
+      onSome: (api) => guarded(api, adapters[api.provider].listFiles(api.client, at))
     }))
 
   const openRemediation: typeof VcsProvider.Service.openRemediation = (ctx, write) =>
     Effect.flatMap(resolve(ctx), Option.match({
       onNone: () => fixture.openRemediation(ctx, write),
       onSome: (api) =>
-        guarded(api, api.provider === "github" ? GitHub.openRemediation(api.client, write) : GitLab.openRemediation(api.client, write)).pipe(
+        guarded(api, adapters[api.provider].openRemediation(api.client, write)).pipe(
           Effect.ensuring(Effect.sync(() => branches.delete(JSON.stringify([api.key, write.fullName]))))
         )
     }))
