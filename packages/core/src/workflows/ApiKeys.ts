@@ -2,13 +2,15 @@
  * API keys (spec 2, 3, 5; contracts 3, 5): create (the secret is shown once), list, revoke, and
  * authenticate a request's `x-api-key` in the order of contracts section 4.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ApiKey from "../ApiKey.js"
 import type { ApiKeyId, OrgId, ServiceAccountId } from "../Id.js"
-import { checkAutomationApi } from "../Organization.js"
-import type { Permission } from "../Permission.js"
+import { type AutomationApiNotIncluded, checkAutomationApi, type Organization } from "../Organization.js"
+import type { Permission, PermissionDenied } from "../Permission.js"
 import { requirePermissions } from "../Permission.js"
 import { Ids } from "../ports/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
@@ -102,30 +104,59 @@ export interface Principal {
  * the path is not the key's) -> 403 (edition or grant) -> 403 (missing permission). The secret is
  * only ever hashed; the stored hash is found by an index, so no secret comparison runs in JS.
  */
-export const authenticate = Effect.fnUntraced(function*(
+export const authenticate = (
   secret: string | undefined,
   orgIdInPath: string,
   required: ReadonlyArray<Permission>
-) {
-  if (secret === undefined || secret === "") return yield* new Unauthenticated({ reason: "missing" })
-  if (!ApiKey.looksLikeSecret(secret)) return yield* new Unauthenticated({ reason: "unknown" })
-  const store = yield* Store
-  const hasher = yield* SecretHasher
-  const match = yield* store.apiKeys.findBySecretHash(yield* hasher.hash(secret))
-  if (Option.isNone(match)) return yield* new Unauthenticated({ reason: "unknown" })
-  const { key, orgId, organization } = match.value
-  const at = yield* now
-  const status = ApiKey.status(key, at.getTime())
-  if (status !== "active") return yield* new Unauthenticated({ reason: status })
-  // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec 5.7).
-  // Recorded at most once a minute per key, so a busy key does not write on every request; `touch`
-  // sets only that field, so it never undoes a concurrent revocation.
-  if (key.lastUsedAt === null || at.getTime() - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs) {
-    yield* store.apiKeys.touch(orgId, key.id, at.toISOString())
-  }
-  if (orgId !== orgIdInPath) return yield* new OrganizationNotFound({ orgId: orgIdInPath })
-  yield* checkAutomationApi(organization, at.getTime())
+): Effect.Effect<Principal, AuthenticationError, Store | SecretHasher> => {
+  if (secret === undefined || secret === "") return Effect.fail(new Unauthenticated({ reason: "missing" }))
+  if (!ApiKey.looksLikeSecret(secret)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
+  // a plain chain, not a generator: this runs on every request, and each generator step is an
+  // Effect step of its own (about half of this workflow's cost)
+  return Effect.flatMap(
+    Effect.context<Store | SecretHasher>(),
+    (services) => {
+      const store = Context.get(services, Store)
+      return Effect.flatMap(
+        Effect.flatMap(Context.get(services, SecretHasher).hash(secret), store.apiKeys.findBySecretHash),
+        (match) => {
+          if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
+          return Effect.clockWith((clock) => {
+            const { key, orgId, organization } = match.value
+            const at = clock.unsafeCurrentTimeMillis()
+            const status = ApiKey.status(key, at)
+            if (status !== "active") return Effect.fail(new Unauthenticated({ reason: status }))
+            const checked = checkAccess(key, orgId, organization, orgIdInPath, required, at)
+            // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec
+            // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
+            // request; `touch` sets only that field, so it never undoes a concurrent revocation.
+            return key.lastUsedAt === null || at - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs
+              ? Effect.zipRight(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
+              : checked
+          })
+        }
+      )
+    }
+  )
+}
+
+/** After the key is known active: 404 (another organization) -> 403 (edition) -> 403 (permission). */
+const checkAccess = (
+  key: ApiKey.ApiKey,
+  orgId: OrgId,
+  organization: Organization,
+  orgIdInPath: string,
+  required: ReadonlyArray<Permission>,
+  at: number
+): Effect.Effect<Principal, AuthenticationError> => {
+  if (orgId !== orgIdInPath) return Effect.fail(new OrganizationNotFound({ orgId: orgIdInPath }))
+  const edition = checkAutomationApi(organization, at)
+  if (Either.isLeft(edition)) return Effect.fail(edition.left)
   const permissions = ApiKey.grantedPermissions(key)
-  yield* requirePermissions(permissions, required)
-  return { orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions } satisfies Principal
-})
+  const granted = requirePermissions(permissions, required)
+  if (Either.isLeft(granted)) return Effect.fail(granted.left)
+  return Effect.succeed({ orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions })
+}
+
+/** Every way `authenticate` refuses a key, in the order it checks them. */
+export type AuthenticationError = Unauthenticated | OrganizationNotFound | AutomationApiNotIncluded | PermissionDenied

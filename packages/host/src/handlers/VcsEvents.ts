@@ -27,7 +27,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Api } from "../api/Api.js"
 import * as Problems from "../http/Problems.js"
-import { RequestInfo } from "../http/RequestInfo.js"
+import * as RequestInfo from "../http/RequestInfo.js"
 
 /** No valid signature: unknown connection, other provider, no secret configured, missing or wrong signature. */
 export class PushNotAuthenticated extends Schema.TaggedError<PushNotAuthenticated>()("PushNotAuthenticated", {}) {}
@@ -221,7 +221,7 @@ export const VcsEventsHandlers = (options: Options) =>
 
     const receive = (provider: Provider, connectionId: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
-        const info = Option.getOrUndefined(yield* Effect.serviceOption(RequestInfo))
+        const info = RequestInfo.get(request)
         if (info) info.route = `/api/v1/vcs-events/${provider}/:connectionId`
         const body = yield* readBody(request, options.maxBodyBytes)
         const headers = request.headers

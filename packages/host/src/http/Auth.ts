@@ -19,7 +19,7 @@ import { Authentication, RequiredPermissions } from "../api/Security.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
-import { RequestInfo } from "./RequestInfo.js"
+import * as RequestInfo from "./RequestInfo.js"
 
 /** `METHOD path-template` -> permissions, read once from the API definition's annotations. */
 export const routePermissions = (): ReadonlyMap<string, ReadonlyArray<Permission.Permission>> => {
@@ -55,7 +55,7 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
             const context = fiber.currentContext
             const { params, route } = Context.unsafeGet(context, HttpRouter.RouteContext)
             const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
-            const info = context.unsafeMap.get(RequestInfo.key) as RequestInfo["Type"] | undefined
+            const info = RequestInfo.get(request)
             if (info) info.route = route.path
             const required = permissions.get(`${route.method} ${route.path}`)
             // fail closed: an organization route without declared permissions is a programming error

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import { Problem } from "../api/Problem.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
-import { RequestInfo } from "./RequestInfo.js"
+import * as RequestInfo from "./RequestInfo.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -73,15 +73,16 @@ export const middleware = (options: { readonly accessLog: boolean; readonly maxB
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const started = options.accessLog ? performance.now() : 0
-    const info: { readonly id: string; route: string | undefined } = { id: requestIdOf(request), route: undefined }
+    const info: RequestInfo.RequestInfo = { id: requestIdOf(request), route: undefined }
+    RequestInfo.set(request, info)
     // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody); every
-    // other request stays as it is, so the usual context change is one service added, not two
+    // other request runs in its context as it is, with no context change
     const guarded = BodyGuard.withDrainingBody(request, options.maxBodyBytes)
     const handled = Effect.catchAllCause(
-      Effect.mapInputContext(app, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
-        guarded === request
-          ? Context.add(context, RequestInfo, info)
-          : Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.HttpServerRequest, guarded)),
+      guarded === request
+        ? app
+        : Effect.mapInputContext(app, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
+          Context.add(context, HttpServerRequest.HttpServerRequest, guarded)),
       (cause) => toResponse(cause, info.id)
     )
     if (!options.accessLog) return Effect.map(handled, (response) => HttpServerResponse.setHeader(response, "x-request-id", info.id))
