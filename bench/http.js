@@ -26,6 +26,7 @@ const allServers = [
   { name: "host", label: "our host (memory store)", file: "host.js", args: [] },
   { name: "effectOff", label: "bare HttpApi, tracer off", file: "effect.js", args: ["off"] },
   { name: "effectOn", label: "bare HttpApi, tracer on", file: "effect.js", args: ["on"] },
+  { name: "effectServer", label: "Effect server, no HttpApi", file: "effectServer.js", args: [] },
   { name: "fastify", label: "Fastify", file: "fastify.js", args: [] },
   { name: "node", label: "raw node:http", file: "node.js", args: [] }
 ]
@@ -201,7 +202,7 @@ const printTable = (results) => {
 const printRatios = (results) => {
   const host = results.host
   console.log(`\n  ${"our host vs".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
-  for (const peer of [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "effectOff", "effectOn", "fastify", "node"]) {
+  for (const peer of [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "effectOff", "effectOn", "effectServer", "fastify", "node"]) {
     for (const route of routes) {
       const a = host?.[route]
       const b = results[peer]?.[route]
@@ -217,6 +218,16 @@ const printRatios = (results) => {
     const on = results.effectOn?.[route]
     const off = results.effectOff?.[route]
     console.log(`  ${route.padEnd(15)} tracer on ${on ? ratio(on.perCpuSecond, node.perCpuSecond) : "-"}   tracer off ${off ? ratio(off.perCpuSecond, node.perCpuSecond) : "-"}`)
+  }
+  // the floor: raw node:http's own logic on Effect's server, without router, HttpApi or schemas
+  const floors = routes.filter((route) => results.node?.[route] && results.effectServer?.[route])
+  if (floors.length > 0) {
+    console.log("\n  the Effect floor: the same logic as raw node:http on @effect/platform's server (no router, HttpApi or schemas)")
+    for (const route of floors) {
+      const value = results.effectServer[route].perCpuSecond / results.node[route].perCpuSecond
+      console.log(`  ${route.padEnd(15)} Effect server / raw node:http ${ratio(results.effectServer[route].perCpuSecond, results.node[route].perCpuSecond)}` +
+        `   (0.25x raw node:http = ${(0.25 / value).toFixed(2)}x this floor)`)
+    }
   }
   console.log("\n  targets (per server CPU-second)")
   let allMet = true

@@ -1,0 +1,59 @@
+// The floor of any Effect HTTP server: the same logic as node.js (manual routing, key check over a
+// Map, JSON.parse of the body, minimal validation) as one Effect app on @effect/platform-node's
+// NodeHttpServer, with no router, no HttpApi and no schemas; tracer off and no request spans.
+// Whatever an HttpApi server adds is above this, so it bounds what our host can reach.
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { createServer } from "node:http"
+import { host, principals, ready, teamsByOrg, upsert } from "./fixture.js"
+
+const send = (status, body) => Effect.succeed(HttpServerResponse.unsafeJson(body, { status }))
+const isText = (v, max, min = 0) => typeof v === "string" && v.length >= min && v.length <= max
+
+const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
+  const parts = req.url.split("?")[0].split("/")
+  const isTeams = req.method === "GET" && parts.length === 6 && parts[5] === "teams"
+  const isMappings = req.method === "POST" && parts.length === 10 && parts[5] === "policy-groups" && parts[7] === "phases" && parts[9] === "mappings"
+  if (parts[1] !== "api" || parts[2] !== "v1" || parts[3] !== "org" || !(isTeams || isMappings)) return send(404, { status: 404 })
+  const key = req.headers["x-api-key"]
+  const principal = typeof key === "string" ? principals.get(key) : undefined
+  if (principal === undefined) return send(401, { status: 401 })
+  if (principal.orgId !== parts[4]) return send(404, { status: 404 })
+  if (isTeams) {
+    if (!principal.permissions.has("teams:read")) return send(403, { status: 403 })
+    return send(200, { items: teamsByOrg.get(parts[4]) ?? [] })
+  }
+  if (!principal.permissions.has("mappings:write")) return send(403, { status: 403 })
+  return Effect.matchEffect(req.text, {
+    onFailure: () => send(400, { status: 400 }),
+    onSuccess: (text) => {
+      let body
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return send(400, { status: 400 })
+      }
+      if (body === null || typeof body !== "object" || !isText(body.fromImage, 1024, 1) || !isText(body.toImage, 1024, 1) ||
+        (body.reason !== undefined && !isText(body.reason, 2000))) return send(400, { status: 400 })
+      const { created, mapping } = upsert(body)
+      return send(created ? 201 : 200, mapping)
+    }
+  })
+})
+
+const Report = Layer.effectDiscard(HttpServer.addressWith((address) => Effect.sync(() => ready(address.port))))
+
+const Main = HttpServer.serve(app).pipe(
+  Layer.merge(Report),
+  Layer.provide(NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 5_000 }), { port: 0, host }))
+)
+
+Effect.runFork(Layer.launch(Main).pipe(
+  Effect.provide(Layer.setTracerEnabled(false)),
+  Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
+))
