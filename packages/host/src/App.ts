@@ -46,8 +46,13 @@ export const defaults: Options = {
  */
 const requestSpans = Layer.unwrapEffect(Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), Lifecycle.requestSpans))
 
+/** What a runtime adds to the application: its own body reader (Node). */
+export interface RuntimeOptions {
+  readonly bodyReader?: BodyGuard.BodyReader | undefined
+}
+
 /** The API with every handler; needs the workflows' services (see `services`). */
-export const apiLayer = (options: Options) =>
+export const apiLayer = (options: Options, runtime: RuntimeOptions = {}) =>
   Layer.mergeAll(
     requestSpans,
     HttpApiBuilder.api(Api).pipe(
@@ -65,7 +70,7 @@ export const apiLayer = (options: Options) =>
       ]),
       Layer.provide(Auth.layer(options))
     ),
-    HttpApiBuilder.middleware(Lifecycle.middleware(options))
+    HttpApiBuilder.middleware(Lifecycle.middleware({ ...options, bodyReader: runtime.bodyReader }))
   )
 
 export interface ServiceOptions {

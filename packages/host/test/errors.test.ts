@@ -3,6 +3,7 @@
  * holds for bodies too (401 -> 404 -> 403 -> 413 -> 400 -> 404 -> 409), unknown routes are problems,
  * the rate limit answers 429 with Retry-After, and no answer carries a stack trace or a secret.
  */
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
 import { type Answer, expectNoLeak, expectProblem } from "./support/problem.js"
@@ -153,6 +154,46 @@ describe("problem answers", () => {
       const created = await streamed(10, secrets.owner, "streamed/image:1")
       expect(created.status, created.text).toBe(201)
       expect(created.body).toMatchObject({ fromImage: "streamed/image:1", reason: "a".repeat(10) })
+    })
+
+    /** Writes `head` and the body's pieces on one connection, each piece after a pause; answers the raw reply. */
+    const piecewise = (path: string, pieces: ReadonlyArray<Buffer>, options: { readonly close?: boolean } = {}) =>
+      new Promise<string>((resolve, reject) => {
+        const length = pieces.reduce((n, p) => n + p.length, 0) + (options.close ? 10 : 0)
+        const socket = connect(host.port, "127.0.0.1")
+        let reply = ""
+        socket.on("data", (d) => (reply += d.toString("utf8")))
+        socket.on("error", reject)
+        socket.on("close", () => resolve(reply))
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nhost: localhost\r\nx-api-key: ${secrets.owner}\r\ncontent-type: application/json\r\n` +
+            `content-length: ${length}\r\nconnection: close\r\n\r\n`
+        )
+        const next = (i: number) => {
+          if (i === pieces.length) {
+            if (options.close) socket.destroy()
+            return
+          }
+          socket.write(pieces[i]!)
+          setTimeout(() => next(i + 1), 20)
+        }
+        next(0)
+      })
+
+    it("a body that arrives in pieces is read whole, a character split between pieces included", async () => {
+      const body = Buffer.from(JSON.stringify({ fromImage: "pieces/image:1", toImage: "pieces/image:2", reason: "déjà vu ✓" }))
+      const split = body.indexOf(Buffer.from("é")) + 1 // between the two bytes of "é"
+      const reply = await piecewise(mappingsPath(), [body.subarray(0, 5), body.subarray(5, split), body.subarray(split)])
+      expect(reply).toMatch(/^HTTP\/1\.1 201 /)
+      expect(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4))).toMatchObject({ reason: "déjà vu ✓" })
+    })
+
+    it("a client that leaves half-way through its body changes nothing and the host keeps answering", async () => {
+      const body = Buffer.from(JSON.stringify({ fromImage: "abandoned/image:1", toImage: "abandoned/image:2" }))
+      expect(await piecewise(mappingsPath(), [body.subarray(0, 10), body.subarray(10)], { close: true })).toBe("")
+      const drafts = await host.request("GET", mappingsPath())
+      expect(drafts.status).toBe(200)
+      expect(drafts.body.items.map((m: { fromImage: string }) => m.fromImage)).not.toContain("abandoned/image:1")
     })
 
     it("the order holds for large bodies: 401 and 404 and 403 come before 413", async () => {

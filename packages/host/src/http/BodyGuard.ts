@@ -190,8 +190,18 @@ export const withDrainingBody = (
     }
     return new TextDecoder().decode(bytes)
   })
-  const text = Effect.runSync(Effect.cached(read))
-  // the same request (url, headers, route, remote address) with only the body readers replaced
+  return withText(request, Effect.runSync(Effect.cached(read)))
+}
+
+/**
+ * The same request (url, headers, route, remote address) with its body readers replaced by `text`,
+ * which must read the body at most once however often it runs (the platform's readers cache too).
+ */
+export const withText = (
+  request: HttpServerRequest.HttpServerRequest,
+  text: Effect.Effect<string, HttpServerError.RequestError>
+): HttpServerRequest.HttpServerRequest => {
+  const decodeError = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   return Object.create(request, {
     text: { get: () => text },
     json: {
@@ -200,4 +210,17 @@ export const withDrainingBody = (
     arrayBuffer: { get: () => Effect.map(text, (t) => new TextEncoder().encode(t).buffer as ArrayBuffer) },
     stream: { get: () => Stream.map(Stream.fromEffect(text), (t) => new TextEncoder().encode(t)) }
   }) as HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * A runtime's own body reader (the Node runtime's, see runtime/NodeBody.ts): the request with a
+ * cheaper `text`, or the request as it is when the reader does not apply to it.
+ */
+export type BodyReader = (request: HttpServerRequest.HttpServerRequest, limit: number) => HttpServerRequest.HttpServerRequest
+
+/** Whether a declared content-length lets a reader buffer the body whole: a plain length within the limit. */
+export const bufferable = (request: HttpServerRequest.HttpServerRequest, limit: number): boolean => {
+  if (!hasBody(request.method)) return false
+  const declared = request.headers["content-length"]
+  return declared !== undefined && plainLength.test(declared) && Number(declared) <= limit
 }

@@ -69,15 +69,26 @@ const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
   )
 }
 
-export const middleware = (options: { readonly accessLog: boolean; readonly maxBodyBytes: number }) => (app: HttpApp.Default): HttpApp.Default =>
+export interface Options {
+  readonly accessLog: boolean
+  readonly maxBodyBytes: number
+  /** The runtime's own body reader, when it has a cheaper one than the platform's (Node). */
+  readonly bodyReader?: BodyGuard.BodyReader | undefined
+}
+
+export const middleware = (options: Options) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const started = options.accessLog ? performance.now() : 0
     const info: RequestInfo.RequestInfo = { id: requestIdOf(request), route: undefined }
     RequestInfo.set(request, info)
-    // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody); every
-    // other request runs in its context as it is, with no context change
-    const guarded = BodyGuard.withDrainingBody(request, options.maxBodyBytes)
+    // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody), and
+    // the runtime may read bodies more cheaply than the platform; every other request (GET, DELETE)
+    // runs in its context as it is, with no context change
+    const drained = BodyGuard.withDrainingBody(request, options.maxBodyBytes)
+    const guarded = drained !== request || options.bodyReader === undefined
+      ? drained
+      : options.bodyReader(request, options.maxBodyBytes)
     const handled = Effect.catchAllCause(
       guarded === request
         ? app

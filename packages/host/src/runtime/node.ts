@@ -20,6 +20,7 @@ import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import * as NodeBody from "./NodeBody.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -69,7 +70,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     const services = yield* Layer.build(App.services(options.store, options.services))
     const booted = yield* boot(options).pipe(Effect.provide(services))
     const serving = HttpApiBuilder.serve().pipe(
-      Layer.provide(App.apiLayer(options.app)),
+      Layer.provide(App.apiLayer(options.app, { bodyReader: NodeBody.reader })),
       Layer.provide(Layer.succeedContext(services)),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
     )
