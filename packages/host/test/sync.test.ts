@@ -392,6 +392,19 @@ await onEveryStore("sync", (storeName, makeStore) =>
           headers: { "content-type": "application/json", "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(githubSecret, raw) }
         })
         expectProblem(answer, 400, { type: "/problems/malformed-json" })
+        // the signature covers the exact bytes, also bytes that are not UTF-8 (no round trip through text)
+        const bytes = Buffer.concat([Buffer.from('{"ref":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
+        const notUtf8 = await fetch(`http://127.0.0.1:${host.port}/api/v1/vcs-events/github/${host.org.vcsConnections["acme"]}`, {
+          method: "POST",
+          body: bytes,
+          headers: {
+            "content-type": "application/json",
+            "x-github-event": "push",
+            "x-github-delivery": randomUUID(),
+            "x-hub-signature-256": `sha256=${createHmac("sha256", githubSecret).update(bytes).digest("hex")}`
+          }
+        })
+        expect(notUtf8.status, await notUtf8.text()).toBe(400)
         expectProblem(await pushGithub({ ref: 3 }), 400, { type: "/problems/validation-error", paths: ["ref", "repository"] })
         expectProblem(await pushGithub({ ...githubPush(), padding: "x".repeat(1024 * 1024) }), 413)
       })

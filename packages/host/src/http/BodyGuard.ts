@@ -196,10 +196,13 @@ export const withDrainingBody = (
 /**
  * The same request (url, headers, route, remote address) with its body readers replaced by `text`,
  * which must read the body at most once however often it runs (the platform's readers cache too).
+ * `bytes`, when the reader kept them, answers the exact bytes (a signature covers those, and bytes
+ * that are not UTF-8 do not survive a round trip through text).
  */
 export const withText = (
   request: HttpServerRequest.HttpServerRequest,
-  text: Effect.Effect<string, HttpServerError.RequestError>
+  text: Effect.Effect<string, HttpServerError.RequestError>,
+  bytes: Effect.Effect<Uint8Array, HttpServerError.RequestError> = Effect.map(text, (t) => new TextEncoder().encode(t))
 ): HttpServerRequest.HttpServerRequest => {
   const decodeError = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   return Object.create(request, {
@@ -207,8 +210,9 @@ export const withText = (
     json: {
       get: () => Effect.tryMap(text, { try: (t) => (t === "" ? null : JSON.parse(t)) as unknown, catch: decodeError })
     },
-    arrayBuffer: { get: () => Effect.map(text, (t) => new TextEncoder().encode(t).buffer as ArrayBuffer) },
-    stream: { get: () => Stream.map(Stream.fromEffect(text), (t) => new TextEncoder().encode(t)) }
+    // a copy of exactly the body (a Node Buffer may be a view into a larger, shared pool)
+    arrayBuffer: { get: () => Effect.map(bytes, (b) => new Uint8Array(b).buffer as ArrayBuffer) },
+    stream: { get: () => Stream.fromEffect(bytes) }
   }) as HttpServerRequest.HttpServerRequest
 }
 

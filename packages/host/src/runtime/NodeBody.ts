@@ -16,7 +16,7 @@ import type { IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
 import * as BodyGuard from "../http/BodyGuard.js"
 
-type Read = Exit.Exit<string, HttpServerError.RequestError>
+type Read = Exit.Exit<Buffer, HttpServerError.RequestError>
 
 export const reader: BodyGuard.BodyReader = (request, limit) => {
   const source = request.source
@@ -37,11 +37,11 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
       chunks.push(chunk)
       size += chunk.length
     })
-    message.once("end", () => settle(Exit.succeed(Buffer.concat(chunks, size).toString("utf8"))))
+    message.once("end", () => settle(Exit.succeed(Buffer.concat(chunks, size))))
     message.once("error", (cause) => settle(Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause }))))
   }
   // read once, on first use; every later use (the body checks, then the decoder) gets the same result
-  const text = Effect.async<string, HttpServerError.RequestError>((resume) => {
+  const bytes = Effect.async<Buffer, HttpServerError.RequestError>((resume) => {
     if (read !== undefined) return resume(read)
     if (waiting === undefined) {
       waiting = [resume]
@@ -53,5 +53,8 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
       waiting = waiting?.filter((r) => r !== resume)
     })
   })
-  return BodyGuard.withText(request, text)
+  // decoded once, on first use, like the platform's reader (which decodes as it reads)
+  let decoded: string | undefined
+  const text = Effect.map(bytes, (b) => decoded ??= b.toString("utf8"))
+  return BodyGuard.withText(request, text, bytes)
 }
