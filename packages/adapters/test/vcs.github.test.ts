@@ -11,7 +11,7 @@ import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
-import type * as ProviderHttp from "../src/vcs/ProviderHttp.js"
+import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
 import * as Stubs from "./support/providerStubs.js"
 import { closedPort } from "./support/receiver.js"
 
@@ -386,19 +386,36 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       const opened = yield* GitHub.openRemediation(client, write())
       assert.deepStrictEqual(opened, { number: 42, url: "https://github.example/acme/api/pull/42", created: true })
 
+      // no blob request: the contents travel inline in the one tree request
       assert.deepStrictEqual(writesOf(stub), [
-        "POST /repos/acme/api/git/blobs",
-        "POST /repos/acme/api/git/blobs",
         "POST /repos/acme/api/git/trees",
         "POST /repos/acme/api/git/commits",
         "POST /repos/acme/api/git/refs",
         "POST /repos/acme/api/pulls"
       ])
+      // every request: the base head, its root tree, the two directories on the paths, then the writes
+      assert.deepStrictEqual(stub.requests.map((r) => `${r.method} ${r.path.replace(/\/[0-9a-f]{40}$/, "/{sha}")}`), [
+        "GET /repos/acme/api/git/ref/heads/main",
+        "GET /repos/acme/api/git/trees/{sha}",
+        "GET /repos/acme/api/git/trees/{sha}",
+        "GET /repos/acme/api/git/trees/{sha}",
+        "POST /repos/acme/api/git/trees",
+        "POST /repos/acme/api/git/commits",
+        "GET /repos/acme/api/git/ref/heads/image-policy/remediate/main",
+        "POST /repos/acme/api/git/refs",
+        "GET /repos/acme/api/pulls",
+        "POST /repos/acme/api/pulls"
+      ])
       const treeBody = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as {
         base_tree: string
-        tree: ReadonlyArray<{ path: string; mode: string; type: string }>
+        tree: ReadonlyArray<Record<string, unknown>>
       }
-      assert.deepStrictEqual(treeBody.tree.map((e) => [e.path, e.mode, e.type]), [["Dockerfile", "100644", "blob"], ["deploy/api/Dockerfile", "100755", "blob"]])
+      const rootTree = stub.requests.find((r) => r.method === "GET" && r.path === `/repos/acme/api/git/trees/${baseSha}`)!
+      assert.isNull(rootTree.query.get("recursive"))
+      assert.deepStrictEqual(treeBody.tree, [
+        { path: "Dockerfile", mode: "100644", type: "blob", content: "FROM node:22\n" },
+        { path: "deploy/api/Dockerfile", mode: "100755", type: "blob", content: "FROM node:22 AS build\r\nFROM nginx:1.25\r\n" }
+      ])
       const commitBody = stub.requests.find((r) => r.path.endsWith("/git/commits"))!.body
       assert.deepStrictEqual((commitBody as { parents: unknown }).parents, [baseSha])
       assert.strictEqual((commitBody as { message: string }).message, "Update container images on main")
@@ -418,6 +435,38 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.deepStrictEqual(Object.fromEntries(repo.files.get("main")!), files)
       assert.strictEqual(repo.branches.get("main"), baseSha)
       assert.deepStrictEqual(stub.pullRequests.map((p) => [p.number, p.head, p.base, p.state]), [[42, "image-policy/remediate/main", "main", "open"]])
+    }))
+
+  it.scoped("inline contents keep every byte: CRLF, a byte-order mark, non-ASCII; the head's blob ids are git's ids of those bytes", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      const texts = {
+        "Dockerfile": "\uFEFFFROM node:22\r\n# héllo ✓ 🚀 \u00a0\u202e\r\n",
+        "deploy/api/Dockerfile": "FROM node:22 AS build\r\nFROM nginx:1.25\r\n\u0000\t\\\"end"
+      }
+      yield* GitHub.openRemediation(client, write({
+        files: Object.entries(texts).map(([path, content]) => ({ path, content, previousVersion: Stubs.gitBlobSha(files[path as keyof typeof files]) }))
+      }))
+      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as { tree: ReadonlyArray<{ content: string }> }
+      assert.deepStrictEqual(sent.tree.map((e) => e.content), Object.values(texts))
+      for (const [path, content] of Object.entries(texts)) {
+        const head = yield* GitHub.readFile(client, { fullName: "acme/api", branch: "image-policy/remediate/main", path })
+        // the head holds exactly the bytes the base64 blob used to carry, and a later run reads their blob id
+        const stored = repo.files.get("image-policy/remediate/main")!.get(path)!
+        assert.strictEqual(Buffer.from(stored, "utf8").toString("base64"), ProviderHttp.encodeBase64Text(content))
+        assert.strictEqual(Option.getOrThrow(head).version, Stubs.gitBlobSha(content))
+      }
+    }))
+
+  it.scoped("a lone surrogate goes inline as U+FFFD, the character UTF-8 encoding makes of it", () =>
+    Effect.gen(function*() {
+      const { client, repo, stub } = yield* setup
+      yield* GitHub.openRemediation(client, write({
+        files: [{ path: "Dockerfile", content: "FROM node:22\n# \ud800 \udc00 🚀\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
+      }))
+      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as { tree: ReadonlyArray<{ content: string }> }
+      assert.strictEqual(sent.tree[0]!.content, "FROM node:22\n# \uFFFD \uFFFD 🚀\n")
+      assert.strictEqual(repo.files.get("image-policy/remediate/main")!.get("Dockerfile"), "FROM node:22\n# \uFFFD \uFFFD 🚀\n")
     }))
 
   it.scoped("a second run updates the open pull request (no duplicate) and force-moves its branch to the new base head plus the new changes", () =>
@@ -482,7 +531,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       const { client, stub } = yield* setup
       const failOn = (path: string, answer: Stubs.StubAnswer) => stub.setOverride((r) => r.method !== "GET" && r.path.endsWith(path) ? answer : undefined)
 
-      failOn("/git/blobs", { status: 403, body: { message: "Resource not accessible by integration" } })
+      failOn("/git/trees", { status: 403, body: { message: "Resource not accessible by integration" } })
       const forbidden = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.instanceOf(forbidden, VcsWriteRejected)
       assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? [forbidden.reason, forbidden.status] : [], ["forbidden", 403])
@@ -500,7 +549,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       const secondary = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.deepStrictEqual(secondary._tag === "VcsProviderError" ? secondary.reason : secondary._tag, "rate-limited")
 
-      failOn("/git/blobs", { status: 401, body: { message: "Bad credentials" } })
+      failOn("/git/trees", { status: 401, body: { message: "Bad credentials" } })
       const denied = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.deepStrictEqual(denied._tag === "VcsProviderError" ? denied.reason : denied._tag, "unauthorized")
       assertClean(denied)

@@ -218,6 +218,15 @@ export const listFiles = (
 // Remediation pull requests
 
 const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", status: 409 })
+
+/**
+ * The text with each lone surrogate as U+FFFD. GitHub stores inline tree content as its UTF-8
+ * bytes; a lone surrogate has none (JSON would carry it as a bare `\ud800` escape), and U+FFFD is
+ * what UTF-8 encoding (`TextEncoder`, the base64 blobs this replaced) makes of it. Any other text,
+ * a byte-order mark and `\r\n` included, is sent unchanged.
+ */
+const wellFormed = (text: string) => text.replace(/\p{Surrogate}/gu, "\uFFFD")
+
 const ShaJson = Schema.Struct({ sha: Schema.String })
 const OpenPullsJson = Schema.Array(Schema.Struct({ number: Schema.Number, html_url: Schema.String }))
 
@@ -227,7 +236,8 @@ const OpenPullsJson = Schema.Array(Schema.Struct({ number: Schema.Number, html_u
  * 1. the base head commit and its root tree;
  * 2. each file's blob sha on the base must equal `previousVersion`, else `conflict` (the file
  *    changed since it was read; its mode is kept);
- * 3. blobs, a tree on the base tree, a commit whose only parent is the base head;
+ * 3. a tree on the base tree with every file's content inline (GitHub writes the blobs; no
+ *    request per file), a commit whose only parent is the base head;
  * 4. the head branch is created at that commit, or an existing one force-moved to it (the request
  *    always holds the base plus our changes only; moving it once, straight to the new commit,
  *    never leaves the open request without changes);
@@ -282,18 +292,13 @@ export const openRemediation = (
         Effect.flatMap(ProviderHttp.ensureWritten(client)),
         Effect.flatMap((answer) => ProviderHttp.decode(schema, answer.body))
       )
-    const blobs = yield* Effect.forEach(write.files, (file) =>
-      written(ShaJson, {
-        method: "POST",
-        path: `${repo}/git/blobs`,
-        body: { content: ProviderHttp.encodeBase64Text(file.content), encoding: "base64" }
-      }))
+    // the contents go inline in the tree request (GitHub writes each blob itself): no blob request per file
     const tree = yield* written(ShaJson, {
       method: "POST",
       path: `${repo}/git/trees`,
       body: {
         base_tree: root.sha,
-        tree: write.files.map((file, i) => ({ path: file.path, mode: modes[i], type: "blob", sha: blobs[i]!.sha }))
+        tree: write.files.map((file, i) => ({ path: file.path, mode: modes[i], type: "blob", content: wellFormed(file.content) }))
       }
     })
     const commit = yield* written(ShaJson, {

@@ -5,9 +5,10 @@
  * branches, base64 file contents with git blob ids, the error bodies of a missing file, branch
  * or repository, branch trees (GitHub's git trees, recursive and truncated past `truncateTreesOver`
  * entries; GitLab's repository tree with offset pagination), and the remediation writes (refs,
- * contents, blobs, trees, commits and pulls / branches, commits with actions and `start_sha` /
- * `force`, merge requests) applied to their in-memory repositories. Pull and merge requests are
- * kept in `pullRequests` (one open request per head branch, as both providers insist).
+ * contents, blobs, trees whose entries name a blob `sha` or carry inline `content`, commits and
+ * pulls / branches, commits with actions and `start_sha` / `force`, merge requests) applied to
+ * their in-memory repositories. Pull and merge requests are kept in `pullRequests` (one open
+ * request per head branch, as both providers insist).
  *
  * Every request is recorded (method, raw path and query, headers, JSON body). `failNext` answers
  * the next requests with a canned answer (401, 403 with rate-limit headers, 429, 500, ...);
@@ -409,17 +410,24 @@ const githubAnswer = (
     return { status: 201, body: { sha, url: `${stub.baseUrl}/repos/${repo.fullName}/git/blobs/${sha}` } }
   }
   if (rest[0] === "git" && rest[1] === "trees" && rest.length === 2 && request.method === "POST") {
-    const body = request.body as { base_tree?: string; tree?: ReadonlyArray<{ path?: string; mode?: string; type?: string; sha?: string }> }
+    const body = request.body as {
+      base_tree?: string
+      tree?: ReadonlyArray<{ path?: string; mode?: string; type?: string; sha?: string; content?: string }>
+    }
     if (!Array.isArray(body.tree)) return { status: 422, body: { message: "Invalid tree info" } }
     const base = body.base_tree === undefined ? undefined : git.trees.get(body.base_tree)
     if (body.base_tree !== undefined && base === undefined) return { status: 422, body: { message: "base_tree is not a valid tree oid" } }
     const files = new Map(base?.files ?? [])
     const modes = new Map(base?.modes ?? [])
     for (const entry of body.tree) {
-      const content = git.blobs.get(entry.sha ?? "")
+      // an entry names an existing blob by `sha` or carries its `content` inline (UTF-8), never both
+      if (entry.sha !== undefined && entry.content !== undefined) return { status: 422, body: { message: "Invalid tree info" } }
+      const content = typeof entry.content === "string" ? entry.content : git.blobs.get(entry.sha ?? "")
       if (typeof entry.path !== "string" || entry.type !== "blob" || content === undefined) {
         return { status: 422, body: { message: "GitRPC::BadObjectState" } }
       }
+      // GitHub writes the blob an inline content implies; its id is git's id of the UTF-8 bytes
+      if (typeof entry.content === "string") git.blobs.set(gitBlobSha(content), content)
       files.set(entry.path, content)
       if (entry.mode === undefined || entry.mode === "100644") modes.delete(entry.path)
       else modes.set(entry.path, entry.mode)
