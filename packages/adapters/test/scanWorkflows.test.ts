@@ -642,3 +642,195 @@ describe("remediation within the routine scan", () => {
         assert.deepStrictEqual(yield* claimAll(store), [], "nothing left to retry")
       })))
 })
+
+describe("connection health (every provider call through a connection)", () => {
+  type Method = keyof typeof VcsProvider.Service
+
+  /**
+   * The fixture provider with a switch per method: while `refuse` names a reason for a method, its
+   * calls fail with that `VcsProviderError`. `calls` counts the calls that reached the provider.
+   */
+  const switchable = () => {
+    const refuse: { [K in Method]?: VcsProviderError["reason"] } = {}
+    const calls: { [K in Method]?: number } = {}
+    const provider = (fixture: Fixture): typeof VcsProvider.Service => {
+      const p = fixture.provider
+      const gate = <A, E>(method: Method, call: () => Effect.Effect<A, E>) =>
+        Effect.suspend((): Effect.Effect<A, E | VcsProviderError> => {
+          calls[method] = (calls[method] ?? 0) + 1
+          const reason = refuse[method]
+          return reason === undefined ? call() : Effect.fail(new VcsProviderError({ reason }))
+        })
+      return {
+        listRepositories: (ctx, options) => gate("listRepositories", () => p.listRepositories(ctx, options)),
+        listBranches: (ctx, repository) => gate("listBranches", () => p.listBranches(ctx, repository)),
+        readFile: (ctx, file) => gate("readFile", () => p.readFile(ctx, file)),
+        listFiles: (ctx, at) => gate("listFiles", () => p.listFiles(ctx, at)),
+        openRemediation: (ctx, write) => gate("openRemediation", () => p.openRemediation(ctx, write))
+      }
+    }
+    return { refuse, calls, provider }
+  }
+
+  const statusOf = (store: StoreService) => Effect.map(store.vcsConnections.get(orgId, connectionId), (c) => Option.getOrThrow(c).status)
+
+  /** The store, recording every connection status written through it in `writes`. */
+  const recordingWrites = (store: StoreService, writes: Array<string>): StoreService => ({
+    ...store,
+    vcsConnections: {
+      ...store.vcsConnections,
+      setStatus: (org, id, status) => Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setStatus(org, id, status))
+    }
+  })
+
+  it.effect("a scan refused with unauthorized fails provider-unauthorized and marks the connection error; the next answered scan marks it active", () => {
+    const provider = switchable()
+    return run(
+      (store) =>
+        Effect.gen(function*() {
+          const { repository } = yield* onboard(["main"])
+          provider.refuse.listFiles = "unauthorized"
+          const [refused] = yield* runQueued(store)
+          assert.deepStrictEqual([refused?.status, refused?.failure], ["failed", "provider-unauthorized"])
+          assert.strictEqual(yield* statusOf(store), "error")
+          const [view] = (yield* Workflows.Onboarding.listConnections(caller, { limit: 10 })).items
+          assert.strictEqual(view?.status, "error", "the connections route shows it")
+
+          delete provider.refuse.listFiles
+          yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
+          const [answered] = yield* runQueued(store)
+          assert.strictEqual(answered?.status, "succeeded")
+          assert.strictEqual(yield* statusOf(store), "active")
+        }),
+      provider.provider
+    )
+  })
+
+  it.effect("the reads of one scan all refused with unauthorized write the status once; a connection already error is not written again", () => {
+    const provider = switchable()
+    return run(
+      (store) =>
+        Effect.gen(function*() {
+          const { repository } = yield* onboard(["main"])
+          provider.refuse.readFile = "unauthorized"
+          const writes: Array<string> = []
+          const [refused] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+          assert.strictEqual(refused?.failure, "provider-unauthorized")
+          assert.isAbove(provider.calls.readFile ?? 0, 0)
+          assert.deepStrictEqual(writes, ["error"])
+
+          provider.refuse.listFiles = "unauthorized"
+          yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
+          const [again] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+          assert.strictEqual(again?.failure, "provider-unauthorized")
+          assert.deepStrictEqual(writes, ["error"], "refused again: nothing new to write")
+          assert.strictEqual(yield* statusOf(store), "error")
+        }),
+      provider.provider
+    )
+  })
+
+  it.effect("a rate-limited or unreachable provider leaves the status as it was", () => {
+    const provider = switchable()
+    return run(
+      (store) =>
+        Effect.gen(function*() {
+          const { repository } = yield* onboard(["main"])
+          yield* runQueued(store)
+          for (const [start, reason] of [["active", "rate-limited"], ["error", "rate-limited"], ["error", "unavailable"]] as const) {
+            yield* store.vcsConnections.setStatus(orgId, connectionId, start)
+            provider.refuse.listFiles = reason
+            yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
+            const writes: Array<string> = []
+            const [scan] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+            assert.strictEqual(scan?.failure, `provider-${reason}`)
+            assert.deepStrictEqual(writes, [])
+            assert.strictEqual(yield* statusOf(store), start)
+          }
+        }),
+      provider.provider
+    )
+  })
+
+  it.effect("an inactive connection stays inactive, whatever the provider answers", () => {
+    const provider = switchable()
+    return run(
+      (store) =>
+        Effect.gen(function*() {
+          const { repository } = yield* onboard(["main"])
+          yield* runQueued(store)
+          yield* store.vcsConnections.setStatus(orgId, connectionId, "inactive")
+          yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
+          const [scan] = yield* runQueued(store)
+          assert.strictEqual(scan?.failure, "provider-not-configured")
+          // the available-repositories route still asks the provider of an inactive connection
+          provider.refuse.listRepositories = "unauthorized"
+          const refused = yield* Effect.either(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true }))
+          assert.isTrue(Either.isLeft(refused) && refused.left._tag === "VcsProviderError" && refused.left.reason === "unauthorized")
+          assert.strictEqual(yield* statusOf(store), "inactive")
+          delete provider.refuse.listRepositories
+          assert.strictEqual((yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })).length, 1)
+          assert.strictEqual(yield* statusOf(store), "inactive")
+        }),
+      provider.provider
+    )
+  })
+
+  it.effect("the onboarding lists apply the rule; onboarding refuses an error connection before asking the provider", () => {
+    const provider = switchable()
+    return run(
+      (store) =>
+        Effect.gen(function*() {
+          provider.refuse.listRepositories = "unauthorized"
+          const refused = yield* Effect.either(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false }))
+          assert.isTrue(Either.isLeft(refused) && refused.left._tag === "VcsProviderError" && refused.left.reason === "unauthorized")
+          assert.strictEqual(yield* statusOf(store), "error")
+
+          const asked = provider.calls.listRepositories
+          const notActive = yield* Effect.either(onboard(["main"]))
+          assert.isTrue(Either.isLeft(notActive) && notActive.left._tag === "ConnectionNotActive")
+          assert.strictEqual(provider.calls.listRepositories, asked, "no provider call for a connection that is not active")
+
+          // the token was renewed: the branches list is answered and the connection is active again
+          delete provider.refuse.listRepositories
+          const branches = yield* Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
+          assert.deepStrictEqual(branches.map((b) => b.name).sort(), ["huge", "main", "release"])
+          assert.strictEqual(yield* statusOf(store), "active")
+          assert.deepStrictEqual((yield* onboard(["main"])).scans, [{ branchName: "main", status: "queued" }])
+
+          yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
+          provider.refuse.listBranches = "not-found"
+          const unknown = yield* Effect.either(Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
+          assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "VcsProviderError" && unknown.left.reason === "not-found")
+          assert.strictEqual(yield* statusOf(store), "active", "not-found is an answer: the credentials were accepted")
+        }),
+      provider.provider
+    )
+  })
+
+  it.effect("a routine remediation refused with unauthorized marks the connection error, after its scan marked it active", () =>
+    run((store, fixture) =>
+      Effect.gen(function*() {
+        const { repository } = yield* onboard(["main"])
+        yield* publish(standardMappings)
+        yield* runQueued(store)
+        // the scan reads through an error connection (it marks it active), then the write is refused
+        yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
+        fixture.failNextWrite("unauthorized")
+        const { scans } = yield* routineRun(store)
+        assert.deepStrictEqual([scans[0]?.trigger, scans[0]?.status], ["routine", "succeeded"])
+        const [request] = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
+        assert.deepStrictEqual([request?.status, request?.failure], ["failed", "permission-denied"])
+        assert.strictEqual(yield* statusOf(store), "error")
+
+        // a write refused for its content was still answered with the credentials accepted
+        fixture.failNextWrite("conflict")
+        const target = { orgId, repositoryId: repository.id, branchName: "main", scanId: scans[0]!.id }
+        assert.strictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)).failure, "conflict")
+        assert.strictEqual(yield* statusOf(store), "active")
+        fixture.failNextWrite("unauthorized")
+        yield* TestClock.adjust(60_000)
+        assert.strictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)).failure, "permission-denied")
+        assert.strictEqual(yield* statusOf(store), "error")
+      })))
+})

@@ -24,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as ConnectionSecrets from "./ConnectionSecrets.js"
 import * as Fixture from "./Fixture.js"
 import * as GitHub from "./GitHub.js"
 import * as GitLab from "./GitLab.js"
@@ -110,22 +111,19 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
   }
 
   /** The token (opened or read now, for this call only) and what names its source in cache keys. */
-  const tokenOf = (ctx: ConnectionContext, api: ApiSettings): Effect.Effect<{ token: string; source: string }, VcsProviderError> => {
-    const sealed = api.sealedToken
-    if (sealed !== undefined) {
-      return Effect.gen(function*() {
-        const box = options.secretBox ?? Option.getOrUndefined(yield* Effect.serviceOption(SecretBox))
-        if (box === undefined) return yield* tokenMissing(ctx, "no-secret-box")
-        const token = yield* box.open(sealed).pipe(Effect.catchAll((e) => tokenMissing(ctx, `sealed-token-${e.reason}`)))
-        if (token.trim() === "") return yield* tokenMissing(ctx, "empty")
-        return { token: token.trim(), source: `sealed:${sealed}` }
-      })
-    }
-    if (api.tokenEnv === undefined) return Effect.fail(notConfigured())
-    const token = env(api.tokenEnv)
-    if (token === undefined || token.trim() === "") return Effect.fail(notConfigured())
-    return Effect.succeed({ token: token.trim(), source: `env:${api.tokenEnv}` })
-  }
+  const tokenOf = (ctx: ConnectionContext, api: ApiSettings): Effect.Effect<{ token: string; source: string }, VcsProviderError> =>
+    Effect.flatMap(
+      options.secretBox !== undefined
+        ? Effect.succeed(options.secretBox)
+        : Effect.map(Effect.serviceOption(SecretBox), Option.getOrUndefined),
+      (box) =>
+        Effect.flatMap(ConnectionSecrets.read("token", { sealed: api.sealedToken, envName: api.tokenEnv }, env, box), (read) =>
+          read._tag === "Found"
+            ? Effect.succeed({ token: read.value.trim(), source: read.source })
+            : read.reason === "not-configured"
+            ? Effect.fail(notConfigured())
+            : tokenMissing(ctx, read.reason))
+    )
 
   /** `undefined` when the base URL is not one the provider's client accepts. */
   const clientFor = (ctx: ConnectionContext, api: ApiSettings, token: string, source: string): Api | undefined => {

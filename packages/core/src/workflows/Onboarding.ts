@@ -9,8 +9,8 @@ import * as Onboarding from "../Onboarding.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
-import { VcsProvider } from "../ports/VcsProvider.js"
 import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+import { connectedProvider } from "./ConnectedProvider.js"
 import { queueScans } from "./Scans.js"
 
 const mapPage = <A, B>(page: { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }, f: (a: A) => B) => ({
@@ -73,9 +73,8 @@ export const availableRepositories = Effect.fnUntraced(function*(
   options: { readonly refresh: boolean }
 ) {
   const store = yield* Store
-  const vcs = yield* VcsProvider
-  const ctx = yield* connectionInPath(caller, connectionId)
-  const repositories = yield* vcs.listRepositories(ctx, options)
+  const provider = yield* Effect.flatMap(connectionInPath(caller, connectionId), connectedProvider)
+  const repositories = yield* provider.listRepositories(options)
   const tracked = yield* store.repositories.trackedExternalIds(caller.orgId, connectionId)
   return repositories.map((r): Onboarding.AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
 })
@@ -86,9 +85,8 @@ export const availableBranches = Effect.fnUntraced(function*(
   connectionId: VcsConnectionId,
   repository: { readonly fullName: string; readonly defaultBranch: string }
 ) {
-  const vcs = yield* VcsProvider
-  const ctx = yield* connectionInPath(caller, connectionId)
-  return yield* vcs.listBranches(ctx, repository)
+  const provider = yield* Effect.flatMap(connectionInPath(caller, connectionId), connectedProvider)
+  return yield* provider.listBranches(repository)
 })
 
 export const listRepositories = Effect.fnUntraced(function*(
@@ -117,7 +115,6 @@ export const onboardRepository = Effect.fnUntraced(function*(
   request: Onboarding.OnboardRequest
 ) {
   const store = yield* Store
-  const vcs = yield* VcsProvider
   const ids = yield* Ids
   const ctx = yield* Effect.flatMap(loadConnection(caller, request.vcsConnectionId), (c) =>
     required(c, "vcsConnectionId", "VCS connection"))
@@ -129,9 +126,10 @@ export const onboardRepository = Effect.fnUntraced(function*(
   let repository: Onboarding.ProviderRepository | undefined
   let branches: ReadonlyArray<Onboarding.AvailableBranch> = []
   if (ctx.connection.status === "active" && Option.isNone(existing)) {
-    const listed = yield* vcs.listRepositories(ctx, { refresh: false })
+    const provider = yield* connectedProvider(ctx)
+    const listed = yield* provider.listRepositories({ refresh: false })
     repository = listed.find((r) => r.externalRepoId === request.externalRepoId)
-    if (repository !== undefined) branches = yield* vcs.listBranches(ctx, repository)
+    if (repository !== undefined) branches = yield* provider.listBranches(repository)
   }
   const plan = yield* Onboarding.validateOnboarding({
     request,

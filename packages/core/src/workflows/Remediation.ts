@@ -15,14 +15,15 @@ import type { Repository } from "../Onboarding.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
-import { type ConnectionContext, type RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
+import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
 import type { Finding } from "../Scanner.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
-import { connectionOf, isTracked, loadRepository } from "./RepositoryAccess.js"
+import { type ConnectedProvider, connectedRepository } from "./ConnectedProvider.js"
+import { isTracked, loadRepository } from "./RepositoryAccess.js"
 
 const pageSize = 200
 
@@ -65,13 +66,12 @@ const openRequestOf = (orgId: OrgId, repositoryId: RepositoryId, branchName: str
  * text moved since the scan are left out; files left with no change are not written.
  */
 const rewriteFiles = (
-  ctx: Effect.Effect.Success<ReturnType<typeof connectionOf>>,
+  provider: ConnectedProvider,
   repository: Repository,
   branchName: string,
   changes: ReadonlyArray<Remediation.RemediationChange>
 ) =>
   Effect.gen(function*() {
-    const vcs = yield* VcsProvider
     const byFile = new Map<string, Array<Remediation.RemediationChange>>()
     for (const c of changes) {
       const list = byFile.get(c.file)
@@ -79,7 +79,7 @@ const rewriteFiles = (
       else list.push(c)
     }
     const rewritten = yield* Effect.forEach([...byFile], ([path, fileChanges]) =>
-      Effect.map(vcs.readFile(ctx, { fullName: repository.fullName, branch: branchName, path }), Option.flatMap((file) => {
+      Effect.map(provider.readFile({ fullName: repository.fullName, branch: branchName, path }), Option.flatMap((file) => {
         const result = Remediation.rewrite(file.content, fileChanges)
         return result.applied.length === 0
           ? Option.none()
@@ -107,14 +107,16 @@ export const remediateBranch = (target: {
   readonly branchName: string
   readonly scanId: ScanId
   readonly findings?: ReadonlyArray<Finding> | undefined
-  /** What the scan that calls this has read already (not read again). */
+  /**
+   * What the scan that calls this has read already (not read again), and the provider it read
+   * through (so the connection status its calls decided is where remediation starts from).
+   */
   readonly repository?: Repository | undefined
-  readonly connection?: ConnectionContext | undefined
+  readonly provider?: ConnectedProvider | undefined
 }): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, Store | Ids | VcsProvider> =>
   Effect.gen(function*() {
     const store = yield* Store
     const ids = yield* Ids
-    const vcs = yield* VcsProvider
     const { branchName, orgId, repositoryId, scanId } = target
     const found = target.repository === undefined ? yield* store.repositories.get(orgId, repositoryId) : Option.some(target.repository)
     if (Option.isNone(found) || !isTracked(found.value, branchName)) return Option.none()
@@ -130,8 +132,8 @@ export const remediateBranch = (target: {
     // the provider is called outside any transaction: no row lock is held across network calls
     const headBranch = Remediation.headBranchFor(branchName)
     const attempt = yield* Effect.either(Effect.gen(function*() {
-      const ctx = target.connection ?? (yield* connectionOf(orgId, repository))
-      const { applied, files } = yield* rewriteFiles(ctx, repository, branchName, planned)
+      const provider = target.provider ?? (yield* connectedRepository(orgId, repository))
+      const { applied, files } = yield* rewriteFiles(provider, repository, branchName, planned)
       if (applied.length === 0) return Option.none()
       const title = Remediation.title(branchName)
       const write: RemediationWrite = {
@@ -143,7 +145,7 @@ export const remediateBranch = (target: {
         commitMessage: title,
         files
       }
-      return Option.some({ opened: yield* vcs.openRemediation(ctx, write), applied })
+      return Option.some({ opened: yield* provider.openRemediation(write), applied })
     }))
     if (Either.isRight(attempt) && Option.isNone(attempt.right)) return Option.none()
 

@@ -12,13 +12,14 @@ import type { Repository } from "../Onboarding.js"
 import { Ids } from "../ports/Ids.js"
 import type { ClaimedScan, Page, PageRequest, ScanOutcome } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
-import { VcsProvider } from "../ports/VcsProvider.js"
+import type { VcsProvider } from "../ports/VcsProvider.js"
 import * as Resolution from "../Resolution.js"
 import * as Scan from "../Scan.js"
 import * as Scanner from "../Scanner.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, now } from "./Caller.js"
-import { connectionOf, isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
+import { connectedRepository } from "./ConnectedProvider.js"
+import { isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
 import { remediateBranch } from "./Remediation.js"
 
 /** Files read at once by one scan: a few requests in flight, not the provider's whole quota. */
@@ -140,25 +141,27 @@ export const findings = Effect.fnUntraced(function*(
   return { branchName, scan, items, nextCursor: result.nextCursor }
 })
 
-/** Reads and scans the branch; fails with the provider's error. */
+/**
+ * Reads and scans the branch; fails with the provider's error. Answers the bound provider too: a
+ * routine scan's remediation goes on through it (and through the connection status it knows).
+ */
 const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
   Effect.gen(function*() {
-    const vcs = yield* VcsProvider
-    const ctx = yield* connectionOf(orgId, repository)
+    const provider = yield* connectedRepository(orgId, repository)
     const at = { fullName: repository.fullName, branch: branchName }
-    const tree = yield* vcs.listFiles(ctx, at)
+    const tree = yield* provider.listFiles(at)
     const paths = Scan.scannablePaths(tree.paths)
     if (Either.isLeft(paths)) return { status: "failed", failure: paths.left } as const
     // each file is scanned as soon as it is read: at most `readConcurrency` contents are held at once
     const perFile = yield* Effect.forEach(paths.right, (path) =>
       // read at the listed commit, not the branch: a push during the scan cannot mix two commits
-      Effect.map(vcs.readFile(ctx, { fullName: at.fullName, branch: tree.commitSha, path }), Option.match({
+      Effect.map(provider.readFile({ fullName: at.fullName, branch: tree.commitSha, path }), Option.match({
         // gone since the listing, or over the size limit: skipped
         onNone: () => undefined,
         onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
       })), { concurrency: readConcurrency })
     const read = perFile.filter((f) => f !== undefined)
-    return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat(), connection: ctx } as const
+    return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat(), provider } as const
   })
 
 /**
@@ -196,7 +199,7 @@ export const runScan = (
         scanId: scan.id,
         findings: result.findings,
         repository: Option.getOrUndefined(repository),
-        connection: result.connection
+        provider: result.provider
       })
     }
     const at = (yield* now).toISOString()

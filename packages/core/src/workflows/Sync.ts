@@ -13,9 +13,9 @@ import * as MappingsFile from "../MappingsFile.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { Ids } from "../ports/Ids.js"
 import { Store } from "../ports/Store.js"
-import { VcsProvider } from "../ports/VcsProvider.js"
 import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
+import { connectedProvider } from "./ConnectedProvider.js"
 import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 
 /** What one sync did. `changed`: the phase's published mappings changed. */
@@ -35,22 +35,19 @@ export interface SyncSummary {
  * Reads the phase's file through its connection. Problems of the phase's own configuration (no
  * such connection, an inactive one, an unknown repository or branch) become a `SourceRead` the
  * core records on the phase; passing provider trouble (rate limit, outage, rejected credentials,
- * no adapter) fails with its `VcsProviderError` and changes nothing. Rejected credentials mark the
- * connection `error`; a later successful read marks it `active` again.
+ * no adapter) fails with its `VcsProviderError` and changes nothing on the phase. The connection's
+ * status follows the provider's answer like every provider call's (`ConnectionHealth`).
  */
 const readSource = (caller: Caller, source: PolicyGroup.ExternalSource) =>
   Effect.gen(function*() {
     const store = yield* Store
-    const vcs = yield* VcsProvider
     const found = yield* store.vcsConnections.get(caller.orgId, source.vcsConnectionId)
     if (Option.isNone(found)) return { _tag: "Unreachable", problem: "connection-missing" } as const
     const connection = found.value
     if (connection.status === "inactive") return { _tag: "Unreachable", problem: "connection-inactive" } as const
     const settings = Option.getOrNull(yield* store.vcsConnections.settings(caller.orgId, connection.id))
-    const read: MappingsFile.SourceRead = yield* vcs.readFile(
-      { orgId: caller.orgId, connection, settings },
-      { fullName: source.repositoryFullName, branch: source.branch, path: source.path }
-    ).pipe(
+    const provider = yield* connectedProvider({ orgId: caller.orgId, connection, settings })
+    return yield* provider.readFile({ fullName: source.repositoryFullName, branch: source.branch, path: source.path }).pipe(
       Effect.map(Option.match({
         onNone: (): MappingsFile.SourceRead => ({ _tag: "Missing" }),
         onSome: (file): MappingsFile.SourceRead => ({ _tag: "Found", content: file.content, version: file.version })
@@ -58,11 +55,8 @@ const readSource = (caller: Caller, source: PolicyGroup.ExternalSource) =>
       Effect.catchIf(
         (e) => e.reason === "not-found",
         (): Effect.Effect<MappingsFile.SourceRead> => Effect.succeed({ _tag: "Unreachable", problem: "repository-or-branch-not-found" })
-      ),
-      Effect.tapError((e) => e.reason === "unauthorized" ? store.vcsConnections.setStatus(caller.orgId, connection.id, "error") : Effect.void)
+      )
     )
-    if (connection.status === "error") yield* store.vcsConnections.setStatus(caller.orgId, connection.id, "active")
-    return read
   })
 
 /**

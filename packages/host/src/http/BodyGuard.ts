@@ -50,6 +50,20 @@ export const check = (request: HttpServerRequest.HttpServerRequest, limit: numbe
   })
 }
 
+/**
+ * The exact body bytes, bounded by the limit (413 past it, without buffering more): for routes that
+ * need the bytes themselves (a provider's push: its signature covers them), not JSON checks.
+ */
+export const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array<ArrayBuffer>, Problem> => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
+  return Effect.matchEffect(HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(limit)), {
+    onFailure: (error) =>
+      Effect.fail(String((error as any).cause?.message ?? "").includes("maxBytes") ? tooLarge(limit) : unreadable()),
+    onSuccess: (buffer) => buffer.byteLength > limit ? Effect.fail(tooLarge(limit)) : Effect.succeed(new Uint8Array(buffer))
+  })
+}
+
 /** The checks of a body's text, in the contracted order; `undefined` when the body may go on. */
 const checkText = (text: string, contentType: string | undefined, limit: number): Problem | undefined => {
   // runtimes without a streaming limit (web handler) buffer first; the answer is the same

@@ -1,0 +1,174 @@
+/**
+ * Provider push webhooks, as GitHub and GitLab send them: which headers name the event and the
+ * delivery, how a delivery is signed, and what of a push event decides which external phases it
+ * concerns. The host's handler (handlers/VcsEvents.ts) reads the body, asks this module, and hands
+ * the push to the core (`MappingsFile.phasesTouchedByPush`, `Workflows.Sync.syncPushed`).
+ *
+ * Secrets are compared in constant time (WebCrypto HMAC verify; SHA-256 digests for GitLab's token)
+ * and are never logged or answered; a sealed secret is opened for one delivery and not kept.
+ */
+import { type MappingsFile, SecretBox } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as ConnectionSecrets from "./ConnectionSecrets.js"
+import * as Fixture from "./Fixture.js"
+import type * as ProviderHttp from "./ProviderHttp.js"
+
+export type Provider = "github" | "gitlab"
+
+type Headers = Readonly<Record<string, string | undefined>>
+
+/** What the headers say of a delivery. */
+export interface Delivery {
+  /** Whether it is a push event (others are acknowledged and ignored). */
+  readonly isPush: boolean
+  /** The provider's id of this delivery, if it sent one (replays repeat it). */
+  readonly deliveryId: string | undefined
+  /** GitHub always names its deliveries: one without an id cannot be told from a replay. */
+  readonly idRequired: boolean
+}
+
+export const deliveryOf = (provider: Provider, headers: Headers): Delivery => {
+  if (provider === "github") {
+    const id = headers["x-github-delivery"]
+    return { isPush: headers["x-github-event"] === "push", deliveryId: id === "" ? undefined : id, idRequired: true }
+  }
+  const id = headers["x-gitlab-event-uuid"] ?? headers["idempotency-key"]
+  return { isPush: headers["x-gitlab-event"] === "Push Hook", deliveryId: id === "" ? undefined : id, idRequired: false }
+}
+
+/**
+ * The connection's webhook secret: the fixture's own, or for an API connection the sealed one
+ * opened now, else the value of the variable it names. `undefined` when there is none to check
+ * against (the push is refused then); a sealed one that cannot be opened (another
+ * `IMAGE_POLICY_SECRET_KEY`) is logged with the reason, never the value.
+ */
+export const webhookSecretOf = (
+  settings: unknown,
+  env: ProviderHttp.Env,
+  connectionId: string
+): Effect.Effect<string | undefined> =>
+  Option.match(Schema.decodeUnknownOption(Fixture.ConnectionSettings)(settings), {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (s) => {
+      if (s.kind === "fixture") return Effect.succeed(s.webhookSecret === "" ? undefined : s.webhookSecret)
+      return Effect.flatMap(Effect.serviceOption(SecretBox), (box) =>
+        Effect.flatMap(
+          ConnectionSecrets.read("webhook-secret", { sealed: s.sealedWebhookSecret, envName: s.webhookSecretEnv }, env, Option.getOrUndefined(box)),
+          (read) => {
+            if (read._tag === "Found") return Effect.succeed(read.value)
+            if (read.reason === "not-configured" || read.reason === "empty") return Effect.succeed(undefined)
+            return Effect.as(
+              Effect.logWarning("provider push webhook secret unavailable").pipe(
+                Effect.annotateLogs({ connectionId, reason: read.reason })
+              ),
+              undefined
+            )
+          }
+        ))
+    }
+  })
+
+const encoder = new TextEncoder()
+
+const hexBytes = (hex: string): Uint8Array<ArrayBuffer> | undefined => {
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return undefined
+  const bytes = new Uint8Array(32)
+  for (let i = 0; i < 32; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  return bytes
+}
+
+/** GitHub: `sha256=<hex>` is the HMAC-SHA256 of the exact body bytes; WebCrypto's verify compares in constant time. */
+const verifyGithub = (secret: string, body: Uint8Array<ArrayBuffer>, header: string | undefined) =>
+  Effect.promise(async () => {
+    const signature = header?.startsWith("sha256=") ? hexBytes(header.slice("sha256=".length)) : undefined
+    if (signature === undefined) return false
+    const key = await globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
+    return globalThis.crypto.subtle.verify("HMAC", key, signature, body)
+  })
+
+/** GitLab: the token itself; compared as SHA-256 digests so neither its length nor its content leaks through timing. */
+const verifyGitlab = (secret: string, header: string | undefined) =>
+  Effect.promise(async () => {
+    if (header === undefined) return false
+    const [a, b] = await Promise.all([secret, header].map((t) => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(t))))
+    const x = new Uint8Array(a!)
+    const y = new Uint8Array(b!)
+    let difference = 0
+    for (let i = 0; i < x.length; i++) difference |= x[i]! ^ y[i]!
+    return difference === 0
+  })
+
+/** Whether the delivery carries the provider's proof that it was sent with `secret`. */
+export const verify = (provider: Provider, secret: string, body: Uint8Array<ArrayBuffer>, headers: Headers): Effect.Effect<boolean> =>
+  provider === "github" ? verifyGithub(secret, body, headers["x-hub-signature-256"]) : verifyGitlab(secret, headers["x-gitlab-token"])
+
+// Push payloads, reduced to what decides which phases a push concerns ---------------------------
+
+const Paths = Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+const Commit = Schema.Struct({ added: Paths, modified: Paths, removed: Paths })
+const zeroSha = /^0+$/
+
+const GithubPush = Schema.Struct({
+  ref: Schema.String,
+  after: Schema.optional(Schema.String),
+  created: Schema.optional(Schema.Boolean),
+  deleted: Schema.optional(Schema.Boolean),
+  forced: Schema.optional(Schema.Boolean),
+  repository: Schema.Struct({
+    full_name: Schema.String,
+    // GitHub sends the push time as Unix seconds in push events
+    pushed_at: Schema.optional(Schema.Union(Schema.Number, Schema.String, Schema.Null))
+  }),
+  commits: Schema.optional(Schema.Array(Commit))
+})
+
+const GitlabPush = Schema.Struct({
+  ref: Schema.String,
+  before: Schema.optional(Schema.String),
+  after: Schema.optional(Schema.String),
+  project: Schema.Struct({ path_with_namespace: Schema.String }),
+  commits: Schema.optional(Schema.Array(Commit)),
+  total_commits_count: Schema.optional(Schema.Number)
+})
+
+/** GitHub and GitLab list at most 20 commits in a push event: only a shorter list is known complete. */
+const listedCommitsLimit = 20
+
+const changedPaths = (commits: ReadonlyArray<typeof Commit.Type>): ReadonlyArray<string> =>
+  commits.flatMap((c) => [...c.added, ...c.modified, ...c.removed])
+
+export interface ParsedPush {
+  /** `changedPaths` is null when the event may not list every changed file (new, deleted or forced branch, long push). */
+  readonly push: MappingsFile.Push
+  /** When the provider says the push happened (epoch ms), if it does. */
+  readonly pushedAt: number | undefined
+}
+
+/** A push event's JSON in the provider's shape, or the schema's error (its paths name the bad fields). */
+export const parsePush = (provider: Provider, json: unknown): Either.Either<ParsedPush, ParseResult.ParseError> => {
+  if (provider === "github") {
+    return Either.map(Schema.decodeUnknownEither(GithubPush, { errors: "all" })(json), (p) => {
+      const complete = p.commits !== undefined && p.commits.length < listedCommitsLimit && p.created !== true &&
+        p.deleted !== true && p.forced !== true && !(p.after !== undefined && zeroSha.test(p.after))
+      const at = p.repository.pushed_at
+      const pushedAt = typeof at === "number" ? at * 1000 : typeof at === "string" && at !== "" ? Date.parse(at) : undefined
+      return {
+        push: { repositoryFullName: p.repository.full_name, ref: p.ref, changedPaths: complete ? changedPaths(p.commits!) : null },
+        pushedAt: pushedAt !== undefined && Number.isFinite(pushedAt) ? pushedAt : undefined
+      }
+    })
+  }
+  return Either.map(Schema.decodeUnknownEither(GitlabPush, { errors: "all" })(json), (p) => {
+    const listed = p.commits?.length ?? 0
+    const complete = p.commits !== undefined && (p.total_commits_count === undefined || p.total_commits_count <= listed) &&
+      !(p.before !== undefined && zeroSha.test(p.before)) && !(p.after !== undefined && zeroSha.test(p.after))
+    return {
+      push: { repositoryFullName: p.project.path_with_namespace, ref: p.ref, changedPaths: complete ? changedPaths(p.commits!) : null },
+      pushedAt: undefined
+    }
+  })
+}

@@ -1,0 +1,174 @@
+/**
+ * Provider push webhooks (VcsPushEvents): which headers name a delivery, how GitHub and GitLab
+ * deliveries are verified against the connection's secret, what of a push decides which phases it
+ * concerns, and where the secret comes from.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Logger from "effect/Logger"
+import { createHmac } from "node:crypto"
+import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as Push from "../src/vcs/PushEvents.js"
+
+const hmac = (secret: string, body: Uint8Array) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+const bytes = (text: string) => new TextEncoder().encode(text) as Uint8Array<ArrayBuffer>
+
+describe("deliveryOf", () => {
+  it("GitHub: a push is x-github-event push; the id is x-github-delivery and is required", () => {
+    assert.deepStrictEqual(Push.deliveryOf("github", { "x-github-event": "push", "x-github-delivery": "d-1" }), {
+      isPush: true,
+      deliveryId: "d-1",
+      idRequired: true
+    })
+    assert.deepStrictEqual(Push.deliveryOf("github", { "x-github-event": "ping", "x-github-delivery": "" }), {
+      isPush: false,
+      deliveryId: undefined,
+      idRequired: true
+    })
+  })
+
+  it("GitLab: a push is X-Gitlab-Event Push Hook; the id is the event UUID, else Idempotency-Key, and optional", () => {
+    assert.deepStrictEqual(
+      Push.deliveryOf("gitlab", { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": "u-1", "idempotency-key": "k-1" }),
+      { isPush: true, deliveryId: "u-1", idRequired: false }
+    )
+    assert.strictEqual(Push.deliveryOf("gitlab", { "x-gitlab-event": "Push Hook", "idempotency-key": "k-1" }).deliveryId, "k-1")
+    assert.deepStrictEqual(Push.deliveryOf("gitlab", { "x-gitlab-event": "Tag Push Hook" }), {
+      isPush: false,
+      deliveryId: undefined,
+      idRequired: false
+    })
+  })
+})
+
+describe("verify", () => {
+  it.effect.prop(
+    "GitHub: the HMAC of the exact bytes verifies; another secret, another byte or another form does not",
+    [fc.string({ minLength: 1, maxLength: 64 }), fc.uint8Array({ minLength: 1, maxLength: 512 }), fc.string({ minLength: 1, maxLength: 64 })],
+    ([secret, raw, other]) =>
+      Effect.gen(function*() {
+        const body = new Uint8Array(raw) as Uint8Array<ArrayBuffer>
+        const signature = hmac(secret, body)
+        assert.isTrue(yield* Push.verify("github", secret, body, { "x-hub-signature-256": signature }))
+        if (other !== secret) assert.isFalse(yield* Push.verify("github", other, body, { "x-hub-signature-256": signature }))
+        const changed = new Uint8Array(body) as Uint8Array<ArrayBuffer>
+        changed[0] = changed[0]! ^ 1
+        assert.isFalse(yield* Push.verify("github", secret, changed, { "x-hub-signature-256": signature }))
+        assert.isFalse(yield* Push.verify("github", secret, body, { "x-hub-signature-256": signature.slice("sha256=".length) }))
+        assert.isFalse(yield* Push.verify("github", secret, body, { "x-hub-signature-256": signature.slice(0, -2) }))
+        assert.isFalse(yield* Push.verify("github", secret, body, {}))
+      })
+  )
+
+  it.effect.prop(
+    "GitLab: X-Gitlab-Token must equal the secret exactly",
+    [fc.string({ minLength: 1, maxLength: 64 }), fc.string({ maxLength: 64 })],
+    ([secret, other]) =>
+      Effect.gen(function*() {
+        const body = bytes("{}")
+        assert.isTrue(yield* Push.verify("gitlab", secret, body, { "x-gitlab-token": secret }))
+        assert.strictEqual(yield* Push.verify("gitlab", secret, body, { "x-gitlab-token": other }), other === secret)
+        assert.isFalse(yield* Push.verify("gitlab", secret, body, {}))
+      })
+  )
+})
+
+describe("parsePush", () => {
+  const github = (overrides: Record<string, unknown> = {}) => ({
+    ref: "refs/heads/main",
+    after: "a".repeat(40),
+    repository: { full_name: "acme/api", pushed_at: 1_760_000_000 },
+    commits: [{ added: ["a.json"], modified: ["b.json"], removed: ["c.json"] }, { modified: ["d.json"] }],
+    ...overrides
+  })
+  const gitlab = (overrides: Record<string, unknown> = {}) => ({
+    ref: "refs/heads/main",
+    before: "b".repeat(40),
+    after: "a".repeat(40),
+    project: { path_with_namespace: "acme/api" },
+    commits: [{ added: [], modified: ["policy.json"], removed: [] }],
+    total_commits_count: 1,
+    ...overrides
+  })
+  const pathsOf = (provider: Push.Provider, json: unknown) => Either.getOrThrow(Push.parsePush(provider, json)).push.changedPaths
+
+  it("a complete GitHub push lists every changed path; pushed_at in seconds or as a date", () => {
+    const parsed = Either.getOrThrow(Push.parsePush("github", github()))
+    assert.deepStrictEqual(parsed.push, {
+      repositoryFullName: "acme/api",
+      ref: "refs/heads/main",
+      changedPaths: ["a.json", "b.json", "c.json", "d.json"]
+    })
+    assert.strictEqual(parsed.pushedAt, 1_760_000_000_000)
+    const dated = github({ repository: { full_name: "acme/api", pushed_at: "2026-11-22T10:00:00Z" } })
+    assert.strictEqual(Either.getOrThrow(Push.parsePush("github", dated)).pushedAt, Date.parse("2026-11-22T10:00:00Z"))
+    const undated = github({ repository: { full_name: "acme/api", pushed_at: "not a date" } })
+    assert.isUndefined(Either.getOrThrow(Push.parsePush("github", undated)).pushedAt)
+  })
+
+  it("a GitHub push that may not list every file has no path list (every phase of the branch is synced)", () => {
+    for (
+      const overrides of [
+        { created: true },
+        { deleted: true },
+        { forced: true },
+        { after: "0".repeat(40) },
+        { commits: undefined },
+        { commits: Array.from({ length: 20 }, () => ({ modified: ["x"] })) }
+      ]
+    ) assert.isNull(pathsOf("github", github(overrides)), JSON.stringify(overrides).slice(0, 80))
+  })
+
+  it("a GitLab push is complete when it lists all its commits and neither creates nor deletes the branch", () => {
+    assert.deepStrictEqual(pathsOf("gitlab", gitlab()), ["policy.json"])
+    for (const overrides of [{ total_commits_count: 2 }, { before: "0".repeat(40) }, { after: "0".repeat(40) }, { commits: undefined }]) {
+      assert.isNull(pathsOf("gitlab", gitlab(overrides)), JSON.stringify(overrides))
+    }
+    assert.isUndefined(Either.getOrThrow(Push.parsePush("gitlab", gitlab())).pushedAt)
+  })
+
+  it("another shape is a schema error naming the fields", () => {
+    const error = Push.parsePush("github", { ref: 3 })
+    assert.isTrue(Either.isLeft(error))
+    assert.isTrue(Either.isLeft(Push.parsePush("gitlab", github())))
+  })
+})
+
+describe("webhookSecretOf", () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name]
+  const logged = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ annotations, message }) => lines.push(JSON.stringify({ message, annotations: [...annotations] })))
+      const value = yield* Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger))
+      return { value, lines }
+    })
+
+  it.effect("the fixture's own secret, or the variable the API settings name; none when absent or blank", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* Push.webhookSecretOf({ kind: "fixture", repositories: [], webhookSecret: "s3cret" }, env({}), "c"), "s3cret")
+      assert.isUndefined(yield* Push.webhookSecretOf({ kind: "fixture", repositories: [] }, env({}), "c"))
+      const api = { kind: "api", baseUrl: "https://api.github.com", webhookSecretEnv: "HOOK" }
+      assert.strictEqual(yield* Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), "from-env")
+      assert.isUndefined(yield* Push.webhookSecretOf(api, env({ HOOK: "  " }), "c"))
+      assert.isUndefined(yield* Push.webhookSecretOf(api, env({}), "c"))
+      assert.isUndefined(yield* Push.webhookSecretOf({ kind: "something else" }, env({}), "c"))
+    }))
+
+  it.effect("a sealed secret is opened with the SecretBox; one it cannot open is none, logged without the value", () =>
+    Effect.gen(function*() {
+      const key = SecretBox.generateKey()
+      const sealed = yield* Effect.provide(Effect.flatMap(SecretBox.SecretBox, (box) => box.seal("sealed-hook-secret")), SecretBox.layerFromKey(key))
+      const api = { kind: "api", baseUrl: "https://api.github.com", sealedWebhookSecret: sealed, webhookSecretEnv: "HOOK" }
+      const opened = yield* Effect.provide(Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), SecretBox.layerFromKey(key))
+      assert.strictEqual(opened, "sealed-hook-secret", "the sealed value wins over the variable")
+      const other = yield* logged(Effect.provide(Push.webhookSecretOf(api, env({}), "conn-1"), SecretBox.layerFromKey(SecretBox.generateKey())))
+      assert.isUndefined(other.value)
+      assert.strictEqual(other.lines.length, 1)
+      assert.include(other.lines[0], "sealed-webhook-secret-decrypt-failed")
+      assert.include(other.lines[0], "conn-1")
+      assert.notInclude(other.lines[0], "sealed-hook-secret\"")
+    }))
+})

@@ -1,0 +1,80 @@
+/**
+ * The `VcsProvider` as the workflows call it: bound to one connection, and keeping that
+ * connection's status in line with the provider's answers (`ConnectionHealth.statusAfter`) on
+ * every call. Workflows never call the port directly, so a revoked token marks the connection
+ * `error` whichever call meets it first (sync, scan, remediation, onboarding lists), and the next
+ * call the provider answers marks it `active` again.
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as ConnectionHealth from "../ConnectionHealth.js"
+import type { OrgId } from "../Id.js"
+import type { Repository } from "../Onboarding.js"
+import { Store, type StoreService } from "../ports/Store.js"
+import { type ConnectionContext, VcsProvider, type VcsProviderError, type VcsWriteRejected } from "../ports/VcsProvider.js"
+import { connectionOf } from "./RepositoryAccess.js"
+
+type Port = typeof VcsProvider.Service
+
+/** Each `VcsProvider` method with its `ConnectionContext` bound. */
+export type ConnectedProvider =
+  & {
+    readonly [K in keyof Port]: Port[K] extends (ctx: ConnectionContext, ...args: infer Args) => infer R ? (...args: Args) => R
+      : never
+  }
+  & {
+    /** The connection the calls go through (its `status` as it was read, before any call). */
+    readonly context: ConnectionContext
+  }
+
+const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): ConnectedProvider => {
+  const { orgId } = ctx
+  const connectionId = ctx.connection.id
+  // `known`: the status the calls so far decided; `stored`: the last one written. `known` is set
+  // synchronously when a call ends, so concurrent calls with the same outcome (the reads of one
+  // scan) write once; writes are serialized and write the newest decision, so calls that end
+  // with different outcomes leave the store at the last one
+  let known = ctx.connection.status
+  let stored = known
+  const writing = Effect.unsafeMakeSemaphore(1)
+  const write = writing.withPermits(1)(Effect.suspend(() => {
+    if (known === stored) return Effect.void
+    const status = known
+    return Effect.map(store.vcsConnections.setStatus(orgId, connectionId, status), () => {
+      stored = status
+    })
+  }))
+  const note = (outcome: ConnectionHealth.CallOutcome): Effect.Effect<void> => {
+    const next = ConnectionHealth.statusAfter(known, outcome)
+    if (next === known) return Effect.void
+    known = next
+    return write
+  }
+  // runs uninterruptibly once the call ended; a defect or an interruption is no answer
+  const settle = (exit: Exit.Exit<unknown, VcsProviderError | VcsWriteRejected>): Effect.Effect<void> => {
+    if (Exit.isSuccess(exit)) return note(ConnectionHealth.answered)
+    const failure = Cause.failureOption(exit.cause)
+    return Option.isSome(failure) ? note(failure.value) : Effect.void
+  }
+  return {
+    context: ctx,
+    listRepositories: (options) => Effect.onExit(vcs.listRepositories(ctx, options), settle),
+    listBranches: (repository) => Effect.onExit(vcs.listBranches(ctx, repository), settle),
+    readFile: (file) => Effect.onExit(vcs.readFile(ctx, file), settle),
+    listFiles: (at) => Effect.onExit(vcs.listFiles(ctx, at), settle),
+    openRemediation: (write) => Effect.onExit(vcs.openRemediation(ctx, write), settle)
+  }
+}
+
+/** The provider bound to `ctx`; its calls apply the connection-health rule. */
+export const connectedProvider = (ctx: ConnectionContext): Effect.Effect<ConnectedProvider, never, Store | VcsProvider> =>
+  Effect.zipWith(Store, VcsProvider, (store, vcs) => bind(store, vcs, ctx))
+
+/**
+ * The provider bound to a repository's connection; `not-configured` when the connection is gone
+ * or inactive (`connectionOf`).
+ */
+export const connectedRepository = (orgId: OrgId, repository: Repository) =>
+  Effect.flatMap(connectionOf(orgId, repository), connectedProvider)
