@@ -27,6 +27,14 @@ describe("contents", () => {
     assert.strictEqual(ProviderHttp.decodeBase64Text(wrapped), text)
   })
 
+  it("a leading byte-order mark survives the round trip (a rewritten file keeps its bytes)", () => {
+    for (const text of ["\uFEFFFROM node:20\r\n", "\uFEFF", "\uFEFF\uFEFFx"]) {
+      assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)
+    }
+    // the bytes GitHub and GitLab send for a file saved with a BOM
+    assert.strictEqual(ProviderHttp.decodeBase64Text(btoa("\xEF\xBB\xBFFROM x")), "\uFEFFFROM x")
+  })
+
   it("a large text encodes without exhausting the stack", () => {
     const text = "é".repeat(300_000)
     assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)

@@ -338,13 +338,18 @@ export const encodeSegments = (segments: ReadonlyArray<string>) => segments.map(
 /** Percent-encodes a whole path as one segment (`/` as `%2F`, `.` as `%2E`), as GitLab wants ids and file paths. */
 export const encodeWhole = (path: string) => encodeURIComponent(path).replace(/\./g, "%2E")
 
-/** UTF-8 text of base64 (line breaks allowed, as GitHub sends them). */
+const bomKeepingDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/**
+ * UTF-8 text of base64 (line breaks allowed, as GitHub sends them). A leading byte-order mark is
+ * kept: the text is rewritten and committed back, and must come back with the bytes it had.
+ */
 export const decodeBase64Text = (base64: string): string | undefined => {
   try {
     const binary = atob(base64.replace(/\s+/g, ""))
     const bytes = new Uint8Array(binary.length)
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-    return new TextDecoder().decode(bytes)
+    return bomKeepingDecoder.decode(bytes)
   } catch {
     return undefined
   }
