@@ -328,6 +328,17 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         yield* store.published.replace(org.id, g.id, [p1], [])
         assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id)).map((m) => m.id), [external.id])
         assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id))[0], external)
+
+        // several groups in one read: each list as listByGroup answers it, unknown groups empty
+        yield* store.published.replace(org.id, g.id, [p1], [live(replaced, "2026-01-04T00:00:00.000Z"), live(more[0]!, "2026-01-05T00:00:00.000Z")])
+        const unknown = Id.make("policyGroup", new Uint8Array(16).fill(99)) as Id.PolicyGroupId
+        const both = yield* store.published.listByGroups(org.id, [unknown, g.id])
+        assert.deepStrictEqual([...both.keys()].sort(), [unknown, g.id].sort())
+        assert.deepStrictEqual(both.get(g.id), yield* store.published.listByGroup(org.id, g.id))
+        assert.deepStrictEqual(both.get(unknown), [])
+        assert.strictEqual((yield* store.published.listByGroups(org.id, [])).size, 0)
+        const other = yield* newOrg()
+        assert.deepStrictEqual((yield* store.published.listByGroups(other.id, [g.id])).get(g.id), [], "another organization's ids read nothing")
       })))
 
     it("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>

@@ -216,6 +216,14 @@ export interface StoreService {
   }
   readonly published: {
     readonly listByGroup: (orgId: OrgId, groupId: PolicyGroupId) => Effect.Effect<ReadonlyArray<PublishedMapping>>
+    /**
+     * The published mappings of several groups in one read (a branch's policy), each group's list
+     * as `listByGroup` answers it; a group without mappings (or unknown) maps to an empty list.
+     */
+    readonly listByGroups: (
+      orgId: OrgId,
+      groupIds: ReadonlyArray<PolicyGroupId>
+    ) => Effect.Effect<ReadonlyMap<PolicyGroupId, ReadonlyArray<PublishedMapping>>>
     /** Replaces the published mappings of the given phases of a group with `mappings`. */
     readonly replace: (
       orgId: OrgId,

@@ -17,9 +17,7 @@ export const policyForBranch = (orgId: OrgId, repositoryId: RepositoryId, branch
     const groups = yield* store.policyGroups.all(orgId)
     const assignments = yield* store.assignments.get(orgId, repositoryId)
     const applying = Assignment.groupsForBranch({ groups, assignments, branchName })
-    const policy: Array<Resolution.ResolutionPolicy[number]> = []
-    for (const group of applying) {
-      policy.push({ group, phases: group.phases, published: yield* store.published.listByGroup(orgId, group.id) })
-    }
-    return policy as Resolution.ResolutionPolicy
+    // one read for every applying group, not one per group
+    const published = yield* store.published.listByGroups(orgId, applying.map((g) => g.id))
+    return applying.map((group) => ({ group, phases: group.phases, published: published.get(group.id) ?? [] })) as Resolution.ResolutionPolicy
   })

@@ -440,6 +440,8 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     },
     published: {
       listByGroup: (orgId, groupId) => read(() => state(orgId)?.published.get(groupId) ?? []),
+      listByGroups: (orgId, groupIds) =>
+        read(() => new Map(groupIds.map((id) => [id, state(orgId)?.published.get(id) ?? []] as const))),
       replace: (orgId, groupId, phaseIds, mappings) =>
         run((undo) => {
           const s = need(orgId)

@@ -523,6 +523,18 @@ export const make = Effect.gen(function*() {
             ORDER BY phase_id, position`),
           (rows) => rows.map(doc(decodePublished))
         ),
+      listByGroups: (orgId, groupIds) => {
+        if (groupIds.length === 0) return Effect.succeed(new Map())
+        return Effect.map(
+          die(sql`SELECT group_id, doc FROM published_mappings WHERE org_id = ${orgId} AND ${sql.in("group_id", groupIds)}
+            ORDER BY group_id, phase_id, position`),
+          (rows: ReadonlyArray<any>) => {
+            const byGroup = new Map<Id.PolicyGroupId, Array<PolicyGroup.PublishedMapping>>(groupIds.map((id) => [id, []]))
+            for (const row of rows) byGroup.get(row.groupId)?.push(doc(decodePublished)(row))
+            return byGroup
+          }
+        )
+      },
       replace: (orgId, groupId, phaseIds, mappings) =>
         Effect.gen(function*() {
           if (phaseIds.length === 0) return
