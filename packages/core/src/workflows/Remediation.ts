@@ -89,6 +89,10 @@ const rewriteFiles = (
     return { files: files.map((f) => f.file), applied: files.flatMap((f) => f.applied) }
   })
 
+/** Whether a re-run found exactly the changes already recorded (then it records nothing). */
+const sameChanges = (a: ReadonlyArray<Remediation.RemediationChange>, b: ReadonlyArray<Remediation.RemediationChange>) =>
+  a.length === b.length && a.every((c, i) => Equal.equals(Data.struct(c), Data.struct(b[i]!)))
+
 /**
  * Remediates one tracked branch from its findings (`Remediation.plan` over the branch's policy and
  * the repository's active snoozes): `findings` when given (the scan worker passes those of the scan
@@ -98,9 +102,6 @@ const rewriteFiles = (
  * request (`open`, or `failed` with a `failure` code when the provider refused or could not be
  * reached). Running it again is harmless: the provider updates the branch's open request.
  */
-const sameChanges = (a: ReadonlyArray<Remediation.RemediationChange>, b: ReadonlyArray<Remediation.RemediationChange>) =>
-  a.length === b.length && a.every((c, i) => Equal.equals(Data.struct(c), Data.struct(b[i]!)))
-
 export const remediateBranch = (target: {
   readonly orgId: OrgId
   readonly repositoryId: RepositoryId
