@@ -29,7 +29,7 @@ describe("migrations", () => {
         return { first, second, after: after.map((t) => t.tableName), again: again.map((t) => t.tableName) }
       })
       const result = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans", "3_scan_attempts"])
+      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
       assert.includeMembers(result.after, [
@@ -73,7 +73,7 @@ describe("migrations", () => {
         return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* store.policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts"])
+      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
         group.phases[0],
@@ -108,7 +108,7 @@ describe("migrations", () => {
         return { ran: ran.map(([id, name]) => `${id}_${name}`), before, claimed }
       })
       const { before, claimed, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["3_scan_attempts"])
+      assert.deepStrictEqual(ran, ["3_scan_attempts", "4_snoozes_by_repository"])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
     } finally {

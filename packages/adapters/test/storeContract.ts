@@ -459,6 +459,19 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         yield* store.snoozeRequests.update(org.id, approved)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.snoozeRequests.get(org.id, s.id)), approved)
         assert.deepStrictEqual((yield* store.snoozeRequests.list(org.id, { limit: 5 })).items, [approved])
+
+        // one repository's requests, oldest first, whatever their status; nothing of another repository or organization
+        const later: SnoozeRequest.SnoozeRequest = {
+          ...s, id: newId<Id.SnoozeRequestId>("snoozeRequest"), fromImage: "redis:7", status: "rejected", createdAt: stamp()
+        }
+        const elsewhere: SnoozeRequest.SnoozeRequest = {
+          ...s, id: newId<Id.SnoozeRequestId>("snoozeRequest"), repositoryId: newId<Id.RepositoryId>("repository"), createdAt: stamp()
+        }
+        for (const r of [later, elsewhere]) yield* store.snoozeRequests.insert(org.id, r)
+        assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(org.id, s.repositoryId), [approved, later])
+        assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(org.id, elsewhere.repositoryId), [elsewhere])
+        const other = yield* newOrg()
+        assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(other.id, s.repositoryId), [])
       })))
 
     it("audit events list newest first across pages", () =>
@@ -833,12 +846,18 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "main")), r3)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "release")), r2)
         assert.isTrue(Option.isNone(yield* store.remediations.latest(org.id, repo.id, "develop")))
+        // the newest that did not fail: a failed request after an open one leaves the open one found
+        const r4: Remediation.RemediationRequest = { ...remediation(repo.id, "main", "failed"), failure: "conflict", number: null, url: null }
+        yield* store.remediations.put(org.id, r4)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "main")), r4)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.latest(org.id, repo.id, "main", { excludeFailed: true })), r3)
+        assert.isTrue(Option.isNone(yield* store.remediations.latest(org.id, repo.id, "release", { excludeFailed: true })))
 
         const superseded = { ...r1, status: "superseded" as const, updatedAt: stamp() }
         yield* store.remediations.put(org.id, superseded)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, r1.id)), superseded)
         const listed = yield* allPages((p) => store.remediations.list(org.id, repo.id, p), 2)
-        assert.deepStrictEqual(listed.items, [r3, r2, superseded])
+        assert.deepStrictEqual(listed.items, [r4, r3, r2, superseded])
         assert.strictEqual(listed.pages, 2)
         const other = yield* trackedRepository(org.id)
         assert.deepStrictEqual((yield* store.remediations.list(org.id, other.id, { limit: 50 })).items, [], "per repository")

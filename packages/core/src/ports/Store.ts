@@ -268,6 +268,8 @@ export interface StoreService {
   readonly snoozeRequests: {
     readonly insert: (orgId: OrgId, request: SnoozeRequest) => Effect.Effect<void>
     readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<SnoozeRequest>>
+    /** Every request about one repository, whatever its status, oldest first by (createdAt, id). */
+    readonly listByRepository: (orgId: OrgId, repositoryId: RepositoryId) => Effect.Effect<ReadonlyArray<SnoozeRequest>>
     readonly get: (orgId: OrgId, id: SnoozeRequestId) => Effect.Effect<Option.Option<SnoozeRequest>>
     readonly update: (orgId: OrgId, request: SnoozeRequest) => Effect.Effect<void>
   }
@@ -334,11 +336,12 @@ export interface StoreService {
     /** Inserts or replaces the request with the same id. */
     readonly put: (orgId: OrgId, request: RemediationRequest) => Effect.Effect<void>
     readonly get: (orgId: OrgId, id: RemediationId) => Effect.Effect<Option.Option<RemediationRequest>>
-    /** The branch's newest request by (createdAt, id), whatever its status. */
+    /** The branch's newest request by (createdAt, id), whatever its status, or of those that did not fail. */
     readonly latest: (
       orgId: OrgId,
       repositoryId: RepositoryId,
-      branchName: string
+      branchName: string,
+      options?: { readonly excludeFailed?: boolean }
     ) => Effect.Effect<Option.Option<RemediationRequest>>
     /** A repository's requests, newest first by (createdAt, id). */
     readonly list: (orgId: OrgId, repositoryId: RepositoryId, page: PageRequest) => Effect.Effect<Page<RemediationRequest>>

@@ -19,47 +19,22 @@ import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
 import type { Finding } from "../Scanner.js"
-import type { SnoozeRequest } from "../SnoozeRequest.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
 import { type ConnectedProvider, connectedRepository } from "./ConnectedProvider.js"
 import { isTracked, loadRepository } from "./RepositoryAccess.js"
 
-const pageSize = 200
-
-/** The repository's snooze requests (the store lists them per organization only). */
-const snoozesOf = (orgId: OrgId, repositoryId: RepositoryId) =>
-  Effect.gen(function*() {
-    const store = yield* Store
-    const out: Array<SnoozeRequest> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* store.snoozeRequests.list(orgId, { limit: pageSize, ...(cursor !== undefined ? { cursor } : {}) })
-      for (const s of page.items) if (s.repositoryId === repositoryId) out.push(s)
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return out
-  })
-
 /**
  * The branch's open request, if any. At most one is open per branch, and every request of the
- * branch created after it failed (a later success updated it or superseded it), so reading newest
- * first the first request of the branch that did not fail is the open one, or there is none.
+ * branch created after it failed (a later success updated it or superseded it), so the newest
+ * request of the branch that did not fail is the open one, or there is none.
  */
 const openRequestOf = (orgId: OrgId, repositoryId: RepositoryId, branchName: string) =>
-  Effect.gen(function*() {
-    const store = yield* Store
-    let cursor: string | undefined
-    do {
-      const page = yield* store.remediations.list(orgId, repositoryId, { limit: pageSize, ...(cursor !== undefined ? { cursor } : {}) })
-      for (const r of page.items) {
-        if (r.branchName !== branchName || r.status === "failed") continue
-        return r.status === "open" ? Option.some(r) : Option.none()
-      }
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return Option.none<Remediation.RemediationRequest>()
-  })
+  Effect.flatMap(Store, (store) =>
+    Effect.map(
+      store.remediations.latest(orgId, repositoryId, branchName, { excludeFailed: true }),
+      Option.filter((r) => r.status === "open")
+    ))
 
 /**
  * Reads each changed file at the branch head and rewrites it. Changes whose file is gone or whose
@@ -125,7 +100,7 @@ export const remediateBranch = (target: {
     const planned = Remediation.plan({
       findings: target.findings ?? (yield* store.scans.allFindings(orgId, repositoryId, branchName)),
       policy: Resolution.compile(yield* policyForBranch(orgId, repositoryId, branchName)),
-      snoozes: yield* snoozesOf(orgId, repositoryId),
+      snoozes: yield* store.snoozeRequests.listByRepository(orgId, repositoryId),
       now: yield* now
     })
     if (planned.length === 0) return Option.none()

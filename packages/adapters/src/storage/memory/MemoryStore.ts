@@ -502,6 +502,8 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     snoozeRequests: {
       insert: (orgId, r) => run((undo) => put(undo, need(orgId).snoozes, r.id, r)),
       list: (orgId, page) => read(() => paginate(sortBy(valuesOf(orgId, (s) => s.snoozes), byCreated), byCreated, page)),
+      listByRepository: (orgId, repositoryId) =>
+        read(() => sortBy(valuesOf(orgId, (s) => s.snoozes).filter((r) => r.repositoryId === repositoryId), byCreated)),
       get: (orgId, id) => getIn(orgId, (s) => s.snoozes, id),
       update: (orgId, r) =>
         run((undo) => {
@@ -651,11 +653,13 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     remediations: {
       put: (orgId, request) => run((undo) => put(undo, need(orgId).remediations, request.id, Storable.remediation(request))),
       get: (orgId, id) => getIn(orgId, (s) => s.remediations, id),
-      latest: (orgId, repositoryId, branchName) =>
+      latest: (orgId, repositoryId, branchName, options) =>
         read(() =>
           Option.fromNullable(
             sortBy(
-              valuesOf(orgId, (s) => s.remediations).filter((r) => r.repositoryId === repositoryId && r.branchName === branchName),
+              valuesOf(orgId, (s) => s.remediations).filter((r) =>
+                r.repositoryId === repositoryId && r.branchName === branchName && !(options?.excludeFailed && r.status === "failed")
+              ),
               byCreated,
               true
             )[0]

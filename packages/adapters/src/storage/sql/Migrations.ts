@@ -250,7 +250,18 @@ const scanAttempts = Effect.gen(function*() {
   yield* sql.unsafe(`ALTER TABLE scans ADD COLUMN attempts integer NOT NULL DEFAULT 0;`)
 })
 
-export const migrations = { "0001_init": init, "0002_scans": scans, "0003_scan_attempts": scanAttempts }
+/** Remediation reads a repository's snooze requests (not the organization's) through this index. */
+const snoozesByRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`CREATE INDEX snooze_requests_repository ON snooze_requests (org_id, (doc->>'repositoryId'), created_at, id);`)
+})
+
+export const migrations = {
+  "0001_init": init,
+  "0002_scans": scans,
+  "0003_scan_attempts": scanAttempts,
+  "0004_snoozes_by_repository": snoozesByRepository
+}
 
 export const table = "image_policy_migrations"
 

@@ -621,6 +621,12 @@ export const make = Effect.gen(function*() {
           VALUES (${orgId}, ${r.id}, ${r.createdAt}, ${json(r)}::jsonb)`),
       list: (orgId, request) =>
         docPage("snooze_requests", "created_at", orgId, request, decodeSnooze, (r) => r.createdAt),
+      listByRepository: (orgId, repositoryId) =>
+        Effect.map(
+          die(sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId} AND doc->>'repositoryId' = ${repositoryId}
+            ORDER BY created_at, id`),
+          (rows) => rows.map(doc(decodeSnooze))
+        ),
       get: (orgId, id) => one(sql`SELECT doc FROM snooze_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeSnooze)),
       update: (orgId, r) =>
         die(sql`UPDATE snooze_requests SET doc = ${json(r)}::jsonb WHERE org_id = ${orgId} AND id = ${r.id}`)
@@ -694,10 +700,11 @@ export const make = Effect.gen(function*() {
       },
       get: (orgId, id) =>
         one(sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRemediation)),
-      latest: (orgId, repositoryId, branchName) =>
+      latest: (orgId, repositoryId, branchName, options) =>
         one(
           sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
-            AND branch_name = ${branchName} ORDER BY created_at DESC, id DESC LIMIT 1`,
+            AND branch_name = ${branchName} ${options?.excludeFailed ? sql`AND status <> 'failed'` : sql``}
+            ORDER BY created_at DESC, id DESC LIMIT 1`,
           doc(decodeRemediation)
         ),
       list: (orgId, repositoryId, request) =>
