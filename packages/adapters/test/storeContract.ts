@@ -275,9 +275,6 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         yield* store.repositories.insert(org.id, other)
         assert.deepStrictEqual((yield* store.repositories.list(org.id, { limit: 50 }, { repositoryId: other.id })).items, [other])
         assert.deepStrictEqual([...(yield* store.repositories.trackedExternalIds(org.id, c.id))].sort(), ["1001", "1002"])
-        yield* store.repositories.setScanStatus(org.id, repo.id, "release", "running")
-        const updated = Option.getOrThrow(yield* store.repositories.get(org.id, repo.id))
-        assert.deepStrictEqual(updated.branches.map((b) => b.scan.status), ["queued", "running"])
         yield* store.vcsConnections.setStatus(org.id, c.id, "inactive")
         assert.strictEqual(Option.getOrThrow(yield* store.vcsConnections.get(org.id, c.id)).status, "inactive")
       })))
@@ -560,8 +557,9 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
       run(Effect.gen(function*() {
         const org = yield* newOrg()
         const repo = yield* trackedRepository(org.id)
-        yield* store.repositories.setScanStatus(org.id, repo.id, "main", "succeeded")
-        const first = scan(repo.id, "main", "onboarding")
+        const onboarding = yield* complete(org.id, scan(repo.id, "main", "onboarding"), succeeded([]))
+        assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])
+        const first = scan(repo.id, "main", "manual")
         assert.deepStrictEqual(yield* store.scans.enqueue(org.id, first), first)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, first.id)), first)
         assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["queued", "queued"], "enqueue sets the branch queued")
@@ -581,7 +579,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         // the claim took the release scan too (claims take every queued scan up to the limit)
         assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["queued", "running"])
         const main = yield* store.scans.list(org.id, repo.id, { limit: 50 }, { branchName: "main" })
-        assert.deepStrictEqual(main.items.map((x) => x.id), [third.id, first.id])
+        assert.deepStrictEqual(main.items.map((x) => x.id), [third.id, first.id, onboarding.id])
       })))
 
     it("scans: claim leases queued scans oldest first, sets them and their branches running; a leased scan is not claimed twice", () =>

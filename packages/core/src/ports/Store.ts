@@ -30,7 +30,7 @@ import type {
 } from "../Id.js"
 import type { Organization } from "../Organization.js"
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, OutboxEvent } from "../Outbox.js"
-import type { RepositoryAlreadyTracked, Repository, Routine, ScanStatus, Team, VcsConnection } from "../Onboarding.js"
+import type { RepositoryAlreadyTracked, Repository, Routine, Team, VcsConnection } from "../Onboarding.js"
 import type { DraftMapping, ExternalSource, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
 import type { RemediationRequest } from "../Remediation.js"
 import type { BranchScan, ScanFailure } from "../Scan.js"
@@ -171,12 +171,6 @@ export interface StoreService {
     readonly trackedExternalIds: (orgId: OrgId, connectionId: VcsConnectionId) => Effect.Effect<ReadonlySet<string>>
     /** Fails with `RepositoryAlreadyTracked` when a racing writer tracked the same repository first. */
     readonly insert: (orgId: OrgId, repository: Repository) => Effect.Effect<void, RepositoryAlreadyTracked>
-    readonly setScanStatus: (
-      orgId: OrgId,
-      id: RepositoryId,
-      branchName: string,
-      status: ScanStatus
-    ) => Effect.Effect<void>
     /** Takes the repository's row lock until the transaction ends (serializes assignment writers). */
     readonly lock: (orgId: OrgId, id: RepositoryId) => Effect.Effect<void>
   }

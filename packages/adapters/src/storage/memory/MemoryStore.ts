@@ -388,11 +388,6 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           put(undo, s.repositories, repository.id, repository)
           return Effect.void
         })),
-      setScanStatus: (orgId, id, branchName, status) =>
-        run((undo) => {
-          const s = state(orgId)
-          if (s) setBranchStatus(undo, s, id, branchName, status)
-        }),
       lock: () => Effect.void // the memory store serializes every transaction already
     },
     policyGroups: {

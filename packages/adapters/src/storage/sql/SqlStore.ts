@@ -449,11 +449,6 @@ export const make = Effect.gen(function*() {
             })
           )
         }),
-      setScanStatus: (orgId, id, branchName, status) =>
-        updateDoc("repositories", orgId, id, decodeRepository, (repo) => ({
-          ...repo,
-          branches: repo.branches.map((b) => b.branchName === branchName ? { ...b, scan: { ...b.scan, status } } : b)
-        })),
       lock: (orgId, id) => Effect.asVoid(die(sql`SELECT id FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`))
     },
     policyGroups: {
