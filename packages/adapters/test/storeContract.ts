@@ -370,6 +370,11 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
           { orgId: a.id, policyGroupId: g1.id, phaseId: e2 },
           { orgId: b.id, policyGroupId: g2.id, phaseId: e3 }
         ].map(key).sort())
+        // each with its source as stored, so the poll worker needs no other read
+        for (const ref of mine) {
+          const stored = [...g1.phases, ...g2.phases].find((p) => p.id === ref.phaseId)
+          assert.deepStrictEqual(ref.external, stored?.external)
+        }
       })))
 
     it("assignments: replacement equals the request; empty clears", () =>

@@ -89,6 +89,8 @@ export interface ExternalPhaseRef {
   readonly orgId: OrgId
   readonly policyGroupId: PolicyGroupId
   readonly phaseId: PhaseId
+  /** The phase's source as stored (the poll worker decides from it which phases are due). */
+  readonly external: ExternalSource
 }
 
 /** A scan leased to one worker by `scans.claim`. */

@@ -15,7 +15,6 @@
  * credentials) is logged by its reason and retried when the phase is due again.
  */
 import { PolicyGroup, Store, Workflows } from "@image-policy/core"
-import type { Id } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -33,13 +32,7 @@ export const defaults = (workerId: string): Options => ({ workerId, tickMs: 5_00
 /** The worker's memory: when it last polled each phase (by phase id). */
 export type Attempts = Map<string, number>
 
-interface Due {
-  readonly orgId: Id.OrgId
-  readonly policyGroupId: Id.PolicyGroupId
-  readonly phaseId: Id.PhaseId
-}
-
-/** The external phases due at `nowMs`; reads each organization's groups once. */
+/** The external phases due at `nowMs`, from one read of every external phase with its source. */
 const duePhases = (attempts: Attempts, nowMs: number) =>
   Effect.gen(function*() {
     const store = yield* Store
@@ -47,21 +40,7 @@ const duePhases = (attempts: Attempts, nowMs: number) =>
     const listed = new Set<string>(refs.map((r) => r.phaseId))
     // a phase that no longer exists is forgotten
     for (const phaseId of attempts.keys()) if (!listed.has(phaseId)) attempts.delete(phaseId)
-    const byOrg = new Map<Id.OrgId, Array<(typeof refs)[number]>>()
-    for (const ref of refs) {
-      const list = byOrg.get(ref.orgId)
-      if (list === undefined) byOrg.set(ref.orgId, [ref])
-      else list.push(ref)
-    }
-    const due: Array<Due> = []
-    for (const [orgId, orgRefs] of byOrg) {
-      const groups = new Map((yield* store.policyGroups.all(orgId)).map((g) => [g.id, g]))
-      for (const ref of orgRefs) {
-        const external = groups.get(ref.policyGroupId)?.phases.find((p) => p.id === ref.phaseId)?.external
-        if (external !== undefined && PolicyGroup.isPollDue(external, attempts.get(ref.phaseId), nowMs)) due.push(ref)
-      }
-    }
-    return due
+    return refs.filter((ref) => PolicyGroup.isPollDue(ref.external, attempts.get(ref.phaseId), nowMs))
   })
 
 /**

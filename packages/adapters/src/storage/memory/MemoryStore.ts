@@ -18,7 +18,7 @@ import {
   Onboarding,
   type Organization,
   type Outbox,
-  type PolicyGroup,
+  PolicyGroup,
   type Remediation,
   Scan,
   type SnoozeRequest,
@@ -412,7 +412,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
         read(() =>
           [...orgs.values()].flatMap((s) =>
             sortBy(s.groups.values(), byName).flatMap((g) =>
-              g.phases.filter((p) => p.sourceType === "external").map((p) => ({ orgId: s.org.id, policyGroupId: g.id, phaseId: p.id }))
+              PolicyGroup.externalPhases(g).map((p) => ({ orgId: s.org.id, policyGroupId: g.id, phaseId: p.id, external: p.external }))
             )
           )
         )

@@ -475,10 +475,11 @@ export const make = Effect.gen(function*() {
           (rows) =>
             rows.flatMap((row: any) => {
               const group = decodeGroup(row.doc)
-              return group.phases.filter((p) => p.sourceType === "external").map((p) => ({
+              return PolicyGroup.externalPhases(group).map((p) => ({
                 orgId: row.orgId as Id.OrgId,
                 policyGroupId: group.id,
-                phaseId: p.id
+                phaseId: p.id,
+                external: p.external
               }))
             })
         )
