@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RepositoryId, ScanId } from "./Id.js"
 import { ScanStatus } from "./Onboarding.js"
-import type { RoutineTarget } from "./ports/Store.js"
+import type { RoutineTarget, ScanOutcome } from "./ports/Store.js"
 import type { VcsProviderError } from "./ports/VcsProvider.js"
 import * as Resolution from "./Resolution.js"
 import { Finding, isScannable } from "./Scanner.js"
@@ -114,6 +114,25 @@ export const isRoutineDue = (
 
 /** A provider error as a failed scan's reason (never the provider's text). */
 export const failureOf = (error: VcsProviderError): ScanFailure => `provider-${error.reason}`
+
+/**
+ * The fields a scan has once it ended (`scans.finish`, or `abandoned` by a claim), whichever store
+ * writes them: a succeeded scan records its commit and counts; a failed one records why and counts
+ * nothing (the branch keeps the findings of its previous succeeded scan, which the store leaves).
+ */
+export const endedFields = (
+  outcome: ScanOutcome
+): Pick<BranchScan, "status" | "failure" | "commitSha" | "fileCount" | "findingCount" | "finishedAt"> =>
+  outcome.status === "succeeded"
+    ? {
+      status: "succeeded",
+      failure: null,
+      commitSha: outcome.commitSha,
+      fileCount: outcome.fileCount,
+      findingCount: outcome.findings.length,
+      finishedAt: outcome.at
+    }
+    : { status: "failed", failure: outcome.failure, commitSha: null, fileCount: 0, findingCount: 0, finishedAt: outcome.at }
 
 /**
  * The paths of a branch tree a scan reads (`Scanner.isScannable`, in tree order), or `too-large`

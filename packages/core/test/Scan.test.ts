@@ -143,3 +143,38 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
     for (const v of views) assert.isTrue(Schema.is(Scan.FindingView)(v))
   })
 })
+
+describe("Scan.endedFields (how every store ends a scan)", () => {
+  const at = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
+  const finding = fc.record({
+    file: fc.constantFrom("Dockerfile", "deploy.yaml"),
+    line: fc.integer({ min: 1, max: 500 }),
+    column: fc.integer({ min: 1, max: 80 }),
+    kind: fc.constant("dockerfile-from" as const),
+    reference: fc.constantFrom("nginx:1", "node:20"),
+    literal: fc.boolean()
+  })
+  const outcome = fc.oneof(
+    fc.record({
+      status: fc.constant("succeeded" as const),
+      at,
+      commitSha: fc.stringMatching(/^[0-9a-f]{40}$/),
+      fileCount: fc.nat(5000),
+      findings: fc.array(finding, { maxLength: 20 })
+    }),
+    fc.record({ status: fc.constant("failed" as const), at, failure: fc.constantFrom(...Scan.ScanFailure.literals) })
+  )
+
+  it.prop("status and finishing time are the outcome's; a success records its commit and counts, a failure only why", [outcome], ([o]) => {
+    const ended = Scan.endedFields(o as Parameters<typeof Scan.endedFields>[0])
+    assert.strictEqual(ended.status, o.status)
+    assert.strictEqual(ended.finishedAt, o.at)
+    if (o.status === "succeeded") {
+      assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [null, o.commitSha, o.fileCount, o.findings.length])
+    } else {
+      assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [o.failure, null, 0, 0])
+    }
+    // the fields are those of a valid stored scan
+    assert.isTrue(Schema.is(Scan.BranchScan.pick("status", "failure", "commitSha", "fileCount", "findingCount", "finishedAt"))(ended))
+  })
+})

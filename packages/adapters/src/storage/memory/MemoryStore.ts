@@ -543,12 +543,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
                 // handing it out again (a failed scan keeps the branch's previous findings)
                 put(undo, s.scans, row.id, {
                   ...row,
-                  status: "failed",
-                  failure: "abandoned",
-                  commitSha: null,
-                  fileCount: 0,
-                  findingCount: 0,
-                  finishedAt: now.toISOString(),
+                  ...Scan.endedFields({ status: "failed", failure: "abandoned", at: now.toISOString() }),
                   leaseWorker: null,
                   leaseUntil: null
                 })
@@ -578,22 +573,10 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           const s = state(orgId)
           const row = s?.scans.get(id)
           if (!s || !row || row.status !== "running" || row.leaseWorker !== worker) return false
-          const ended = { ...row, finishedAt: outcome.at, leaseWorker: null, leaseUntil: null }
-          if (outcome.status === "succeeded") {
-            const findings = Storable.positioned(outcome.findings)
-            put(undo, s.scans, id, {
-              ...ended,
-              status: "succeeded",
-              failure: null,
-              commitSha: outcome.commitSha,
-              fileCount: outcome.fileCount,
-              findingCount: findings.length
-            })
-            put(undo, s.findings, branchKey(row.repositoryId, row.branchName), findings)
-          } else {
-            // a failed scan keeps the branch's previous findings
-            put(undo, s.scans, id, { ...ended, status: "failed", failure: outcome.failure, commitSha: null, fileCount: 0, findingCount: 0 })
-          }
+          const findings = outcome.status === "succeeded" ? Storable.positioned(outcome.findings) : []
+          put(undo, s.scans, id, { ...row, ...Scan.endedFields(outcome), leaseWorker: null, leaseUntil: null })
+          // a failed scan keeps the branch's previous findings
+          if (outcome.status === "succeeded") put(undo, s.findings, branchKey(row.repositoryId, row.branchName), findings)
           setBranchStatus(undo, s, row.repositoryId, row.branchName, outcome.status)
           return true
         }),

@@ -283,22 +283,19 @@ export const make = Effect.gen(function*() {
       }
     })
 
+  /** The columns of an ended scan (`Scan.endedFields`), as one SET list. */
+  const endedColumns = (end: ReturnType<typeof Scan.endedFields>) =>
+    sql`status = ${end.status}, failure = ${end.failure}, commit_sha = ${end.commitSha}, file_count = ${end.fileCount},
+      finding_count = ${end.findingCount}, finished_at = ${end.finishedAt}`
+
   const finish = (orgId: string, id: string, worker: string, outcome: ScanOutcome): Effect.Effect<boolean> =>
     Effect.gen(function*() {
       const findings = outcome.status === "succeeded" ? Storable.positioned(outcome.findings) : []
       // the lease is lost once another worker claimed the scan (or it ended): then nothing is written
-      const ended = yield* die(
-        outcome.status === "succeeded"
-          ? sql`UPDATE scans SET status = 'succeeded', failure = NULL, commit_sha = ${outcome.commitSha},
-              file_count = ${outcome.fileCount}, finding_count = ${findings.length}, finished_at = ${outcome.at},
-              lease_worker = NULL, lease_until = NULL
-            WHERE org_id = ${orgId} AND id = ${id} AND status = 'running' AND lease_worker = ${worker}
-            RETURNING repository_id, branch_name`
-          : sql`UPDATE scans SET status = 'failed', failure = ${outcome.failure}, commit_sha = NULL, file_count = 0,
-              finding_count = 0, finished_at = ${outcome.at}, lease_worker = NULL, lease_until = NULL
-            WHERE org_id = ${orgId} AND id = ${id} AND status = 'running' AND lease_worker = ${worker}
-            RETURNING repository_id, branch_name`
-      )
+      const end = Scan.endedFields(outcome)
+      const ended = yield* die(sql`UPDATE scans SET ${endedColumns(end)}, lease_worker = NULL, lease_until = NULL
+        WHERE org_id = ${orgId} AND id = ${id} AND status = 'running' AND lease_worker = ${worker}
+        RETURNING repository_id, branch_name`)
       const row = ended[0] as { repositoryId: string; branchName: string } | undefined
       if (row === undefined) return false
       // a failed scan keeps the branch's previous findings
@@ -318,8 +315,8 @@ export const make = Effect.gen(function*() {
       const expired = sql`status = 'running' AND (lease_until IS NULL OR lease_until < ${at}::timestamptz)`
       // every attempt hung past its lease or crashed its worker: give up on the scan instead of
       // handing it out again (a failed scan keeps the branch's previous findings)
-      const abandoned = yield* die(sql`UPDATE scans s SET status = 'failed', failure = 'abandoned', commit_sha = NULL,
-          file_count = 0, finding_count = 0, finished_at = ${at}, lease_worker = NULL, lease_until = NULL
+      const abandon = Scan.endedFields({ status: "failed", failure: "abandoned", at })
+      const abandoned = yield* die(sql`UPDATE scans s SET ${endedColumns(abandon)}, lease_worker = NULL, lease_until = NULL
         FROM (
           SELECT org_id, id FROM scans
           WHERE ${expired} AND attempts >= ${Scan.maxScanAttempts}
