@@ -13,7 +13,8 @@
 // BENCH_PG_DELIVERIES (default 3000), BENCH_DESTINATIONS (default 32), BENCH_BATCH and
 // BENCH_CONCURRENCY (default: the worker's defaults), BENCH_PROFILE=<dir> (--cpu-prof of our worker).
 // BENCH_WEBHOOKS_BASELINE=<dir>: a snapshot of earlier built packages (`node bench/_snapshot.js <dir>`)
-// runs as "baseline" beside each memory-store run, so a change is measured against it under the same load.
+// runs as "baseline" beside each memory-store run and after the PostgreSQL run (on a database of its
+// own), so a change is measured against it under the same load.
 // PostgreSQL: DATABASE_URL or 127.0.0.1:5432; a throw-away database is created and dropped.
 import { copyFileSync, mkdirSync } from "node:fs"
 import { loadavg } from "node:os"
@@ -161,12 +162,22 @@ export const main = async () => {
 
     // ours, PostgreSQL
     let postgres
+    let postgresBaseline
     const db = await postgresDatabase()
     if (db !== undefined) {
       try {
         postgres = await ours(receiver, db.url, pgDeliveries, destinations)
       } finally {
         await db.drop()
+      }
+      // the snapshot on a database of its own, right after ours
+      const other = baselineWorker ? await postgresDatabase() : undefined
+      if (other !== undefined) {
+        try {
+          postgresBaseline = await ours(receiver, other.url, pgDeliveries, destinations, baselineWorker)
+        } finally {
+          await other.drop()
+        }
       }
     }
 
@@ -175,6 +186,7 @@ export const main = async () => {
     baseline.forEach((r, i) => printRun(`baseline snapshot, memory, run ${i + 1}`, r))
     printRun("memory store, 1 destination (in order)", single)
     if (postgres) printRun("PostgreSQL", postgres)
+    if (postgresBaseline) printRun("baseline snapshot, PostgreSQL", postgresBaseline)
     const best = {
       perSecond: median(memory.map((r) => r.perSecond)),
       perWorkerCpuSecond: median(memory.map((r) => r.perWorkerCpuSecond)),
@@ -194,6 +206,12 @@ export const main = async () => {
     console.log(`  ours / fetch loop        ${(best.perSecond / fetchPerSecond).toFixed(2)}x per second, ${(best.perWorkerCpuSecond / fetchPerCpu).toFixed(2)}x per CPU-second`)
     console.log(`  ours / signing alone     ${(best.perSecond / signPerSecond).toFixed(3)}x per second, ${(best.perWorkerCpuSecond / signPerCpu).toFixed(3)}x per CPU-second`)
     if (postgres) console.log(`  PostgreSQL / memory      ${(postgres.perSecond / best.perSecond).toFixed(2)}x per second`)
+    if (postgres && postgresBaseline) {
+      console.log(
+        `  ours / baseline, PostgreSQL ${(postgres.perSecond / postgresBaseline.perSecond).toFixed(2)}x per second, ` +
+          `${(postgres.perWorkerCpuSecond / postgresBaseline.perWorkerCpuSecond).toFixed(2)}x per CPU-second`
+      )
+    }
     if (baseline.length > 0) {
       const base = { perSecond: median(baseline.map((r) => r.perSecond)), perWorkerCpuSecond: median(baseline.map((r) => r.perWorkerCpuSecond)) }
       console.log(`  ours / baseline snapshot ${(best.perSecond / base.perSecond).toFixed(2)}x per second, ${(best.perWorkerCpuSecond / base.perWorkerCpuSecond).toFixed(2)}x per CPU-second`)

@@ -361,7 +361,7 @@ export interface StoreService {
       readonly leaseMs: number
       readonly limit: number
     }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
-    /** Records one attempt and the delivery's new state, releasing the lease. */
+    /** Records one attempt and the delivery's new state, releasing the lease: both or neither (atomic on its own). */
     readonly recordAttempt: (
       orgId: OrgId,
       attempt: DeliveryAttempt,

@@ -220,21 +220,25 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
   ) =>
     Effect.gen(function*() {
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-      yield* store.transaction(Effect.gen(function*() {
-        yield* store.outbox.recordAttempt(orgId, {
-          eventId: delivery.eventId,
-          webhookId: delivery.webhookId,
-          attempt: attemptNumber,
-          at,
-          ...fields
-        }, next)
-        if (disable !== undefined) {
+      const recorded = store.outbox.recordAttempt(orgId, {
+        eventId: delivery.eventId,
+        webhookId: delivery.webhookId,
+        attempt: attemptNumber,
+        at,
+        ...fields
+      }, next)
+      // the attempt and the delivery's state are one atomic store write; only disabling the
+      // destination as well needs a transaction around both
+      if (disable === undefined) yield* recorded
+      else {
+        yield* store.transaction(Effect.gen(function*() {
+          yield* recorded
           const current = yield* store.webhooks.get(orgId, delivery.webhookId)
           if (Option.isSome(current)) {
             yield* store.webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
           }
-        }
-      }))
+        }))
+      }
       return next.status
     })
   const destination = yield* store.webhooks.get(orgId, delivery.webhookId)

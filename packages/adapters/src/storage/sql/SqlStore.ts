@@ -756,16 +756,18 @@ export const make = Effect.gen(function*() {
               .map((row: any) => ({ orgId: row.orgId as string, delivery: toDelivery(row), event: decodeEvent(row.doc) }))
               .sort((a, b) => Date.parse(a.delivery.nextAttemptAt!) - Date.parse(b.delivery.nextAttemptAt!))
         ),
+      // one statement, atomic on its own: the attempt row and the delivery's new state commit together
+      // without a transaction of their own (one round trip per attempt instead of four)
       recordAttempt: (orgId, attempt, next) =>
-        Effect.gen(function*() {
-          yield* die(sql`INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
+        Effect.asVoid(die(sql`WITH recorded AS (
+            INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
             VALUES (${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb)
-            ON CONFLICT DO NOTHING`)
-          yield* die(sql`UPDATE deliveries SET status = ${next.status},
-              next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
-              last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
-            WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}`)
-        }),
+            ON CONFLICT DO NOTHING
+          )
+          UPDATE deliveries SET status = ${next.status},
+            next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
+            last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
+          WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}`)),
       deliveries: (orgId, webhookId, request) =>
         page(
           (after, limit) =>
