@@ -679,7 +679,7 @@ describe("connection health (every provider call through a connection)", () => {
     ...store,
     vcsConnections: {
       ...store.vcsConnections,
-      setStatus: (org, id, status) => Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setStatus(org, id, status))
+      setHealth: (org, id, status) => Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setHealth(org, id, status))
     }
   })
 
@@ -791,10 +791,14 @@ describe("connection health (every provider call through a connection)", () => {
           assert.isTrue(Either.isLeft(notActive) && notActive.left._tag === "ConnectionNotActive")
           assert.strictEqual(provider.calls.listRepositories, asked, "no provider call for a connection that is not active")
 
-          // the token was renewed: the branches list is answered and the connection is active again
+          // the token was renewed: lists that may come from the adapter's cache prove nothing ...
           delete provider.refuse.listRepositories
           const branches = yield* Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
           assert.deepStrictEqual(branches.map((b) => b.name).sort(), ["huge", "main", "release"])
+          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false })
+          assert.strictEqual(yield* statusOf(store), "error", "a list that may be cached does not restore the connection")
+          // ... a refreshed repository list asks the provider, and its answer marks the connection active again
+          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })
           assert.strictEqual(yield* statusOf(store), "active")
           assert.deepStrictEqual((yield* onboard(["main"])).scans, [{ branchName: "main", status: "queued" }])
 

@@ -275,8 +275,20 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         yield* store.repositories.insert(org.id, other)
         assert.deepStrictEqual((yield* store.repositories.list(org.id, { limit: 50 }, { repositoryId: other.id })).items, [other])
         assert.deepStrictEqual([...(yield* store.repositories.trackedExternalIds(org.id, c.id))].sort(), ["1001", "1002"])
+        // a provider's verdict moves a connection between active and error, never over the owner's inactive
+        const statusNow = () => Effect.map(store.vcsConnections.get(org.id, c.id), (x) => Option.getOrThrow(x).status)
+        yield* store.vcsConnections.setHealth(org.id, c.id, "error")
+        assert.strictEqual(yield* statusNow(), "error")
+        yield* store.vcsConnections.setHealth(org.id, c.id, "active")
+        assert.strictEqual(yield* statusNow(), "active")
         yield* store.vcsConnections.setStatus(org.id, c.id, "inactive")
-        assert.strictEqual(Option.getOrThrow(yield* store.vcsConnections.get(org.id, c.id)).status, "inactive")
+        assert.strictEqual(yield* statusNow(), "inactive")
+        yield* store.vcsConnections.setHealth(org.id, c.id, "active")
+        yield* store.vcsConnections.setHealth(org.id, c.id, "error")
+        assert.strictEqual(yield* statusNow(), "inactive", "the owner's inactive stays")
+        const elsewhere = yield* newOrg()
+        yield* store.vcsConnections.setHealth(elsewhere.id, c.id, "active")
+        assert.strictEqual(yield* statusNow(), "inactive", "another organization's id changes nothing")
       })))
 
     it("policy groups, drafts and published mappings", () =>

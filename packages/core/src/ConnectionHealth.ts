@@ -17,21 +17,24 @@ import type { VcsProviderError } from "./ports/VcsProvider.js"
 export type CallOutcome =
   | { readonly _tag: "Answered" }
   | { readonly _tag: "VcsProviderError"; readonly reason: VcsProviderError["reason"] }
-  | { readonly _tag: "VcsWriteRejected" }
+  | { readonly _tag: "VcsWriteRejected"; readonly reason: "conflict" | "forbidden" | "invalid" }
 
 export const answered: CallOutcome = { _tag: "Answered" }
 
 /**
  * What an outcome says about the credentials. `accepted`: the provider answered, said it knows no
- * such repository or branch, or refused a write for its content or access (it read the
- * credentials to say so). `rejected`: it refused the credentials. `unknown`: it could not or would
- * not answer now (rate limited, unreachable), or this deployment has no adapter for it.
+ * such repository or branch, or refused a write because the branch moved or the token may not
+ * write there (it read the credentials to say so). `rejected`: it refused the credentials.
+ * `unknown`: it could not or would not answer now (rate limited, unreachable), this deployment has
+ * no adapter for it, or the write was refused as `invalid` (the adapter refuses some writes itself,
+ * before asking the provider anything).
  */
 export const credentialsVerdict = (outcome: CallOutcome): "accepted" | "rejected" | "unknown" => {
   switch (outcome._tag) {
     case "Answered":
-    case "VcsWriteRejected":
       return "accepted"
+    case "VcsWriteRejected":
+      return outcome.reason === "invalid" ? "unknown" : "accepted"
     case "VcsProviderError":
       switch (outcome.reason) {
         case "unauthorized":

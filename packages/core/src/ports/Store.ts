@@ -152,6 +152,11 @@ export interface StoreService {
     readonly settings: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<Option.Option<unknown>>
     readonly setStatus: (orgId: OrgId, id: VcsConnectionId, status: VcsConnection["status"]) => Effect.Effect<void>
     /**
+     * The status a provider's answers gave the connection (`ConnectionHealth`): written only over
+     * `active` or `error`, never over the owner's `inactive`, however stale the caller's view.
+     */
+    readonly setHealth: (orgId: OrgId, id: VcsConnectionId, status: "active" | "error") => Effect.Effect<void>
+    /**
      * Unscoped, like `apiKeys.findBySecretHash`: a provider's push webhook names only the
      * connection (connection ids are random and never reused), so the organization is learnt here.
      */

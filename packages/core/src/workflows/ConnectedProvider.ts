@@ -3,7 +3,10 @@
  * connection's status in line with the provider's answers (`ConnectionHealth.statusAfter`) on
  * every call. Workflows never call the port directly, so a revoked token marks the connection
  * `error` whichever call meets it first (sync, scan, remediation, onboarding lists), and the next
- * call the provider answers marks it `active` again.
+ * call the provider answers (a read, a listing of a branch's files, a write, a refreshed repository
+ * list; not the branch list or an unrefreshed repository list, which may come from a cache) marks
+ * it `active` again. The store writes the status
+ * only over `active` or `error`: an owner's `inactive` set meanwhile stays.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -40,9 +43,10 @@ const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): Connected
   let stored = known
   const writing = Effect.unsafeMakeSemaphore(1)
   const write = writing.withPermits(1)(Effect.suspend(() => {
-    if (known === stored) return Effect.void
     const status = known
-    return Effect.map(store.vcsConnections.setStatus(orgId, connectionId, status), () => {
+    // `inactive` is never a decision (ConnectionHealth.statusAfter keeps it where it was)
+    if (status === stored || status === "inactive") return Effect.void
+    return Effect.map(store.vcsConnections.setHealth(orgId, connectionId, status), () => {
       stored = status
     })
   }))
@@ -55,13 +59,20 @@ const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): Connected
   // runs uninterruptibly once the call ended; a defect or an interruption is no answer
   const settle = (exit: Exit.Exit<unknown, VcsProviderError | VcsWriteRejected>): Effect.Effect<void> => {
     if (Exit.isSuccess(exit)) return note(ConnectionHealth.answered)
+    return settleFailure(exit)
+  }
+  // the repository and branch lists may be answered from the adapter's cache without asking the
+  // provider: their success proves nothing about the credentials, only their failures count
+  const settleFailure = (exit: Exit.Exit<unknown, VcsProviderError | VcsWriteRejected>): Effect.Effect<void> => {
+    if (Exit.isSuccess(exit)) return Effect.void
     const failure = Cause.failureOption(exit.cause)
     return Option.isSome(failure) ? note(failure.value) : Effect.void
   }
   return {
     context: ctx,
-    listRepositories: (options) => Effect.onExit(vcs.listRepositories(ctx, options), settle),
-    listBranches: (repository) => Effect.onExit(vcs.listBranches(ctx, repository), settle),
+    // a refresh always asks the provider (VcsProvider: quota is spent only then, or when nothing is cached)
+    listRepositories: (options) => Effect.onExit(vcs.listRepositories(ctx, options), options.refresh ? settle : settleFailure),
+    listBranches: (repository) => Effect.onExit(vcs.listBranches(ctx, repository), settleFailure),
     readFile: (file) => Effect.onExit(vcs.readFile(ctx, file), settle),
     listFiles: (at) => Effect.onExit(vcs.listFiles(ctx, at), settle),
     openRemediation: (write) => Effect.onExit(vcs.openRemediation(ctx, write), settle)

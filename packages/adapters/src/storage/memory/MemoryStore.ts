@@ -337,6 +337,14 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           const row = s?.connections.get(id)
           if (s && row) put(undo, s.connections, id, { ...row, connection: { ...row.connection, status } })
         }),
+      setHealth: (orgId, id, status) =>
+        run((undo) => {
+          const s = state(orgId)
+          const row = s?.connections.get(id)
+          if (s && row && row.connection.status !== "inactive" && row.connection.status !== status) {
+            put(undo, s.connections, id, { ...row, connection: { ...row.connection, status } })
+          }
+        }),
       locate: (id) =>
         read(() => {
           for (const s of orgs.values()) {

@@ -397,6 +397,9 @@ export const make = Effect.gen(function*() {
       setStatus: (orgId, id, status) =>
         die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
           WHERE org_id = ${orgId} AND id = ${id}`),
+      setHealth: (orgId, id, status) =>
+        die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
+          WHERE org_id = ${orgId} AND id = ${id} AND doc->>'status' NOT IN (${status}, 'inactive')`),
       // ids are random and never reused; two rows with one id would be a bug, answered as unknown
       locate: (id) =>
         Effect.map(
