@@ -33,11 +33,14 @@ const issuesToErrors = (error: ParseResult.ParseError): Array<FieldError> =>
     message: issue.message
   }))
 
-/** Decodes a file whole: unknown fields, bad references and duplicate keys are all reported with their paths. */
+/**
+ * Decodes a file whole: unknown fields, bad references and duplicate keys are all reported with their
+ * paths. A leading byte-order mark (editors that save "UTF-8 with BOM") is not part of the JSON.
+ */
 export const decodeMappingsFile = (text: string): Either.Either<ReadonlyArray<MappingInput>, InvalidMappingsFile> => {
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
   } catch {
     return Either.left(new InvalidMappingsFile({ errors: [{ path: "(root)", message: "not valid JSON" }] }))
   }

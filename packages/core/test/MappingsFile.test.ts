@@ -41,6 +41,13 @@ describe("MappingsFile", () => {
     assert.deepStrictEqual(Either.getOrThrow(MappingsFile.decodeMappingsFile(MappingsFile.encodeMappingsFile(f))), f)
   })
 
+  it.prop("a file saved with a byte-order mark decodes as the same file", [file], ([f]) => {
+    const text = MappingsFile.encodeMappingsFile(f)
+    assert.deepStrictEqual(MappingsFile.decodeMappingsFile(`\uFEFF${text}`), MappingsFile.decodeMappingsFile(text))
+    // only one, and only at the start: anything else is not JSON
+    assert.isTrue(Either.isLeft(MappingsFile.decodeMappingsFile(`\uFEFF\uFEFF${text}`)))
+  })
+
   it.prop("unknown fields are always rejected with their path", [file.filter((f) => f.length > 0), fc.stringMatching(/^[a-z]{3,8}X$/)], ([f, field]) => {
     const bad = f.map((e, i) => (i === f.length - 1 ? { ...e, [field]: 1 } : e))
     assert.include(errorPaths(JSON.stringify({ mappings: bad })), `mappings[${f.length - 1}].${field}`)
