@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { createHmac, randomUUID } from "node:crypto"
+import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import { secrets, startTestHost, type TestHost, testSeed } from "./support/harness.js"
@@ -405,6 +406,28 @@ await onEveryStore("sync", (storeName, makeStore) =>
           }
         })
         expect(notUtf8.status, await notUtf8.text()).toBe(400)
+        // the same bytes sent chunked (no content-length, as a proxy may re-send them)
+        const chunked = await new Promise<number>((resolve, reject) => {
+          const sent = httpRequest({
+            host: "127.0.0.1",
+            port: host.port,
+            method: "POST",
+            path: `/api/v1/vcs-events/github/${host.org.vcsConnections["acme"]}`,
+            headers: {
+              "content-type": "application/json",
+              "x-github-event": "push",
+              "x-github-delivery": randomUUID(),
+              "x-hub-signature-256": `sha256=${createHmac("sha256", githubSecret).update(bytes).digest("hex")}`
+            }
+          }, (answer) => {
+            answer.resume()
+            answer.on("end", () => resolve(answer.statusCode ?? 0))
+          })
+          sent.on("error", reject)
+          sent.write(bytes.subarray(0, 4))
+          sent.end(bytes.subarray(4))
+        })
+        expect(chunked).toBe(400)
         expectProblem(await pushGithub({ ref: 3 }), 400, { type: "/problems/validation-error", paths: ["ref", "repository"] })
         expectProblem(await pushGithub({ ...githubPush(), padding: "x".repeat(1024 * 1024) }), 413)
       })

@@ -174,8 +174,9 @@ export const hasBody = (method: string) => method === "POST" || method === "PUT"
  * resets the connection before the 413 is written: the client sees ECONNRESET, never the problem.
  * This reader keeps at most `limit` bytes, reads and discards the rest up to `drainLimit` (so the
  * request ends normally and the 413 reaches the client), and only gives up on bodies beyond that.
- * The result is cached like the platform's own `text`; bodies with a content-length (every buffered
- * client) keep the platform's reader, whose early 413 (see `check`) never reads the body at all.
+ * The result is cached like the platform's own `text`, and keeps the exact bytes (`arrayBuffer`);
+ * bodies with a content-length (every buffered client) keep the runtime's reader (see `BodyReader`),
+ * whose early 413 (see `check`) never reads the body at all.
  */
 export const withDrainingBody = (
   request: HttpServerRequest.HttpServerRequest,
@@ -202,9 +203,12 @@ export const withDrainingBody = (
       bytes.set(chunk, at)
       at += chunk.length
     }
-    return new TextDecoder().decode(bytes)
+    return bytes
   })
-  return withText(request, Effect.runSync(Effect.cached(read)))
+  const body = Effect.runSync(Effect.cached(read))
+  // the exact bytes for readers that need them (a push signature); the text as the platform decodes it
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  return withText(request, Effect.map(body, (b) => decoder.decode(b)), body)
 }
 
 /**

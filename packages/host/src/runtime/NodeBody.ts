@@ -24,21 +24,26 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
   const message = source as IncomingMessage
   let read: Read | undefined
   let waiting: Array<(exit: Read) => void> | undefined
-  const settle = (exit: Read) => {
-    if (read !== undefined) return
-    read = exit
-    for (const resume of waiting ?? []) resume(exit)
-    waiting = undefined
-  }
   const start = () => {
-    const chunks: Array<Buffer> = []
+    let chunks: Array<Buffer> = []
     let size = 0
-    message.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       chunks.push(chunk)
       size += chunk.length
-    })
-    message.once("end", () => settle(Exit.succeed(Buffer.concat(chunks, size))))
-    message.once("error", (cause) => settle(Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause }))))
+    }
+    const onEnd = () => settle(Exit.succeed(Buffer.concat(chunks, size)))
+    const onError = (cause: unknown) => settle(Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause })))
+    const settle = (exit: Read) => {
+      if (read !== undefined) return
+      read = exit
+      // the chunks are in the joined buffer now: nothing keeps them alive for the rest of the request
+      // (the error listener stays, a no-op from now on: an error event without one would throw)
+      chunks = []
+      message.off("data", onData).off("end", onEnd)
+      for (const resume of waiting ?? []) resume(exit)
+      waiting = undefined
+    }
+    message.on("data", onData).once("end", onEnd).once("error", onError)
   }
   // read once, on first use; every later use (the body checks, then the decoder) gets the same result
   const bytes = Effect.async<Buffer, HttpServerError.RequestError>((resume) => {
