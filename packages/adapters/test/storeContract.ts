@@ -568,6 +568,11 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.isTrue(yield* store.outbox.requeue(org.id, e.id, w.id, late))
         const replayed = mine(yield* store.outbox.claim({ worker: "w3", now: late, leaseMs: 1000, limit: 1000 }))
         assert.strictEqual(replayed[0]?.event.id, e.id, "replay keeps the CloudEvent id")
+
+        // the webhook was deleted while an attempt was in flight: nothing is recorded for it
+        yield* store.webhooks.delete(org.id, w.id)
+        yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 3, at: "2026-01-02T00:00:01.000Z" }, { status: "succeeded", nextAttemptAt: null })
+        assert.deepStrictEqual((yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt), [1, 2], "no attempt without its delivery")
       })))
 
     it("scans: enqueue answers the branch's queued or running scan instead of adding a second", () =>

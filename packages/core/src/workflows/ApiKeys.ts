@@ -118,7 +118,7 @@ export const authenticate = (
     (services) => {
       const store = Context.get(services, Store)
       return Effect.flatMap(
-        Effect.flatMap(Context.get(services, SecretHasher).hash(secret), store.apiKeys.findBySecretHash),
+        Effect.flatMap(Context.get(services, SecretHasher).hash(secret), (hash) => store.apiKeys.findBySecretHash(hash)),
         (match) => {
           if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
           return Effect.clockWith((clock) => {

@@ -201,8 +201,8 @@ const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Deliv
 
 /**
  * One attempt of one claimed delivery: send, classify with the core's policy, and record the
- * attempt with the delivery's next state (and a 410's disabling of the destination) in one
- * transaction. A destination that is gone or disabled turns the delivery into a dead letter, which
+ * attempt with the delivery's next state in one atomic store write (in one transaction with a
+ * 410's disabling of the destination). A destination that is gone or disabled turns the delivery into a dead letter, which
  * can be replayed once the endpoint is fixed.
  */
 export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedDelivery, config: DeliveryConfig) {

@@ -760,17 +760,20 @@ export const make = Effect.gen(function*() {
               .sort((a, b) => Date.parse(a.delivery.nextAttemptAt!) - Date.parse(b.delivery.nextAttemptAt!))
         ),
       // one statement, atomic on its own: the attempt row and the delivery's new state commit together
-      // without a transaction of their own (one round trip per attempt instead of four)
+      // without a transaction of their own (one round trip per attempt instead of four); a delivery
+      // that is gone (its webhook deleted meanwhile) records no attempt, as on the memory store
       recordAttempt: (orgId, attempt, next) =>
-        Effect.asVoid(die(sql`WITH recorded AS (
-            INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
-            VALUES (${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb)
-            ON CONFLICT DO NOTHING
+        Effect.asVoid(die(sql`WITH updated AS (
+            UPDATE deliveries SET status = ${next.status},
+              next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
+              last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
+            WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}
+            RETURNING 1
           )
-          UPDATE deliveries SET status = ${next.status},
-            next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
-            last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
-          WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}`)),
+          INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
+          SELECT ${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb
+          WHERE EXISTS (SELECT 1 FROM updated)
+          ON CONFLICT DO NOTHING`)),
       deliveries: (orgId, webhookId, request) =>
         page(
           (after, limit) =>
