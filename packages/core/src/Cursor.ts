@@ -9,7 +9,7 @@
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
-import { isStorableText } from "./Text.js"
+import { StorableString } from "./Text.js"
 
 export interface CursorPosition {
   readonly sortKey: string | number
@@ -46,7 +46,7 @@ export const encodeCursor = (position: CursorPosition): string => {
 
 // Text a store can hold and compare (no NUL, no lone surrogate: PostgreSQL refuses both) and
 // integers it can bind: a forged position must be a 400 here, never a database error later.
-const StorableText = Schema.String.pipe(Schema.filter(isStorableText))
+const StorableText = StorableString
 const Payload = Schema.Tuple(
   Schema.Literal(VERSION),
   Schema.Union(StorableText, Schema.Number.pipe(Schema.int(), Schema.between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))),

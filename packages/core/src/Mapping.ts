@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import { MappingId } from "./Id.js"
 import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
 import { normalizePlatformScope, PlatformScope } from "./Platform.js"
+import { StorableString } from "./Text.js"
 
 const IsoDateTime = Schema.String.pipe(
   Schema.filter((s) =>
@@ -15,12 +16,14 @@ const IsoDateTime = Schema.String.pipe(
   )
 )
 
+// free text is storable text: a mapping from a file or an embedder's call is refused with the
+// field's path, as the HTTP API refuses it, instead of failing in the store (PostgreSQL)
 export const MappingInput = Schema.Struct({
-  fromImage: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
-  toImage: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
-  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  fromImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(1024)),
+  toImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(1024)),
+  reason: Schema.optional(StorableString.pipe(Schema.maxLength(2000))),
   platformScope: Schema.optional(PlatformScope),
-  mappingContext: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  mappingContext: Schema.optional(StorableString.pipe(Schema.maxLength(500))),
   applicableDateTime: Schema.optional(IsoDateTime),
   bypassCooldown: Schema.optional(Schema.Boolean),
   order: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000)))

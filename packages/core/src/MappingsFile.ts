@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
 import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
 import { type ExternalSource, externalPhases, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
+import { storableText } from "./Text.js"
 
 export const maxEntries = 10_000
 
@@ -185,7 +186,8 @@ export const maxErrorLength = 500
 /** The last segment of the phase's path: the only part of a path an error text names. */
 export const fileNameOf = (path: string): string => path.split("/").filter((s) => s !== "").pop() ?? path
 
-const clip = (text: string) => (text.length <= maxErrorLength ? text : `${text.slice(0, maxErrorLength - 1)}…`)
+// storable as well: a file's keys may hold any text, and a cut may split a surrogate pair
+const clip = (text: string) => storableText(text.length <= maxErrorLength ? text : `${text.slice(0, maxErrorLength - 1)}…`)
 
 /** The `lastError` of a file that failed validation: its first problems with their JSON paths. */
 export const invalidFileError = (path: string, error: InvalidMappingsFile): string => {

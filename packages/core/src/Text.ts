@@ -4,6 +4,7 @@
  * `jsonb` refuses a lone surrogate. Requests holding them are refused (400); text read from files
  * and providers is made storable with `storableText`.
  */
+import * as Schema from "effect/Schema"
 
 // NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one
 // eslint-disable-next-line no-control-regex -- matching NUL is the point
@@ -18,3 +19,9 @@ export const isStorableText = (text: string): boolean => !unstorable.test(text)
  * lengths and columns stay those of the original); the same string when it has none.
  */
 export const storableText = (text: string): string => text.replace(unstorableAll, "\uFFFD")
+
+/** What a field holding unstorable text is told (request bodies, query parameters, files). */
+export const unstorableMessage = "must not contain NUL characters or unpaired UTF-16 surrogates"
+
+/** A string every store can hold: input schemas use it, so such text is a validation error with its path. */
+export const StorableString = Schema.String.pipe(Schema.filter((text) => isStorableText(text) || unstorableMessage))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Either, FastCheck as fc, Schema } from "effect"
 import * as Text from "../src/Text.js"
 
 // any UTF-16 code units, NUL and lone surrogates included
@@ -14,6 +14,12 @@ describe("Text", () => {
 
   it.prop("storable text is left as it is", [anyText], ([text]) => {
     if (Text.isStorableText(text)) assert.strictEqual(Text.storableText(text), text)
+  })
+
+  it.prop("StorableString accepts exactly the storable text, and says why it refuses", [anyText], ([text]) => {
+    const decoded = Schema.decodeUnknownEither(Text.StorableString)(text)
+    assert.strictEqual(Either.isRight(decoded), Text.isStorableText(text))
+    if (Either.isLeft(decoded)) assert.include(decoded.left.message, Text.unstorableMessage)
   })
 
   it("NUL and lone surrogates are not storable; surrogate pairs are", () => {

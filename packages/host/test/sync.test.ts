@@ -239,6 +239,13 @@ await onEveryStore("sync", (storeName, makeStore) =>
         setFile("{ not json")
         expect(expectJson(await sync(), 200).error).toMatch(/\(root\): not valid JSON/)
         expect(await publishedOf()).toEqual(before)
+
+        // text no store can hold (a NUL, a lone surrogate) is a problem of the file, never a 5xx
+        setFile(file({ fromImage: "node:20", toImage: "node:20.12.0", reason: "pinned\u0000" }, { fromImage: "a:1", toImage: "a:2", mappingContext: "x\uD800" }))
+        const unstorable = expectJson(await sync(), 200)
+        expect(unstorable.error).toContain("mappings[0].reason")
+        expect(unstorable.error).toContain("mappings[1].mappingContext")
+        expect(await publishedOf()).toEqual(before)
       })
 
       it("a missing file keeps the published mappings; its return with the old content applies again and clears the error", async () => {

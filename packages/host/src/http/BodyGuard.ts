@@ -136,7 +136,7 @@ const withinDepth = (value: unknown, limit: number): boolean => {
   return true
 }
 
-const textMessage = "must not contain NUL characters or unpaired UTF-16 surrogates"
+const textMessage = Text.unstorableMessage
 
 /**
  * Every string of a JSON body (keys included) must be storable text: a NUL or a lone surrogate
