@@ -883,8 +883,14 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.deepStrictEqual((yield* store.remediations.list(org.id, other.id, { limit: 50 })).items, [], "per repository")
 
         const withNul = remediation(repo.id, "main")
-        yield* store.remediations.put(org.id, { ...withNul, changes: [{ ...withNul.changes[0]!, from: "nginx:\u00001" }] })
-        assert.strictEqual(Option.getOrThrow(yield* store.remediations.get(org.id, withNul.id)).changes[0]!.from, "nginx:\uFFFD1")
+        yield* store.remediations.put(org.id, {
+          ...withNul,
+          url: "https://git.example/pr/1\u0000",
+          changes: [{ ...withNul.changes[0]!, from: "nginx:\u00001" }]
+        })
+        const storedNul = Option.getOrThrow(yield* store.remediations.get(org.id, withNul.id))
+        assert.strictEqual(storedNul.changes[0]!.from, "nginx:\uFFFD1")
+        assert.strictEqual(storedNul.url, "https://git.example/pr/1\uFFFD", "the provider's URL too")
       })))
 
     it("scans and remediation requests: another organization's ids find nothing and change nothing", () =>

@@ -33,6 +33,8 @@ export const finding = (f: Scanner.Finding): Scanner.Finding => ({
 /** A remediation request with storable text in its changes (they quote file contents). */
 export const remediation = (r: Remediation.RemediationRequest): Remediation.RemediationRequest => ({
   ...r,
+  // the provider's answer, not ours: stored as every other provider text
+  url: r.url === null ? null : storable(r.url),
   changes: r.changes.map((c) => ({ ...c, file: storable(c.file), from: storable(c.from), to: storable(c.to), reason: storable(c.reason) }))
 })
 
