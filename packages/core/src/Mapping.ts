@@ -5,16 +5,10 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { MappingId } from "./Id.js"
+import { IsoDateTime } from "./IsoDateTime.js"
 import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
 import { normalizePlatformScope, PlatformScope } from "./Platform.js"
 import { StorableString } from "./Text.js"
-
-const IsoDateTime = Schema.String.pipe(
-  Schema.filter((s) =>
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ||
-    "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z"
-  )
-)
 
 // free text is storable text: a mapping from a file or an embedder's call is refused with the
 // field's path, as the HTTP API refuses it, instead of failing in the store (PostgreSQL)

@@ -95,7 +95,8 @@ export const BranchName = Schema.Trimmed.pipe(Schema.nonEmptyString(), Schema.ma
 /** Body of POST /repositories (spec section 4). One repository per request (spec 4.2). */
 export const OnboardRequest = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
-  externalRepoId: Schema.NonEmptyString,
+  // the provider's id (GitHub and GitLab use numbers); bounded, as every key a store indexes
+  externalRepoId: Schema.NonEmptyString.pipe(Schema.maxLength(255)),
   assignedTeamId: TeamId,
   assignedRoutineId: RoutineId,
   // minItems rather than NonEmptyArray: an empty list is reported at `branchNames` itself, not as a

@@ -12,6 +12,13 @@ export type Feature = typeof Feature.Type
 export const Grant = Schema.Struct({ feature: Feature, expiresAt: Schema.NullOr(Schema.String) })
 export type Grant = typeof Grant.Type
 
+/**
+ * A cooldown as an organization or a policy group is given one (seed files): at most a year. Longer
+ * delays name no instant a date can hold once added to "now", and no policy waits that long.
+ */
+export const maxCooldownSeconds = 31_536_000
+export const CooldownSeconds = Schema.Int.pipe(Schema.between(0, maxCooldownSeconds))
+
 export const Organization = Schema.Struct({
   id: OrgId,
   name: Schema.String,

@@ -12,6 +12,7 @@ import type { RoutineTarget, ScanOutcome } from "./ports/Store.js"
 import type { VcsProviderError } from "./ports/VcsProvider.js"
 import * as Resolution from "./Resolution.js"
 import { Finding, isScannable } from "./Scanner.js"
+import { isStorableText } from "./Text.js"
 
 export { Finding, ScanStatus }
 
@@ -140,9 +141,19 @@ export const endedFields = (
  */
 export const scannablePaths = (paths: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, "too-large"> => {
   if (paths.length > maxTreePaths) return Either.left("too-large")
-  const scannable = paths.filter(isScannable)
+  const scannable = paths.filter((path) => isScannable(path) && isPathScannable(path))
   return scannable.length > maxScannableFiles ? Either.left("too-large") : Either.right(scannable)
 }
+
+/**
+ * The longest path a scan reads, in UTF-8 bytes. A finding is stored and ordered by its path, and
+ * no store can index a key of unbounded length (PostgreSQL's limit is about 2,700 bytes for the
+ * whole key); longer paths (far past any real repository's) are left out of the scan, on every store.
+ */
+export const maxPathBytes = 1024
+
+/** Whether a path is short enough and storable text (a lone surrogate is no path a store can hold). */
+const isPathScannable = (path: string): boolean => utf8Length(path) <= maxPathBytes && isStorableText(path)
 
 /** The UTF-8 length of a text in bytes (lone surrogates count as U+FFFD, 3 bytes, as an encoder writes them). */
 export const utf8Length = (text: string): number => {

@@ -7,6 +7,7 @@ import { VcsProviderError } from "../src/ports/VcsProvider.js"
 import * as Resolution from "../src/Resolution.js"
 import * as Scan from "../src/Scan.js"
 import * as Scanner from "../src/Scanner.js"
+import * as Text from "../src/Text.js"
 
 const day = 86_400_000
 const target = (intervalDays: number, trackedAt: string, lastRoutineScanAt: string | null) => ({ intervalDays, trackedAt, lastRoutineScanAt })
@@ -65,6 +66,18 @@ describe("Scan.failureOf and the scan limits", () => {
 
   it.prop("the scanned paths are exactly the scannable ones, in tree order", [fc.array(fc.constantFrom("Dockerfile", "a/b.yml", "x.md", "deploy.yaml", "src/main.go", ".github/workflows/ci.yml"), { maxLength: 30 })], ([paths]) => {
     assert.deepStrictEqual(Scan.scannablePaths(paths), Either.right(paths.filter(Scanner.isScannable)))
+  })
+
+  it.prop("a path longer than maxPathBytes of UTF-8, or holding a lone surrogate, is never scanned", [
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 1100 }), fc.constantFrom("a", "é", "😀", "\uD800")), { maxLength: 12 })
+  ], ([specs]) => {
+    const paths = specs.map(([n, unit]) => `${unit.repeat(Math.ceil(n / unit.length))}/Dockerfile`)
+    const scanned = Either.getOrThrow(Scan.scannablePaths(paths))
+    for (const path of scanned) {
+      assert.isAtMost(Scan.utf8Length(path), Scan.maxPathBytes)
+      assert.isTrue(Text.isStorableText(path))
+    }
+    assert.deepStrictEqual(scanned, paths.filter((p) => Scan.utf8Length(p) <= Scan.maxPathBytes && Text.isStorableText(p)))
   })
 
   it.prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(fc.fullUnicodeString(), fc.string({ unit: "binary" }) as fc.Arbitrary<string>, fc.string())], ([text]) => {

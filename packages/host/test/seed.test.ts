@@ -123,6 +123,38 @@ describe("Seed.parse", () => {
     assert.deepStrictEqual(ok.organizations[0]!.policyGroups[0]!.phases.map((p) => p.file?.pollIntervalSeconds), [10, 86_400])
   })
 
+  it("refuses text no store can hold, at its path, before anything else (PostgreSQL refuses it)", () => {
+    const problems = problemsOf({
+      organizations: [{
+        name: "A",
+        edition: "enterprise",
+        teams: [{ name: "Plat\u0000form" }, { name: "ok" }],
+        vcsConnections: [{ provider: "github", externalAccountName: "acme", fixture: { repositories: [{ externalRepoId: "1", fullName: "acme/api", defaultBranch: "main", branches: ["main"], files: { main: { "Dockerfile": "FROM x\ud800" } } }] } }]
+      }]
+    })
+    hasProblem(problems, "$.organizations[0].teams[0].name", /NUL/)
+    hasProblem(problems, "$.organizations[0].vcsConnections[0].fixture.repositories[0].files.main.Dockerfile", /surrogate/)
+    assert.strictEqual(problems.length, 2)
+    const deep = Seed.parse(`{"organizations":${"[".repeat(100)}${"]".repeat(100)}}`)
+    assert.isTrue(Either.isLeft(deep) && /nests more than/.test(deep.left.problems[0]!.message))
+  })
+
+  it("bounds what it turns into instants: cooldowns at most a year, grants' expiresAt a full ISO 8601 date-time", () => {
+    const problems = problemsOf({
+      organizations: [{
+        name: "A",
+        edition: "team",
+        cooldownSeconds: 9e15,
+        grants: [{ feature: "automation-api", expiresAt: "1" }],
+        policyGroups: [{ name: "G", cooldownSeconds: 31_536_001 }]
+      }]
+    })
+    hasProblem(problems, "$.organizations[0].cooldownSeconds", /31536000/)
+    hasProblem(problems, "$.organizations[0].grants[0].expiresAt", /ISO 8601/)
+    hasProblem(problems, "$.organizations[0].policyGroups[0].cooldownSeconds", /./)
+    assert.deepStrictEqual(parseOk({ organizations: [{ name: "A", edition: "enterprise", cooldownSeconds: 31_536_000 }] }).organizations[0]!.cooldownSeconds, 31_536_000)
+  })
+
   it("rejects text that is not JSON at the root path", () => {
     const parsed = Seed.parse("{ organizations: [")
     assert.isTrue(Either.isLeft(parsed))

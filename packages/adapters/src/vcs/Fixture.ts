@@ -7,17 +7,17 @@
  * base branch, makes the head branch hold the base's files plus the new ones, and opens a request
  * (or updates the branch's open one); the handle of `make()` reads them back.
  */
-import { type ConnectionContext, VcsProvider, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
+import { type ConnectionContext, Onboarding, VcsProvider, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const FixtureRepository = Schema.Struct({
-  externalRepoId: Schema.NonEmptyString,
-  fullName: Schema.String.pipe(Schema.pattern(/^[^/\s]+(\/[^/\s]+)+$/, { message: () => "must be owner/name" })),
-  defaultBranch: Schema.NonEmptyString,
-  branches: Schema.Array(Schema.NonEmptyString),
+  externalRepoId: Schema.NonEmptyString.pipe(Schema.maxLength(255)),
+  fullName: Schema.String.pipe(Schema.maxLength(1024), Schema.pattern(/^[^/\s]+(\/[^/\s]+)+$/, { message: () => "must be owner/name" })),
+  defaultBranch: Onboarding.BranchName,
+  branches: Schema.Array(Onboarding.BranchName),
   files: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.String }) }), {
     default: () => ({})
   })

@@ -18,6 +18,7 @@ import { Store } from "../ports/Store.js"
 import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
+import * as Text from "../Text.js"
 import type { Finding } from "../Scanner.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
@@ -166,23 +167,25 @@ export const remediateBranch = (target: {
       }
 
       const { applied, opened } = Option.getOrThrow(attempt.right)
+      // the provider's text, stored and told as every store can hold it
+      const url = Text.storableText(opened.url)
       const current = yield* openRequestOf(orgId, repositoryId, branchName)
       let request: Remediation.RemediationRequest
       if (Option.isSome(current) && current.value.number === opened.number) {
         if (current.value.scanId === scanId && sameChanges(current.value.changes, applied)) return current
-        request = { ...current.value, headBranch, url: opened.url, scanId, changes: applied, updatedAt: at }
+        request = { ...current.value, headBranch, url, scanId, changes: applied, updatedAt: at }
         yield* store.remediations.put(orgId, request)
         yield* audit(caller, "remediation.update", "remediation_request", request.id)
       } else {
         // the provider's previous request was merged or closed: ours becomes history
         if (Option.isSome(current)) yield* store.remediations.put(orgId, { ...current.value, status: "superseded", updatedAt: at })
-        request = { ...(yield* fresh(applied)), number: opened.number, url: opened.url }
+        request = { ...(yield* fresh(applied)), number: opened.number, url }
         yield* store.remediations.put(orgId, request)
         yield* audit(caller, "remediation.open", "remediation_request", request.id)
       }
       yield* emit(caller, routing, [{
         type: "service.remediation_pull_request.created",
-        data: { repository_id: repositoryId, pull_request_url: opened.url, action: "created", changed_at: at }
+        data: { repository_id: repositoryId, pull_request_url: url, action: "created", changed_at: at }
       }])
       return Option.some(request)
     }))

@@ -125,7 +125,7 @@ export const checkQuery = (request: HttpServerRequest.HttpServerRequest): Effect
  */
 export const maxDepth = 64
 
-const withinDepth = (value: unknown, limit: number): boolean => {
+export const withinDepth = (value: unknown, limit: number): boolean => {
   const pending: Array<readonly [unknown, number]> = [[value, 0]]
   while (pending.length > 0) {
     const [node, depth] = pending.pop()!

@@ -11,7 +11,7 @@
  * is stored. Problems about those fields never repeat what was given.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Ids, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
+import { ApiKey, Id, Ids, IsoDateTime, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -19,6 +19,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as BodyGuard from "../http/BodyGuard.js"
 
 /** One readable line for a bad enum value instead of one per allowed value. */
 const oneOf = <S extends Schema.Schema<any, any, never>>(schema: S, values: ReadonlyArray<string>): S =>
@@ -97,7 +98,7 @@ const Group = Schema.Struct({
   name: Name,
   applyToAllRepos: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   notificationTeam: Schema.optionalWith(Schema.String, { default: () => "inherit" }),
-  cooldownSeconds: Schema.optionalWith(Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))), { default: () => null }),
+  cooldownSeconds: Schema.optionalWith(Schema.NullOr(Organization.CooldownSeconds), { default: () => null }),
   phases: Schema.optionalWith(Schema.Array(Phase), { default: () => [] })
 })
 
@@ -115,9 +116,9 @@ const Org = Schema.Struct({
   id: Schema.optional(Id.OrgId),
   name: Name,
   edition: oneOf(Organization.Edition, Organization.Edition.literals),
-  grants: Schema.optionalWith(Schema.Array(Schema.Struct({ feature: Organization.Feature, expiresAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })), { default: () => [] }),
+  grants: Schema.optionalWith(Schema.Array(Schema.Struct({ feature: Organization.Feature, expiresAt: Schema.optionalWith(Schema.NullOr(IsoDateTime.IsoDateTime), { default: () => null }) })), { default: () => [] }),
   defaultNotificationTeam: Schema.optional(Name),
-  cooldownSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
+  cooldownSeconds: Schema.optionalWith(Organization.CooldownSeconds, { default: () => 0 }),
   teams: Schema.optionalWith(Schema.Array(Team), { default: () => [] }),
   routinesWithoutTeam: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }),
   vcsConnections: Schema.optionalWith(Schema.Array(Connection), { default: () => [] }),
@@ -164,11 +165,6 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
     if (org.defaultNotificationTeam !== undefined && !teams.has(org.defaultNotificationTeam)) {
       problems.push({ path: `${at}.defaultNotificationTeam`, message: `no team named ${JSON.stringify(org.defaultNotificationTeam)}` })
     }
-    org.grants.forEach((g, i) => {
-      if (g.expiresAt !== null && Number.isNaN(Date.parse(g.expiresAt))) {
-        problems.push({ path: `${at}.grants[${i}].expiresAt`, message: "must be an ISO 8601 date-time or null" })
-      }
-    })
     unique(org.vcsConnections.map((c) => c.externalAccountName), (i) => `${at}.vcsConnections[${i}].externalAccountName`, "connection")
     const connections = new Map(org.vcsConnections.map((c) => [c.externalAccountName, c]))
     org.vcsConnections.forEach((c, i) => {
@@ -217,6 +213,16 @@ export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
     json = JSON.parse(text)
   } catch {
     return Either.left(new InvalidSeed({ problems: [{ path: "$", message: "not valid JSON" }] }))
+  }
+  // text no store can hold is a problem of the file, found before any write (PostgreSQL refuses it)
+  if (!BodyGuard.withinDepth(json, BodyGuard.maxDepth)) {
+    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: `nests more than ${BodyGuard.maxDepth} levels` }] }))
+  }
+  const unstorable = BodyGuard.invalidText(json)
+  if (unstorable.length > 0) {
+    return Either.left(new InvalidSeed({
+      problems: unstorable.map((p) => ({ path: p.path === "(body)" ? "$" : `$.${p.path}`.replace(".[", "["), message: p.message }))
+    }))
   }
   const decoded = decode(json)
   if (Either.isLeft(decoded)) {
