@@ -130,6 +130,94 @@ describe("GitLab errors", () => {
   }
 })
 
+/** Object ids that are not a git object id as GitLab spells it (lowercase hex, 40 or 64 digits). */
+const badShas = ["", "not-a-sha", `${"a".repeat(39)}\u0000`, `${"a".repeat(40)}\u0000`, "A".repeat(40), "a".repeat(39), `${"a".repeat(39)}\ud800`]
+
+describe("GitLab answers no store can hold", () => {
+  it.scoped("a blob id or commit id that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
+      const client = clientOf(stub.baseUrl)
+      const at = { fullName: "acme/platform/api.service", branch: "main" }
+      const content = Buffer.from("FROM node:20\n").toString("base64")
+      for (const sha of badShas) {
+        stub.setOverride((r) => r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha } } : undefined)
+        assert.strictEqual((yield* Effect.flip(GitLab.readFile(client, { ...at, path: "Dockerfile" }))).reason, "unavailable", JSON.stringify(sha))
+
+        stub.setOverride((r) => r.path.includes("/repository/branches/") ? { status: 200, body: { name: "main", commit: { id: sha } } } : undefined)
+        assert.strictEqual((yield* Effect.flip(GitLab.branchHead(client, at))).reason, "unavailable")
+        assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, at))).reason, "unavailable")
+      }
+      const sha256 = "0123456789abcdef".repeat(4)
+      stub.setOverride((r) => r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha256 } } : undefined)
+      assert.deepStrictEqual(yield* GitLab.readFile(client, { ...at, path: "Dockerfile" }), Option.some({ content: "FROM node:20\n", version: sha256 }))
+    }))
+
+  it.scoped("a listing leaves out projects and branches whose names no store can hold, and lists the others", () =>
+    Effect.gen(function*() {
+      const projects = [
+        Stubs.repository(1, "acme/api"),
+        Stubs.repository(2, "acme/nul\u0000"),
+        Stubs.repository(3, "acme/sub/lone\ud800"),
+        Stubs.repository(4, "acme/odd-default", { defaultBranch: "ma\u0000in" }),
+        Stubs.repository(5, "acme/long-default", { defaultBranch: "b".repeat(256) }),
+        Stubs.repository(6, "acme/empty", { defaultBranch: null }),
+        Stubs.repository(7, "acme/branches", { branches: ["main", "nul\u0000", "lone\udc00x", "b".repeat(256), "release"] }),
+        Stubs.repository(8, "acme/last")
+      ]
+      const stub = yield* Stubs.gitlab({ token, repositories: projects, maxPerPage: 3 })
+      const client = clientOf(stub.baseUrl)
+      const listed = yield* GitLab.listRepositories(client)
+      assert.deepStrictEqual(listed.map((r) => r.fullName), ["acme/api", "acme/branches", "acme/last"])
+      const branches = yield* GitLab.listBranches(client, { fullName: "acme/branches" })
+      assert.deepStrictEqual(branches, [{ name: "main", isDefault: true }, { name: "release", isDefault: false }])
+
+      // an entry of another shape is a malformed answer, not a name to leave out
+      stub.setOverride((r) => r.path === "/projects" ? { status: 200, body: [{ id: 1, path_with_namespace: "acme/a", default_branch: "main" }, { id: 2 }] } : undefined)
+      assert.strictEqual((yield* Effect.flip(GitLab.listRepositories(client))).reason, "unavailable")
+    }))
+
+  it.scoped("a project path, branch or file path with a lone surrogate is refused before any request, never a URIError", () =>
+    Effect.gen(function*() {
+      const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
+      const client = clientOf(stub.baseUrl)
+      for (const fullName of ["acme/api\ud800", "\udc00/api", "acme/a\u0000"]) {
+        assert.strictEqual((yield* Effect.flip(GitLab.listBranches(client, { fullName }))).reason, "not-found")
+        assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, { fullName, branch: "main" }))).reason, "not-found")
+        assert.strictEqual((yield* Effect.flip(GitLab.readFile(client, { fullName, branch: "main", path: "Dockerfile" }))).reason, "not-found")
+      }
+      const at = { fullName: "acme/platform/api.service" }
+      assert.isTrue(Option.isNone(yield* GitLab.readFile(client, { ...at, branch: "main", path: "ci/a\ud800.yaml" })))
+      assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, { ...at, branch: "release/\ud800" }))).reason, "not-found")
+      const invalid = yield* Effect.flip(GitLab.openRemediation(client, {
+        ...at,
+        baseBranch: "main",
+        headBranch: "image-policy/remediate/main",
+        title: "t",
+        body: "b",
+        commitMessage: "m",
+        files: [{ path: "ci/\udc00", content: "x", previousVersion: Stubs.gitBlobSha("FROM node:20\n") }]
+      }))
+      assert.deepStrictEqual(invalid._tag === "VcsWriteRejected" ? invalid.reason : invalid._tag, "invalid")
+      assert.strictEqual(stub.requests.length, 0)
+    }))
+
+  it.scoped("tree items whose path no store can hold are left out, the others listed", () =>
+    Effect.gen(function*() {
+      const files = {
+        "Dockerfile": "FROM node:20\n",
+        "lone\ud800.yaml": "a",
+        "nul\u0000/Dockerfile": "b",
+        "apps/web/Dockerfile": "c",
+        "apps/lone\udc00/Dockerfile": "d"
+      }
+      const repo = Stubs.repository(31, "acme/api", { files: { main: files } })
+      const stub = yield* Stubs.gitlab({ token, repositories: [repo], maxPerPage: 2 })
+      const tree = yield* GitLab.listFiles(clientOf(stub.baseUrl), { fullName: "acme/api", branch: "main" })
+      assert.deepStrictEqual([...tree.paths].sort(), ["Dockerfile", "apps/web/Dockerfile"])
+    }))
+})
+
 describe("GitLab branch files (listFiles)", () => {
   it.scoped("lists every file of the branch head across all tree pages, at the head commit; directories, symlinks and submodules are not files", () =>
     Effect.gen(function*() {
@@ -272,6 +360,33 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       assert.deepStrictEqual(removed._tag === "VcsWriteRejected" ? removed.reason : removed._tag, "conflict")
       assert.deepStrictEqual(writesOf(stub), [])
       assert.isFalse(repo.branches.has("image-policy/remediate/main"))
+    }))
+
+  it.scoped("a merge request iid that is not a positive safe integer, or a URL or commit id no store can hold, is unavailable", () =>
+    Effect.gen(function*() {
+      const { client, stub } = yield* setup
+      const url = "https://gitlab.example/acme/platform/api/-/merge_requests/7"
+      const answers = [
+        { iid: 1.5, web_url: url },
+        { iid: 2 ** 53 + 1, web_url: url },
+        { iid: 0, web_url: url },
+        { iid: "7", web_url: url },
+        { iid: 7, web_url: "https://gitlab.example/\u0000" },
+        { iid: 7, web_url: "https://gitlab.example/\udc00" }
+      ]
+      for (const body of answers) {
+        stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/merge_requests") ? { status: 201, body } : undefined)
+        const error = yield* Effect.flip(GitLab.openRemediation(client, write()))
+        assert.deepStrictEqual(error._tag === "VcsProviderError" ? error.reason : error._tag, "unavailable", JSON.stringify(body))
+      }
+      stub.setOverride((r) => r.method === "GET" && r.path.endsWith("/merge_requests") ? { status: 200, body: [{ iid: 1.5, web_url: url }] } : undefined)
+      const listed = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(listed._tag === "VcsProviderError" ? listed.reason : listed._tag, "unavailable")
+      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 201, body: { id: "not-a-sha" } } : undefined)
+      const commit = yield* Effect.flip(GitLab.openRemediation(client, write()))
+      assert.deepStrictEqual(commit._tag === "VcsProviderError" ? commit.reason : commit._tag, "unavailable")
+      assert.strictEqual(stub.pullRequests.length, 0)
+      assert.strictEqual(stub.requests.filter((r) => r.method === "PUT").length, 0)
     }))
 
   it.scoped("a token without write access is forbidden; a rate limit is rate-limited; neither carries the token", () =>

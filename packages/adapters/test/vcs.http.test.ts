@@ -1,12 +1,15 @@
 /**
  * Laws of the shared provider plumbing (ProviderHttp.ts) that every answer relies on: contents
  * round-trip through base64, `Link` parsing finds `rel="next"` wherever it is, a rate-limit wait is
- * always a sane number of seconds, an error carries only its reason, and a repository or file
- * path can never climb out of the resource it names.
+ * always a sane number of seconds, an error carries only its reason, a repository or file
+ * path can never climb out of the resource it names nor hold text no store can hold, and what an
+ * answer may hold (git object ids, listing entries) is decided when decoding it.
  */
-import { VcsProviderError } from "@image-policy/core"
+import { Text, VcsProviderError } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
 
 const answer = (status: number, headers: Record<string, string> = {}, body?: unknown): ProviderHttp.Answer => ({
@@ -134,4 +137,58 @@ describe("paths", () => {
       assert.strictEqual(decodeURIComponent(parts[4]!), path)
     }
   )
+})
+
+describe("text no store can hold", () => {
+  // any UTF-16 code unit, lone surrogates and NUL included
+  const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 20 })
+
+  it("a segment holding NUL or a lone surrogate is refused (encodeURIComponent throws on a lone surrogate)", () => {
+    for (const path of ["a\ud800", "\udc00", "acme/a\ud800b", "a\u0000b", "ok/\u0000", "\udc00\ud800"]) {
+      assert.isUndefined(ProviderHttp.safeSegments(path), JSON.stringify(path))
+    }
+    assert.deepStrictEqual(ProviderHttp.safeSegments("acme/🚀 ü"), ["acme", "🚀 ü"])
+  })
+
+  it.prop("whatever the path, it is refused or its segments are storable and encode without throwing", [fc.array(anyText, { minLength: 1, maxLength: 4 })], ([segments]) => {
+    const path = segments.join("/")
+    const accepted = ProviderHttp.safeSegments(path)
+    if (accepted === undefined) return
+    assert.isTrue(accepted.every(Text.isStorableText))
+    assert.strictEqual(decodeURIComponent(ProviderHttp.encodeSegments(accepted)), path)
+    assert.strictEqual(decodeURIComponent(ProviderHttp.encodeWhole(path)), path)
+  })
+
+  it("a git object id is lowercase hex of 40 or 64 digits", () => {
+    const is = Schema.is(ProviderHttp.GitObjectId)
+    assert.isTrue(is("0123456789abcdef0123456789abcdef01234567"))
+    assert.isTrue(is("0123456789abcdef".repeat(4)))
+    for (const bad of ["", "HEAD", "A".repeat(40), "a".repeat(39), "a".repeat(41), "a".repeat(63), "a".repeat(65), `${"a".repeat(40)}\u0000`, `${"a".repeat(40)}\n`]) {
+      assert.isFalse(is(bad), JSON.stringify(bad))
+    }
+  })
+
+  it("a pull or merge request number is a positive safe integer", () => {
+    const is = Schema.is(ProviderHttp.RequestNumber)
+    assert.isTrue(is(1))
+    assert.isTrue(is(Number.MAX_SAFE_INTEGER))
+    for (const bad of [0, -1, 1.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY]) assert.isFalse(is(bad), String(bad))
+  })
+
+  it.effect("a listing leaves out entries its entry schema refuses, but fails on an entry of another shape or a body that is not a list", () =>
+    Effect.gen(function*() {
+      const entry = Schema.Struct({ name: ProviderHttp.BranchName })
+      const shape = Schema.Struct({ name: Schema.String })
+      const decode = (body: unknown, withShape = true) => ProviderHttp.decodeEntries(entry, withShape ? shape : undefined, body)
+      const body = [{ name: "main" }, { name: "a\u0000" }, { name: "\ud800" }, { name: "" }, { name: "x".repeat(256) }, { name: "release" }]
+      assert.deepStrictEqual(yield* decode(body), [{ name: "main" }, { name: "release" }])
+      assert.deepStrictEqual(yield* decode([]), [])
+      for (const bad of [[{ name: "main" }, { name: 1 }], [{ name: "main" }, null], { name: "main" }, undefined]) {
+        const error = yield* Effect.flip(decode(bad))
+        assert.strictEqual(error.reason, "unavailable")
+      }
+      // without a shape every entry must be accepted
+      assert.strictEqual((yield* Effect.flip(decode(body, false))).reason, "unavailable")
+      assert.deepStrictEqual(yield* decode([{ name: "main" }], false), [{ name: "main" }])
+    }))
 })

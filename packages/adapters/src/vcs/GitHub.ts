@@ -9,7 +9,7 @@
  * text or the token.
  */
 import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
-import { VcsProviderError } from "@image-policy/core"
+import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -37,17 +37,25 @@ const repoPath = (fullName: string): Effect.Effect<string, VcsProviderError> => 
 }
 
 const RepositoryJson = Schema.Struct({
-  id: Schema.Union(Schema.Number, Schema.String),
-  full_name: Schema.String,
-  default_branch: Schema.String
+  id: Schema.Union(Schema.Number, ProviderHttp.RepositoryIdText),
+  full_name: ProviderHttp.RepositoryName,
+  default_branch: ProviderHttp.BranchName
 })
+/** A listed repository whose names no store can hold is left out of the listing (the others stay). */
+const RepositoryShape = Schema.Struct({ id: Schema.Union(Schema.Number, Schema.String), full_name: Schema.String, default_branch: Schema.String })
 const toRepository = (r: typeof RepositoryJson.Type): Onboarding.ProviderRepository => ({
   externalRepoId: String(r.id),
   fullName: r.full_name,
   defaultBranch: r.default_branch
 })
 
-const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+/** All pages of a listing; entries of `shape` that `entry` refuses are left out (`ProviderHttp.decodeEntries`). */
+const pages = <A, I, S, SI>(
+  client: ProviderHttp.Client,
+  entry: Schema.Schema<A, I>,
+  shape: Schema.Schema<S, SI> | undefined,
+  request: ProviderHttp.Request
+) =>
   ProviderHttp.collectPages(
     client,
     client.exchange(request),
@@ -55,12 +63,12 @@ const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, r
       const next = ProviderHttp.nextLink(answer.headers.get("link"))
       return next === undefined ? undefined : client.exchangeUrl(next)
     },
-    (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body)
+    (answer) => ProviderHttp.decodeEntries(entry, shape, answer.body)
   )
 
 /** Every repository the token can access (`GET /user/repos`, all pages). */
 export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<Onboarding.ProviderRepository>, VcsProviderError> =>
-  Effect.map(pages(client, RepositoryJson, { method: "GET", path: "/user/repos", query: { per_page: "100" } }), (rs) => rs.map(toRepository))
+  Effect.map(pages(client, RepositoryJson, RepositoryShape, { method: "GET", path: "/user/repos", query: { per_page: "100" } }), (rs) => rs.map(toRepository))
 
 /** One repository (`GET /repos/{owner}/{repo}`). */
 export const getRepository = (client: ProviderHttp.Client, fullName: string): Effect.Effect<Onboarding.ProviderRepository, VcsProviderError> =>
@@ -69,7 +77,8 @@ export const getRepository = (client: ProviderHttp.Client, fullName: string): Ef
     Effect.map(toRepository)
   )
 
-const BranchJson = Schema.Struct({ name: Schema.String })
+const BranchJson = Schema.Struct({ name: ProviderHttp.BranchName })
+const BranchShape = Schema.Struct({ name: Schema.String })
 
 /**
  * The branches of a repository, all pages. `isDefault` compares with `defaultBranch` when the
@@ -82,17 +91,17 @@ export const listBranches = (
   Effect.gen(function*() {
     const path = yield* repoPath(repository.fullName)
     const defaultBranch = repository.defaultBranch ?? (yield* getRepository(client, repository.fullName)).defaultBranch
-    const branches = yield* pages(client, BranchJson, { method: "GET", path: `${path}/branches`, query: { per_page: "100" } })
+    const branches = yield* pages(client, BranchJson, BranchShape, { method: "GET", path: `${path}/branches`, query: { per_page: "100" } })
     return branches.map((b) => ({ name: b.name, isDefault: b.name === defaultBranch }))
   })
 
 const ContentJson = Schema.Struct({
   type: Schema.String,
-  sha: Schema.String,
+  sha: ProviderHttp.GitObjectId,
   encoding: Schema.optional(Schema.String),
   content: Schema.optional(Schema.String)
 })
-const BlobJson = Schema.Struct({ sha: Schema.String, encoding: Schema.String, content: Schema.String })
+const BlobJson = Schema.Struct({ sha: ProviderHttp.GitObjectId, encoding: Schema.String, content: Schema.String })
 
 const textOf = (encoding: string | undefined, content: string): Effect.Effect<string, VcsProviderError> => {
   const text = encoding === "base64" ? ProviderHttp.decodeBase64Text(content) : encoding === "utf-8" ? content : undefined
@@ -137,7 +146,7 @@ export const readFile = (
 // ---------------------------------------------------------------------------------------------
 // Writes for remediation
 
-const RefJson = Schema.Struct({ ref: Schema.String, object: Schema.Struct({ sha: Schema.String }) })
+const RefJson = Schema.Struct({ ref: Schema.String, object: Schema.Struct({ sha: ProviderHttp.GitObjectId }) })
 
 /** The commit sha at the head of a branch (`GET /repos/{o}/{r}/git/ref/heads/{branch}`). */
 export const branchHead = (
@@ -152,14 +161,16 @@ export const branchHead = (
     return ref.object.sha
   })
 
-const PullJson = Schema.Struct({ number: Schema.Number, html_url: Schema.String })
+const PullJson = Schema.Struct({ number: ProviderHttp.RequestNumber, html_url: Text.StorableString })
 
 
 // ---------------------------------------------------------------------------------------------
 // Branch scans
 
-const TreeEntryJson = Schema.Struct({ path: Schema.String, mode: Schema.String, type: Schema.String, sha: Schema.String })
-const TreeJson = Schema.Struct({ sha: Schema.String, tree: Schema.Array(TreeEntryJson), truncated: Schema.Boolean })
+const TreeEntryJson = Schema.Struct({ path: ProviderHttp.FilePath, mode: Schema.String, type: Schema.String, sha: ProviderHttp.GitObjectId })
+/** An entry whose path no store can hold is left out (a scan skips it); any other malformed entry fails the tree. */
+const TreeEntryShape = Schema.Struct({ ...TreeEntryJson.fields, path: Schema.String })
+const TreeJson = Schema.Struct({ sha: ProviderHttp.GitObjectId, tree: Schema.Array(Schema.Unknown), truncated: Schema.Boolean })
 type TreeEntry = typeof TreeEntryJson.Type
 
 /** A regular or executable file; symlinks (120000) and submodules (type `commit`) are not files. */
@@ -171,7 +182,9 @@ const getTree = (client: ProviderHttp.Client, repo: string, sha: string, recursi
     method: "GET",
     path: `${repo}/git/trees/${encodeURIComponent(sha)}`,
     ...(recursive ? { query: { recursive: "1" } } : {})
-  })
+  }).pipe(Effect.flatMap((tree) =>
+    Effect.map(ProviderHttp.decodeEntries(TreeEntryJson, TreeEntryShape, tree.tree), (entries) => ({ ...tree, tree: entries }))
+  ))
 
 /** At most this many subtree requests at once when a truncated tree is walked. */
 const treeConcurrency = 4
@@ -227,8 +240,8 @@ const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", s
  */
 const wellFormed = (text: string) => text.replace(/\p{Surrogate}/gu, "\uFFFD")
 
-const ShaJson = Schema.Struct({ sha: Schema.String })
-const OpenPullsJson = Schema.Array(Schema.Struct({ number: Schema.Number, html_url: Schema.String }))
+const ShaJson = Schema.Struct({ sha: ProviderHttp.GitObjectId })
+const OpenPullsJson = Schema.Array(Schema.Struct({ number: ProviderHttp.RequestNumber }))
 
 /**
  * Makes `headBranch` hold `baseBranch`'s head plus the files (one commit) and opens its pull

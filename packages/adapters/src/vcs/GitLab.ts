@@ -9,7 +9,7 @@
  * commits API).
  */
 import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
-import { VcsProviderError } from "@image-policy/core"
+import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -31,8 +31,17 @@ const projectPath = (fullName: string): Effect.Effect<string, VcsProviderError> 
     ? Effect.fail(notFound())
     : Effect.succeed(`/projects/${ProviderHttp.encodeWhole(fullName)}`)
 
-/** All pages, following `x-next-page` (empty on the last page) with the same query. */
-const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, request: ProviderHttp.Request, maxPages?: number) =>
+/**
+ * All pages, following `x-next-page` (empty on the last page) with the same query; entries of
+ * `shape` that `entry` refuses are left out (`ProviderHttp.decodeEntries`).
+ */
+const pages = <A, I, S, SI>(
+  client: ProviderHttp.Client,
+  entry: Schema.Schema<A, I>,
+  shape: Schema.Schema<S, SI> | undefined,
+  request: ProviderHttp.Request,
+  maxPages?: number
+) =>
   ProviderHttp.collectPages(
     client,
     client.exchange(request),
@@ -42,11 +51,16 @@ const pages = <A, I>(client: ProviderHttp.Client, schema: Schema.Schema<A, I>, r
         ? undefined
         : client.exchange({ ...request, query: { ...request.query, page: next } })
     },
-    (answer) => ProviderHttp.decode(Schema.Array(schema), answer.body),
+    (answer) => ProviderHttp.decodeEntries(entry, shape, answer.body),
     maxPages
   )
 
 const ProjectJson = Schema.Struct({
+  id: Schema.Union(Schema.Number, ProviderHttp.RepositoryIdText),
+  path_with_namespace: ProviderHttp.RepositoryName,
+  default_branch: Schema.optionalWith(ProviderHttp.BranchName, { nullable: true })
+})
+const ProjectShape = Schema.Struct({
   id: Schema.Union(Schema.Number, Schema.String),
   path_with_namespace: Schema.String,
   default_branch: Schema.optionalWith(Schema.String, { nullable: true })
@@ -54,20 +68,23 @@ const ProjectJson = Schema.Struct({
 
 /**
  * Every project the token's user is a member of (`GET /projects?membership=true`, all pages).
- * Empty projects have no default branch and nothing to track: they are left out.
+ * Empty projects have no default branch (none, or an empty one) and nothing to track: they are
+ * left out, as are projects whose names no store can hold (the others are still listed).
  */
 export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<Onboarding.ProviderRepository>, VcsProviderError> =>
   Effect.map(
-    pages(client, ProjectJson, { method: "GET", path: "/projects", query: { membership: "true", simple: "true", per_page: "100" } }),
+    pages(client, ProjectJson, ProjectShape, { method: "GET", path: "/projects", query: { membership: "true", simple: "true", per_page: "100" } }),
     (projects) =>
       projects.flatMap((p) =>
-        p.default_branch === undefined || p.default_branch === ""
+        p.default_branch === undefined
           ? []
           : [{ externalRepoId: String(p.id), fullName: p.path_with_namespace, defaultBranch: p.default_branch }]
       )
   )
 
-const BranchJson = Schema.Struct({ name: Schema.String, default: Schema.optionalWith(Schema.Boolean, { default: () => false }) })
+const BranchJson = Schema.Struct({ name: ProviderHttp.BranchName, default: Schema.optionalWith(Schema.Boolean, { default: () => false }) })
+/** A branch whose name no store can hold is left out of the listing. */
+const BranchShape = Schema.Struct({ ...BranchJson.fields, name: Schema.String })
 
 /** The branches of a project with GitLab's own `default` flag (`GET /projects/{id}/repository/branches`, all pages). */
 export const listBranches = (
@@ -76,11 +93,11 @@ export const listBranches = (
 ): Effect.Effect<ReadonlyArray<Onboarding.AvailableBranch>, VcsProviderError> =>
   Effect.flatMap(projectPath(repository.fullName), (project) =>
     Effect.map(
-      pages(client, BranchJson, { method: "GET", path: `${project}/repository/branches`, query: { per_page: "100" } }),
+      pages(client, BranchJson, BranchShape, { method: "GET", path: `${project}/repository/branches`, query: { per_page: "100" } }),
       (branches) => branches.map((b) => ({ name: b.name, isDefault: b.default }))
     ))
 
-const FileJson = Schema.Struct({ encoding: Schema.String, content: Schema.String, blob_id: Schema.String })
+const FileJson = Schema.Struct({ encoding: Schema.String, content: Schema.String, blob_id: ProviderHttp.GitObjectId })
 
 /**
  * A file at the head of a branch (`GET /projects/{id}/repository/files/{path}?ref=`): its text and
@@ -115,13 +132,13 @@ export const readFile = (
 // ---------------------------------------------------------------------------------------------
 // Writes for remediation (answers read by openRemediation)
 
-const CommitJson = Schema.Struct({ id: Schema.String })
-const MergeRequestJson = Schema.Struct({ iid: Schema.Number, web_url: Schema.String })
+const CommitJson = Schema.Struct({ id: ProviderHttp.GitObjectId })
+const MergeRequestJson = Schema.Struct({ iid: ProviderHttp.RequestNumber, web_url: Text.StorableString })
 
 // ---------------------------------------------------------------------------------------------
 // Branch scans
 
-const BranchHeadJson = Schema.Struct({ name: Schema.String, commit: Schema.Struct({ id: Schema.String }) })
+const BranchHeadJson = Schema.Struct({ commit: Schema.Struct({ id: ProviderHttp.GitObjectId }) })
 
 /** The commit sha at the head of a branch (`GET /projects/{id}/repository/branches/{branch}`). */
 export const branchHead = (
@@ -138,7 +155,9 @@ export const branchHead = (
     return branch.commit.id
   })
 
-const TreeItemJson = Schema.Struct({ path: Schema.String, type: Schema.String, mode: Schema.optional(Schema.String) })
+const TreeItemJson = Schema.Struct({ path: ProviderHttp.FilePath, type: Schema.String, mode: Schema.optional(Schema.String) })
+/** An item whose path no store can hold is left out (a scan skips it); any other malformed item fails the tree. */
+const TreeItemShape = Schema.Struct({ ...TreeItemJson.fields, path: Schema.String })
 
 /**
  * The head commit of a branch and every file path in it: the branch, then
@@ -155,6 +174,7 @@ export const listFiles = (
     const items = yield* pages(
       client,
       TreeItemJson,
+      TreeItemShape,
       { method: "GET", path: `${project}/repository/tree`, query: { ref: commitSha, recursive: "true", per_page: "100" } },
       client.maxPages * 10
     )
@@ -166,8 +186,7 @@ export const listFiles = (
 
 const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", status: 409 })
 const OpenMergeRequestJson = Schema.Struct({
-  iid: Schema.Number,
-  web_url: Schema.String,
+  iid: ProviderHttp.RequestNumber,
   source_project_id: Schema.optional(Schema.Number),
   target_project_id: Schema.optional(Schema.Number)
 })
@@ -230,7 +249,7 @@ export const openRemediation = (
       }
     })
 
-    const open = yield* pages(client, OpenMergeRequestJson, {
+    const open = yield* pages(client, OpenMergeRequestJson, undefined, {
       method: "GET",
       path: `${project}/merge_requests`,
       query: { source_branch: write.headBranch, state: "opened", per_page: "100" }

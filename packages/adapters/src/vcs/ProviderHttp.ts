@@ -7,7 +7,7 @@
  * a request or an error cannot print it. Requests never follow a link or a redirect to another
  * origin, so the token is only ever sent to the configured base URL's origin.
  */
-import { VcsProviderError, VcsWriteRejected } from "@image-policy/core"
+import { Text, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -180,6 +180,36 @@ export const makeClient = (
 }
 
 // ---------------------------------------------------------------------------------------------
+// What answers may hold
+//
+// Whatever the adapters read from an answer ends up in a store (a file's version, a scan's commit,
+// an onboarded repository's names, a remediation request's number and URL) or in a URL of a later
+// request. PostgreSQL refuses NUL and (in jsonb) lone surrogates, which the memory store accepts,
+// and `encodeURIComponent` throws on a lone surrogate: such text is refused here, when decoding.
+
+/**
+ * A git object id (commit, tree or blob) as both providers spell it: lowercase hex, SHA-1 (40) or
+ * SHA-256 (64 digits). The core compares it with the one it stored, so a malformed id fails the
+ * answer (`unavailable`); it is never rewritten into something storable.
+ */
+export const GitObjectId = Schema.String.pipe(Schema.pattern(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))
+
+/** A repository's or project's provider id when it comes as text (GitHub and GitLab send numbers). */
+export const RepositoryIdText = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+
+/** `owner/repo`, or a GitLab `path_with_namespace` with nested groups. */
+export const RepositoryName = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(1024))
+
+/** A branch name: at most what the core accepts in an onboarding request (`Onboarding.BranchName`). */
+export const BranchName = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+
+/** A file path in a tree. */
+export const FilePath = Text.StorableString.pipe(Schema.nonEmptyString())
+
+/** A pull or merge request number (GitHub's `number`, GitLab's `iid`): the core stores an integer. */
+export const RequestNumber = Schema.Int.pipe(Schema.positive())
+
+// ---------------------------------------------------------------------------------------------
 // Answers to errors
 
 /** The longest wait we accept from a provider's headers (GitHub's window is one hour). */
@@ -285,6 +315,30 @@ export const decode = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect
   })
 
 /**
+ * The entries of a listing (a JSON array). The answer must be an array whose every entry has
+ * `shape` (else `unavailable`, like any malformed answer); an entry of that shape which `entry`
+ * refuses (a name no store can hold, or too long to be one) is left out, so one such entry does
+ * not hide the others. Without `shape`, every entry must satisfy `entry`.
+ */
+export const decodeEntries = <A, I, S, SI>(
+  entry: Schema.Schema<A, I>,
+  shape: Schema.Schema<S, SI> | undefined,
+  body: unknown
+): Effect.Effect<ReadonlyArray<A>, VcsProviderError> => {
+  if (!Array.isArray(body)) return Effect.fail(unavailable())
+  const decodeEntry = Schema.decodeUnknownEither(entry)
+  const decodeShape = shape === undefined ? undefined : Schema.decodeUnknownEither(shape)
+  const hasShape = (item: unknown) => decodeShape !== undefined && Either.isRight(decodeShape(item))
+  const kept: Array<A> = []
+  for (const item of body) {
+    const decoded = decodeEntry(item)
+    if (Either.isRight(decoded)) kept.push(decoded.right)
+    else if (!hasShape(item)) return Effect.fail(unavailable())
+  }
+  return Effect.succeed(kept)
+}
+
+/**
  * All pages of a list: `first` fetches page one, `next` names the following page from an answer
  * (or `undefined` on the last). Fails `unavailable` past `maxPages` (default `client.maxPages`).
  */
@@ -325,11 +379,13 @@ export const nextLink = (link: string | null): string | undefined => {
 
 /**
  * The segments of a repository path or file path, or `undefined` when one is empty, `.` or `..`
- * (such a path could climb out of the resource once normalized by a URL parser).
+ * (such a path could climb out of the resource once normalized by a URL parser), or holds text no
+ * store can hold (NUL, a lone surrogate: `encodeURIComponent` throws on the latter, and no provider
+ * names anything with either).
  */
 export const safeSegments = (path: string): ReadonlyArray<string> | undefined => {
   const segments = path.split("/")
-  return segments.every((s) => s !== "" && s !== "." && s !== "..") ? segments : undefined
+  return segments.every((s) => s !== "" && s !== "." && s !== ".." && Text.isStorableText(s)) ? segments : undefined
 }
 
 /** Percent-encodes every segment, keeping the slashes. */
