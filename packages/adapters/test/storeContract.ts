@@ -623,6 +623,18 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, older.id)).status, "running")
       })))
 
+    it("scans: a claim whose clock was read before the scan was queued starts it when it was queued", () =>
+      run(Effect.gen(function*() {
+        const org = yield* newOrg()
+        const repo = yield* trackedRepository(org.id)
+        const queued = scan(repo.id, "main", "onboarding")
+        yield* store.scans.enqueue(org.id, queued)
+        const before = new Date(Date.parse(queued.queuedAt) - 5)
+        const [claimed] = yield* claimOf([queued.id], "w1", before)
+        assert.strictEqual(claimed?.scan.startedAt, queued.queuedAt)
+        assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, queued.id)).startedAt, queued.queuedAt)
+      })))
+
     it("scans: an expired lease lets another worker claim a running scan; the first worker's finish then writes nothing", () =>
       run(Effect.gen(function*() {
         const org = yield* newOrg()

@@ -155,6 +155,13 @@ export const maxPathBytes = 1024
 /** Whether a path is short enough and storable text (a lone surrogate is no path a store can hold). */
 const isPathScannable = (path: string): boolean => utf8Length(path) <= maxPathBytes && isStorableText(path)
 
+/**
+ * When a claimed scan started: the claim's time, but never before the scan was queued (a worker
+ * reads its clock, then claims; a scan queued in between would otherwise start before it was
+ * queued). Both are ISO 8601 UTC texts of the same form, so text order is time order.
+ */
+export const startedAt = (queuedAt: string, claimedAt: string): string => claimedAt > queuedAt ? claimedAt : queuedAt
+
 /** The UTF-8 length of a text in bytes (lone surrogates count as U+FFFD, 3 bytes, as an encoder writes them). */
 export const utf8Length = (text: string): number => {
   let bytes = 0

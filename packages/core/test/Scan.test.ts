@@ -157,6 +157,15 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
   })
 })
 
+describe("Scan.startedAt", () => {
+  const iso = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
+  it.prop("a scan starts at the claim's time, never before it was queued", [iso, iso], ([queuedAt, claimedAt]) => {
+    const started = Scan.startedAt(queuedAt, claimedAt)
+    assert.isAtLeast(Date.parse(started), Date.parse(queuedAt))
+    assert.strictEqual(Date.parse(started), Math.max(Date.parse(queuedAt), Date.parse(claimedAt)))
+  })
+})
+
 describe("Scan.endedFields (how every store ends a scan)", () => {
   const at = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
   const finding = fc.record({

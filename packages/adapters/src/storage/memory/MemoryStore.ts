@@ -566,7 +566,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
             const claimed: ScanRow = {
               ...row,
               status: "running",
-              startedAt: row.startedAt ?? now.toISOString(),
+              startedAt: row.startedAt ?? Scan.startedAt(row.queuedAt, now.toISOString()),
               attempts: row.attempts + 1,
               leaseWorker: worker,
               leaseUntil: t + leaseMs

@@ -324,7 +324,8 @@ export const make = Effect.gen(function*() {
         ) c
         WHERE s.org_id = c.org_id AND s.id = c.id
         RETURNING s.org_id, s.repository_id, s.branch_name`)
-      const rows = yield* die(sql`UPDATE scans s SET status = 'running', started_at = COALESCE(s.started_at, ${at}),
+      // a scan starts no earlier than it was queued (Scan.startedAt; the same rule in SQL)
+      const rows = yield* die(sql`UPDATE scans s SET status = 'running', started_at = COALESCE(s.started_at, GREATEST(${at}, s.queued_at)),
           attempts = s.attempts + 1,
           lease_worker = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
         FROM (
