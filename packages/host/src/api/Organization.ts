@@ -60,7 +60,7 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
     HttpApiEndpoint.get("listAvailableBranches", "/org/:orgId/vcs-connections/:connectionId/available-branches")
       .setPath(Schema.Struct({ orgId: PathId, connectionId: PathId }))
       .setUrlParams(Schema.Struct({
-        repositoryFullName: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
+        repositoryFullName: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
         defaultBranch: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
       }))
       .addSuccess(Schema.Struct({ items: Schema.Array(Onboarding.AvailableBranch) }))
