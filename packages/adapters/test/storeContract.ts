@@ -212,6 +212,12 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         assert.deepStrictEqual(ofTeam.items, [r1])
         assert.strictEqual(ofTeam.nextCursor, null)
         assert.strictEqual((yield* store.routines.list(org.id, { limit: 50 })).items.length, 2)
+
+        // names beyond ASCII in one order on every store (code points, as UTF-8 bytes), across pages
+        const wide = yield* newOrg()
+        for (const name of ["😀 Smile", "Ａ Wide", "Z Plain", "é Accent"]) yield* store.teams.insert(wide.id, team(name))
+        const paged = yield* allPages((p) => store.teams.list(wide.id, p), 1)
+        assert.deepStrictEqual(paged.items.map((t) => t.name), ["Z Plain", "é Accent", "Ａ Wide", "😀 Smile"])
       })))
 
     it("org scoping: another organization sees none of these rows through any method", () =>

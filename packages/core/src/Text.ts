@@ -25,3 +25,22 @@ export const unstorableMessage = "must not contain NUL characters or unpaired UT
 
 /** A string every store can hold: input schemas use it, so such text is a validation error with its path. */
 export const StorableString = Schema.String.pipe(Schema.filter((text) => isStorableText(text) || unstorableMessage))
+
+/**
+ * Orders texts by code point, which is the order of their UTF-8 bytes: the order PostgreSQL gives
+ * text columns with COLLATE "C". JavaScript's `<` compares UTF-16 code units, which puts characters
+ * above U+FFFF (emoji, written as surrogate pairs) before U+E000..U+FFFF (e.g. fullwidth forms).
+ * A negative number, zero or a positive number, as `Array.prototype.sort` wants.
+ */
+export const compareCodePoints = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x !== y) return codePointRank(x) - codePointRank(y)
+  }
+  return a.length - b.length
+}
+
+// surrogates (the halves of code points above U+FFFF) move above U+E000..U+FFFF, which move down
+const codePointRank = (unit: number): number => unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit

@@ -22,6 +22,21 @@ describe("Text", () => {
     if (Either.isLeft(decoded)) assert.include(decoded.left.message, Text.unstorableMessage)
   })
 
+  it.prop("compareCodePoints orders storable texts as their UTF-8 bytes (PostgreSQL's COLLATE \"C\")", [fc.fullUnicodeString({ maxLength: 12 }), fc.fullUnicodeString({ maxLength: 12 })], ([a, b]) => {
+    const bytes = (t: string) => Array.from(new TextEncoder().encode(t))
+    const [x, y] = [bytes(a), bytes(b)]
+    let expected = 0
+    for (let i = 0; i < Math.min(x.length, y.length) && expected === 0; i++) expected = x[i]! - y[i]!
+    if (expected === 0) expected = x.length - y.length
+    assert.strictEqual(Math.sign(Text.compareCodePoints(a, b)), Math.sign(expected))
+  })
+
+  it("compareCodePoints puts fullwidth letters before emoji, as UTF-8 does and UTF-16 does not", () => {
+    const names = ["😀 smile", "Ａ wide", "Z plain"]
+    assert.deepStrictEqual([...names].sort(Text.compareCodePoints), ["Z plain", "Ａ wide", "😀 smile"])
+    assert.deepStrictEqual([...names].sort(), ["Z plain", "😀 smile", "Ａ wide"])
+  })
+
   it("NUL and lone surrogates are not storable; surrogate pairs are", () => {
     for (const bad of ["a\u0000b", "\ud800", "x\udc00", "\udbff\u0041"]) assert.isFalse(Text.isStorableText(bad), JSON.stringify(bad))
     assert.isTrue(Text.isStorableText("🚀 𝔘 plain"))

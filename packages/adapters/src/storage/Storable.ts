@@ -40,8 +40,8 @@ export const remediation = (r: Remediation.RemediationRequest): Remediation.Reme
 
 /**
  * A finding in the findings order (file, line, column), with `seq` telling apart findings at the
- * same position (their order as the scanner reported them). The order of `file` is UTF-16 code
- * unit order here and byte order (COLLATE "C") in SQL: the same for every path of BMP characters.
+ * same position (their order as the scanner reported them). `file` is ordered by code point
+ * (`Text.compareCodePoints`), the byte order of COLLATE "C" in SQL: the same on every store.
  */
 export interface PositionedFinding {
   readonly finding: Scanner.Finding
@@ -51,7 +51,7 @@ export interface PositionedFinding {
 /** The stored findings of a succeeded scan, storable and in the findings order. */
 export const positioned = (findings: ReadonlyArray<Scanner.Finding>): Array<PositionedFinding> => {
   const sorted = findings.map(finding).sort((a, b) =>
-    a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column
+    Text.compareCodePoints(a.file, b.file) || a.line - b.line || a.column - b.column
   )
   const out: Array<PositionedFinding> = []
   for (let i = 0; i < sorted.length; i++) {

@@ -23,6 +23,7 @@ import {
   Scan,
   type SnoozeRequest,
   Store,
+  Text,
   type Webhook
 } from "@image-policy/core"
 import type { ClaimedScan, Page, PageRequest, RoutineTarget, StoreService } from "@image-policy/core"
@@ -68,11 +69,14 @@ interface OrgState {
   readonly remediations: Map<string, Remediation.RemediationRequest>
 }
 
+// sort keys compare by code point, as PostgreSQL's COLLATE "C" compares their UTF-8 bytes, so every
+// store lists names and paths in one order
+const compareKeys = ([ka, ia]: readonly [string, string], [kb, ib]: readonly [string, string]): number =>
+  Text.compareCodePoints(ka, kb) || Text.compareCodePoints(ia, ib)
+
 const sortBy = <A>(rows: Iterable<A>, key: (a: A) => readonly [string, string], desc = false): Array<A> =>
   [...rows].sort((a, b) => {
-    const [ka, ia] = key(a)
-    const [kb, ib] = key(b)
-    const c = ka < kb ? -1 : ka > kb ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0
+    const c = compareKeys(key(a), key(b))
     return desc ? -c : c
   })
 
@@ -87,9 +91,7 @@ export const paginate = <A>(
   if (page.cursor !== undefined) {
     const position = Either.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
     const after = (a: A) => {
-      const [k, id] = key(a)
-      const sk = String(position.sortKey)
-      const c = k < sk ? -1 : k > sk ? 1 : id < position.id ? -1 : id > position.id ? 1 : 0
+      const c = compareKeys(key(a), [String(position.sortKey), position.id])
       return desc ? c < 0 : c > 0
     }
     rows = rows.filter(after)
@@ -596,7 +598,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
             const file = String(position.sortKey)
             const [line, column, seq] = Storable.parseCursorId(position.id)
             rows = rows.filter(({ finding: f, seq: q }) =>
-              f.file > file || (f.file === file && (f.line - line || f.column - column || q - seq) > 0)
+              (Text.compareCodePoints(f.file, file) || f.line - line || f.column - column || q - seq) > 0
             )
           }
           const items = rows.slice(0, page.limit)
