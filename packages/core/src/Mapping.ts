@@ -28,6 +28,9 @@ export const Mapping = Schema.Struct({
   id: MappingId,
   key: Schema.String,
   ...MappingInput.fields,
+  // checked when given (MappingInput); a stored mapping reads back as it was stored, also one stored
+  // before the date rule became stricter
+  applicableDateTime: Schema.optional(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
