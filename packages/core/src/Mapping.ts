@@ -8,7 +8,7 @@ import { MappingId } from "./Id.js"
 import { IsoDateTime } from "./IsoDateTime.js"
 import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
 import { normalizePlatformScope, PlatformScope } from "./Platform.js"
-import { StorableString } from "./Text.js"
+import { isStorableText, StorableString, unstorableMessage } from "./Text.js"
 
 // free text is storable text: a mapping from a file or an embedder's call is refused with the
 // field's path, as the HTTP API refuses it, instead of failing in the store (PostgreSQL)
@@ -78,6 +78,11 @@ export const validateMappingInput = (
       path: `${prefix}toImage`,
       message: "must be an exact image reference: a valid reference with a tag or a digest and no wildcard"
     })
+  }
+  // an embedder's typed input has not been through MappingInput's decoder: the text rule holds anyway
+  for (const field of ["reason", "mappingContext"] as const) {
+    const text = input[field]
+    if (text !== undefined && !isStorableText(text)) errors.push({ path: `${prefix}${field}`, message: unstorableMessage })
   }
   if (options.source === "api") {
     for (const field of fileOnlyFields) {

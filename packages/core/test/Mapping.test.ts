@@ -31,6 +31,16 @@ describe("Mapping", () => {
     )
   })
 
+  it.prop("text no store can hold is refused at its field, also in a typed input that was never decoded", [
+    fc.constantFrom("reason", "mappingContext"),
+    fc.constantFrom("a\u0000b", "\ud800", "x\udc00y"),
+    fc.constantFrom("api", "file")
+  ], ([field, text, source]) => {
+    const result = Mapping.validateMappingInput({ fromImage: "nginx:1", toImage: "nginx:1.27", [field]: text }, { source: source as "api" | "file" })
+    assert.include(paths(result), field)
+    assert.isTrue(Either.isRight(Mapping.validateMappingInput({ fromImage: "nginx:1", toImage: "nginx:1.27", reason: "🚀 ok" }, { source: "api" })))
+  })
+
   it("familiar and normalized spellings share a key; platform scope is part of it (absent == empty)", () => {
     assert.strictEqual(Mapping.mappingKey("nginx:1"), Mapping.mappingKey("docker.io/library/nginx:1"))
     assert.strictEqual(Mapping.mappingKey("nginx:1"), Mapping.mappingKey("index.docker.io/library/nginx:1", ""))
