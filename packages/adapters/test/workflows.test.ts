@@ -126,6 +126,30 @@ describe("workflows", () => {
         assert.deepStrictEqual(cleared.items.map((i) => i.source), ["all_repositories"])
       })))
 
+  it.effect("an embedder's typed input is checked against the request schemas: InvalidInput naming each field, nothing written", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const fieldsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Effect.map(Effect.flip(effect), (e: any) => {
+            assert.strictEqual(e._tag, "InvalidInput")
+            return (e.errors as ReadonlyArray<{ path: string }>).map((x) => x.path)
+          })
+        assert.deepStrictEqual(
+          yield* fieldsOf(Workflows.Snooze.createSnoozeRequest(caller, {
+            repositoryId: repoId, fromImage: "nginx:1.25\u0000", reason: "vendor\ud800", until: "2026-02-30T00:00:00Z"
+          })),
+          ["fromImage", "reason", "until"]
+        )
+        // assignments name only tracked branches (BranchNotTracked), so no other text reaches the store
+        const tooMany = Array.from({ length: 501 }, () => ({ policyGroupId: groupId, branchNames: ["main"] }))
+        assert.deepStrictEqual(yield* fieldsOf(Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: tooMany })), ["assignments"])
+        // a union (role or permissions): each form says why; both name the field
+        assert.include(yield* fieldsOf(Effect.provide(Workflows.ApiKeys.create(caller, { name: "deploy\u0000", role: "Owner", expiresInDays: 30 }), ApiKeyHash.layer)), "name")
+        assert.deepStrictEqual((yield* store.snoozeRequests.list(orgId, { limit: 10 })).items, [])
+        assert.deepStrictEqual(yield* store.assignments.get(orgId, repoId), [])
+        assert.strictEqual((yield* store.audit.list(orgId, { limit: 10 })).items.length, 0)
+      })))
+
   it.effect("creating a snooze request emits service.snooze_request.created with exactly the spec's data", () =>
     withStore((store) =>
       Effect.gen(function*() {

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { ApiKeyId, ServiceAccountId } from "./Id.js"
 import { encodeRandom } from "./Id.js"
 import { Permission, permissionsOf, RoleName } from "./Permission.js"
+import { storable } from "./Text.js"
 
 export const expiryPresets = [30, 90, 180, 365] as const
 const DAY_MS = 86_400_000
@@ -15,7 +16,7 @@ export const ExpiresInDays = Schema.NullOr(
   Schema.Int.pipe(Schema.between(1, 365, { message: () => "must be an integer from 1 to 365, or null for unlimited" }))
 )
 
-const Name = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))
+const Name = storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)))
 
 /**
  * A role OR an explicit permission set (spec 5.6). Each form refuses the other's field: a body with

@@ -8,6 +8,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { RepositoryId, RoutineId, TeamId, VcsConnectionId } from "./Id.js"
+import { storable } from "./Text.js"
 
 // ---------------------------------------------------------------------------------------------
 // Entities
@@ -90,13 +91,13 @@ export type Repository = typeof Repository.Type
 
 // Rejected rather than silently trimmed: a branch name with surrounding blanks is a client bug, and
 // quietly tracking a different name than the one sent would surprise the caller.
-export const BranchName = Schema.Trimmed.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+export const BranchName = storable(Schema.Trimmed.pipe(Schema.nonEmptyString(), Schema.maxLength(255)))
 
 /** Body of POST /repositories (spec section 4). One repository per request (spec 4.2). */
 export const OnboardRequest = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
   // the provider's id (GitHub and GitLab use numbers); bounded, as every key a store indexes
-  externalRepoId: Schema.NonEmptyString.pipe(Schema.maxLength(255)),
+  externalRepoId: storable(Schema.NonEmptyString.pipe(Schema.maxLength(255))),
   assignedTeamId: TeamId,
   assignedRoutineId: RoutineId,
   // minItems rather than NonEmptyArray: an empty list is reported at `branchNames` itself, not as a

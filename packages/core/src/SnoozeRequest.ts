@@ -6,6 +6,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { RepositoryId, SnoozeRequestId } from "./Id.js"
 import { IsoDateTime } from "./IsoDateTime.js"
+import { storable, StorableString } from "./Text.js"
 
 export const SnoozeStatus = Schema.Literal("pending", "approved", "rejected", "expired")
 export type SnoozeStatus = typeof SnoozeStatus.Type
@@ -25,15 +26,15 @@ export type SnoozeRequest = typeof SnoozeRequest.Type
 
 export const SnoozeCreateRequest = Schema.Struct({
   repositoryId: RepositoryId,
-  fromImage: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512)),
-  reason: Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(2000)),
+  fromImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(512)),
+  reason: storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(2000))),
   until: IsoDateTime
 })
 export type SnoozeCreateRequest = typeof SnoozeCreateRequest.Type
 
 export const SnoozeReviewRequest = Schema.Struct({
   decision: Schema.Literal("approve", "reject"),
-  comment: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+  comment: Schema.optional(StorableString.pipe(Schema.maxLength(2000)))
 })
 export type SnoozeReviewRequest = typeof SnoozeReviewRequest.Type
 

@@ -23,8 +23,12 @@ export const storableText = (text: string): string => text.replace(unstorableAll
 /** What a field holding unstorable text is told (request bodies, query parameters, files). */
 export const unstorableMessage = "must not contain NUL characters or unpaired UTF-16 surrogates"
 
+/** The storable-text rule as a schema filter, for strings built from other schemas (`Schema.Trim`, ...). */
+export const storable = <S extends Schema.Schema<string, any, never>>(schema: S) =>
+  schema.pipe(Schema.filter((text: string) => isStorableText(text) || unstorableMessage))
+
 /** A string every store can hold: input schemas use it, so such text is a validation error with its path. */
-export const StorableString = Schema.String.pipe(Schema.filter((text) => isStorableText(text) || unstorableMessage))
+export const StorableString = storable(Schema.String)
 
 /**
  * Orders texts by code point, which is the order of their UTF-8 bytes: the order PostgreSQL gives

@@ -7,6 +7,7 @@ import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
 import { eventTypes } from "./Event.js"
 import { PolicyGroupId, TeamId, WebhookId } from "./Id.js"
+import { storable } from "./Text.js"
 
 export const WebhookType = Schema.Literal("generic", "chat")
 export type WebhookType = typeof WebhookType.Type
@@ -87,7 +88,7 @@ export const notificationTeam = (
 const eventTypeNames = eventTypes as ReadonlyArray<string>
 
 export const WebhookCreateRequest = Schema.Struct({
-  name: Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  name: storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))),
   type: WebhookType,
   endpointUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)),
   audienceTeamId: Schema.optional(TeamId),

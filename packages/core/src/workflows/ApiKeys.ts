@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Input from "../Input.js"
 import * as ApiKey from "../ApiKey.js"
 import type { ApiKeyId, OrgId, ServiceAccountId } from "../Id.js"
 import { type AutomationApiNotIncluded, checkAutomationApi, type Organization } from "../Organization.js"
@@ -19,6 +20,7 @@ import { Store } from "../ports/Store.js"
 import { audit, type Caller, now } from "./Caller.js"
 
 export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
+  yield* Input.validate(ApiKey.ApiKeyCreateRequest, request)
   const store = yield* Store
   const ids = yield* Ids
   const hasher = yield* SecretHasher

@@ -1,6 +1,7 @@
 /** Repository policy-group assignments (spec rules 4-6, 10): read and replace. */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Input from "../Input.js"
 import * as Assignment from "../Assignment.js"
 import type { RepositoryId } from "../Id.js"
 import { RepositoryNotFound } from "../Onboarding.js"
@@ -36,6 +37,7 @@ export const replaceAssignments = Effect.fnUntraced(function*(
   repositoryId: RepositoryId,
   request: Assignment.AssignmentRequest
 ) {
+  yield* Input.validate(Assignment.AssignmentRequest, request)
   const store = yield* Store
   return yield* store.transaction(Effect.gen(function*() {
     yield* store.repositories.lock(caller.orgId, repositoryId)

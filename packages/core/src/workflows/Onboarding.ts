@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Input from "../Input.js"
 import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
 import * as Onboarding from "../Onboarding.js"
 import { Ids } from "../ports/Ids.js"
@@ -114,6 +115,7 @@ export const onboardRepository = Effect.fnUntraced(function*(
   caller: Caller,
   request: Onboarding.OnboardRequest
 ) {
+  yield* Input.validate(Onboarding.OnboardRequest, request)
   const store = yield* Store
   const ids = yield* Ids
   const ctx = yield* Effect.flatMap(loadConnection(caller, request.vcsConnectionId), (c) =>

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Input from "../Input.js"
 import type { SnoozeRequestId } from "../Id.js"
 import { normalizeImageReference } from "../ImageReference.js"
 import { Ids } from "../ports/Ids.js"
@@ -41,6 +42,7 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
   caller: Caller,
   input: SnoozeRequest.SnoozeCreateRequest
 ) {
+  yield* Input.validate(SnoozeRequest.SnoozeCreateRequest, input)
   const store = yield* Store
   const ids = yield* Ids
   return yield* store.transaction(Effect.gen(function*() {
@@ -83,7 +85,10 @@ const transition = (
     })))
 
 export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decision: SnoozeRequest.SnoozeReviewRequest) =>
-  transition("review", (r, at) => SnoozeRequest.review(r, decision, at))(caller, id)
+  Effect.zipRight(
+    Input.validate(SnoozeRequest.SnoozeReviewRequest, decision),
+    transition("review", (r, at) => SnoozeRequest.review(r, decision, at))(caller, id)
+  )
 
 export const reopenSnoozeRequest = transition("reopen", (r) => SnoozeRequest.reopen(r))
 

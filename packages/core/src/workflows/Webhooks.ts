@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
+import * as Input from "../Input.js"
 import * as Delivery from "../Delivery.js"
 import type { EventId, WebhookId } from "../Id.js"
 import type { ClaimedDelivery, DeliveryAttempt } from "../Outbox.js"
@@ -54,6 +55,7 @@ const checkEndpoint = (url: string) =>
 const newSigningSecret = Effect.flatMap(Ids, (ids) => Effect.map(ids.randomBytes(SIGNING_SECRET_BYTES), Webhook.formatSigningSecret))
 
 export const create = Effect.fnUntraced(function*(caller: Caller, request: Webhook.WebhookCreateRequest) {
+  yield* Input.validate(Webhook.WebhookCreateRequest, request)
   const store = yield* Store
   const ids = yield* Ids
   const box = yield* SecretBox

@@ -121,6 +121,8 @@ export const fromDomain = (error: unknown): Problem | undefined => {
       retryAfterSeconds: reason === "rate-limited" ? (error.retryAfterSeconds as number | undefined) ?? 60 : reason === "unavailable" ? 30 : undefined
     })
   }
+  // a workflow's own check of its input (core Input.validate) answers as the API's decoder does
+  if (error._tag === "InvalidInput" && Array.isArray(error.errors)) return validation(error.errors as ReadonlyArray<FieldError>)
   const rule = rules[error._tag]
   if (rule === undefined) return undefined
   const detail = rule.detail ?? String(error.message ?? error._tag)
