@@ -22,16 +22,17 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
+/** A schema issue's path as every error of this project names fields: `mappings[3].fromImage`; `root` when empty. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>, root = "(body)"): string =>
   path.reduce<string>((acc, s) => typeof s === "number" ? `${acc}[${s}]` : acc === "" ? String(s) : `${acc}.${String(s)}`, "") ||
-  "(body)"
+  root
 
-// the parser's messages quote the value ("..., actual \"<value>\""); the value may be anything
-const withoutValue = (message: string) => message.replace(/,\s*actual\b[\s\S]*$/, "")
+/** A schema message without the refused value: the parser quotes it ("..., actual \"<value>\""), and it may be anything. */
+export const withoutValue = (message: string): string => message.replace(/,\s*actual\b[\s\S]*$/, "")
 
-/** The field errors of a schema's refusal, without the refused values. */
-export const fieldErrors = (error: ParseResult.ParseError): ReadonlyArray<FieldError> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({ path: formatPath(i.path), message: withoutValue(i.message) }))
+/** The field errors of a schema's refusal, without the refused values; `root` names the whole value. */
+export const fieldErrors = (error: ParseResult.ParseError, root = "(body)"): Array<FieldError> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({ path: formatPath(i.path, root), message: withoutValue(i.message) }))
 
 /** `input` as it is when `schema` accepts it as a value of its type; `InvalidInput` otherwise. */
 export const validate = <A, I>(schema: Schema.Schema<A, I, never>, input: A): Effect.Effect<A, InvalidInput> =>

@@ -5,6 +5,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { MappingId } from "./Id.js"
+import type * as Input from "./Input.js"
 import { IsoDateTime } from "./IsoDateTime.js"
 import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
 import { normalizePlatformScope, PlatformScope } from "./Platform.js"
@@ -36,10 +37,8 @@ export const Mapping = Schema.Struct({
 })
 export type Mapping = typeof Mapping.Type
 
-export interface FieldError {
-  readonly path: string
-  readonly message: string
-}
+/** A field and what is wrong with it (the shape of every validation error here). */
+export type FieldError = Input.FieldError
 
 export class InvalidMapping extends Schema.TaggedError<InvalidMapping>()("InvalidMapping", {
   errors: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))

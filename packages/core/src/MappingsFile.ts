@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
 import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
 import { type ExternalSource, externalPhases, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
+import { fieldErrors } from "./Input.js"
 import { storableText } from "./Text.js"
 
 export const maxEntries = 10_000
@@ -24,15 +25,8 @@ export class InvalidMappingsFile extends Schema.TaggedError<InvalidMappingsFile>
 const FileSchema = Schema.Struct({ mappings: Schema.Array(MappingInput).pipe(Schema.maxItems(maxEntries)) })
 const decodeFile = Schema.decodeUnknownEither(FileSchema, { errors: "all", onExcessProperty: "error" })
 
-/** `mappings[3].fromimage` style paths from a parse error. */
-const issuesToErrors = (error: ParseResult.ParseError): Array<FieldError> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.reduce<string>(
-      (acc, segment) => typeof segment === "number" ? `${acc}[${segment}]` : acc === "" ? String(segment) : `${acc}.${String(segment)}`,
-      ""
-    ) || "(root)",
-    message: issue.message
-  }))
+/** `mappings[3].fromimage` style paths from a parse error (the file's values are not repeated). */
+const issuesToErrors = (error: ParseResult.ParseError): Array<FieldError> => fieldErrors(error, "(root)")
 
 /**
  * Decodes a file whole: unknown fields, bad references and duplicate keys are all reported with their

@@ -4,7 +4,9 @@
  * the rate limit answers 429 with Retry-After, and no answer carries a stack trace or a secret.
  */
 import { connect } from "node:net"
+import { Input, Text } from "@image-policy/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Problems from "../src/http/Problems.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
 import { type Answer, expectNoLeak, expectProblem } from "./support/problem.js"
 
@@ -330,5 +332,12 @@ describe("rate limit", () => {
     for (let i = 0; i < 5; i++) {
       expect((await host.request("GET", "/api/v1/openapi.json", { key: null })).status).toBe(200)
     }
+  })
+})
+
+describe("domain errors as problems", () => {
+  it("a workflow's own check of its input answers like the decoder: 400 validation-error naming each field", () => {
+    const problem = Problems.fromDomain(new Input.InvalidInput({ errors: [{ path: "reason", message: Text.unstorableMessage }] }))
+    expect(problem).toMatchObject({ status: 400, type: "/problems/validation-error", errors: [{ path: "reason", message: Text.unstorableMessage }] })
   })
 })

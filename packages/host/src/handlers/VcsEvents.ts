@@ -15,12 +15,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { VcsHttp, VcsPushEvents } from "@image-policy/adapters"
-import { type Id, Workflows } from "@image-policy/core"
+import { type Id, Input, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Api } from "../api/Api.js"
 import * as BodyGuard from "../http/BodyGuard.js"
@@ -38,9 +37,6 @@ export class PushStale extends Schema.TaggedError<PushStale>()("PushStale", {}) 
 export const replayWindowMs = 10 * 60_000
 export const maxPushAgeMs = 5 * 60_000
 const rememberedDeliveries = 10_000
-
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((acc, s) => typeof s === "number" ? `${acc}[${s}]` : acc === "" ? String(s) : `${acc}.${String(s)}`, "") || "(body)"
 
 export interface Options {
   readonly maxBodyBytes: number
@@ -104,7 +100,7 @@ export const VcsEventsHandlers = (options: Options) =>
           const decoded = VcsPushEvents.parsePush(provider, json)
           if (Either.isLeft(decoded)) {
             return yield* Effect.fail(Problems.validation(
-              ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message.replace(/,\s*actual\b[\s\S]*$/, "") })),
+              Input.fieldErrors(decoded.left),
               "the push event does not have the provider's shape; see errors"
             ))
           }

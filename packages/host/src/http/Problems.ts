@@ -4,8 +4,11 @@
  * Unknown failures are defects: logged without secrets and answered 500 with a correlation id.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Input } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { Problem, type FieldError } from "../api/Problem.js"
+
+const validationDetail = "the request is not valid; see errors"
 
 interface Rule {
   readonly status: number
@@ -13,6 +16,8 @@ interface Rule {
   readonly path?: string
   /** A fixed detail, for errors whose own message must not reach the caller. */
   readonly detail?: string
+  /** The problem type, when it is not the one named after the error's tag. */
+  readonly type?: string
 }
 
 const rules: Record<string, Rule> = {
@@ -45,6 +50,8 @@ const rules: Record<string, Rule> = {
   SnoozeUntilNotInFuture: { status: 400 },
   InvalidSnoozeTransition: { status: 409 },
   // generic
+  // a workflow's own check of its input (core Input.validate) answers as the API's decoder does
+  InvalidInput: { status: 400, type: "/problems/validation-error", detail: validationDetail },
   InvalidReferenceInBody: { status: 400 },
   InvalidCursor: { status: 400, path: "cursor" },
   // resources named in the path (404 also hides other organizations' resources)
@@ -102,7 +109,7 @@ export const make = (options: {
     ...(options.retryAfterSeconds !== undefined ? { retryAfterSeconds: Math.max(1, Math.ceil(options.retryAfterSeconds)) } : {})
   })
 
-export const validation = (errors: ReadonlyArray<FieldError>, detail = "the request is not valid; see errors") =>
+export const validation = (errors: ReadonlyArray<FieldError>, detail = validationDetail) =>
   make({ status: 400, type: "/problems/validation-error", detail, errors })
 
 const isTagged = (u: unknown): u is { readonly _tag: string; readonly message?: string } & Record<string, unknown> =>
@@ -121,8 +128,6 @@ export const fromDomain = (error: unknown): Problem | undefined => {
       retryAfterSeconds: reason === "rate-limited" ? (error.retryAfterSeconds as number | undefined) ?? 60 : reason === "unavailable" ? 30 : undefined
     })
   }
-  // a workflow's own check of its input (core Input.validate) answers as the API's decoder does
-  if (error._tag === "InvalidInput" && Array.isArray(error.errors)) return validation(error.errors as ReadonlyArray<FieldError>)
   const rule = rules[error._tag]
   if (rule === undefined) return undefined
   const detail = rule.detail ?? String(error.message ?? error._tag)
@@ -133,7 +138,7 @@ export const fromDomain = (error: unknown): Problem | undefined => {
     : rule.path !== undefined
     ? [{ path: rule.path, message: detail }]
     : undefined
-  return make({ status: rule.status, type: typeOf(error._tag), detail, errors: list })
+  return make({ status: rule.status, type: rule.type ?? typeOf(error._tag), detail, errors: list })
 }
 
 /** For handlers: a domain failure becomes its problem; anything else stays a defect. */
@@ -143,11 +148,6 @@ export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
     return problem === undefined ? Effect.die(error) : Effect.fail(problem)
   })
 
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>(
-    (acc, segment) => typeof segment === "number" ? `${acc}[${segment}]` : acc === "" ? String(segment) : `${acc}.${String(segment)}`,
-    ""
-  ) || "(body)"
 
 /**
  * A schema message without the offending value: the parser's default messages quote the input
@@ -155,7 +155,7 @@ const formatPath = (path: ReadonlyArray<PropertyKey>) =>
  * may be anything, a secret pasted into the wrong field included (contracts 4: never a secret).
  */
 const withoutInput = (message: string): string => {
-  const text = message.replace(/,\s*actual\b[\s\S]*$/, "")
+  const text = Input.withoutValue(message)
   const decode = /^Unable to decode [\s\S]* into (.+)$/.exec(text)
   return decode ? `must be ${decode[1]}` : text
 }
@@ -185,7 +185,7 @@ const fieldErrors = (issues: ReadonlyArray<{ readonly path: string; readonly mes
 
 /** A schema failure of the body, query or path (the framework's HttpApiDecodeError). */
 export const fromDecodeError = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>) =>
-  validation(fieldErrors(issues.map((i) => ({ path: formatPath(i.path), message: withoutInput(i.message) }))))
+  validation(fieldErrors(issues.map((i) => ({ path: Input.formatPath(i.path), message: withoutInput(i.message) }))))
 
 export const render = (problem: Problem, correlationId: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(
