@@ -7,7 +7,7 @@
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Text } from "@image-policy/core"
+import { JsonValue, Text } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -85,14 +85,14 @@ const checkText = (text: string, contentType: string | undefined, limit: number)
     // the parser's message quotes the body, which may hold anything: never echo it
     return Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" })
   }
-  if (!withinDepth(body, maxDepth)) {
+  if (!JsonValue.withinDepth(body, JsonValue.maxDepth)) {
     return Problems.make({
       status: 400,
       type: "/problems/body-too-deep",
-      detail: `JSON bodies may nest at most ${maxDepth} levels`
+      detail: `JSON bodies may nest at most ${JsonValue.maxDepth} levels`
     })
   }
-  const invalid = invalidText(body)
+  const invalid = JsonValue.unstorableFields(body)
   if (invalid.length > 0) return Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors")
   return undefined
 }
@@ -104,7 +104,7 @@ export const queryProblem = (request: HttpServerRequest.HttpServerRequest): Prob
   const invalid: Array<{ readonly path: string; readonly message: string }> = []
   for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
     if (!Text.isStorableText(value) || !Text.isStorableText(name)) {
-      invalid.push({ path: Text.isStorableText(name) ? name : "(invalid parameter name)", message: textMessage })
+      invalid.push({ path: Text.isStorableText(name) ? name : "(invalid parameter name)", message: Text.unstorableMessage })
     }
   }
   return invalid.length === 0
@@ -117,53 +117,6 @@ export const checkQuery = (request: HttpServerRequest.HttpServerRequest): Effect
     const problem = queryProblem(request)
     return problem === undefined ? Effect.void : Effect.fail(problem)
   })
-
-/**
- * No body of this API nests more than a few levels; a body nested thousands of levels deep would
- * exhaust the stack of every recursive step after parsing (schema decoding, error formatting) and
- * end as a 500, so it is refused first, by a walk that needs no recursion itself.
- */
-export const maxDepth = 64
-
-export const withinDepth = (value: unknown, limit: number): boolean => {
-  const pending: Array<readonly [unknown, number]> = [[value, 0]]
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop()!
-    if (typeof node !== "object" || node === null) continue
-    if (depth >= limit) return false
-    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1])
-  }
-  return true
-}
-
-const textMessage = Text.unstorableMessage
-
-/**
- * Every string of a JSON body (keys included) must be storable text: a NUL or a lone surrogate
- * cannot be stored by PostgreSQL and would otherwise surface as a 500 deep in a workflow. At most
- * 20 paths are named; paths use the same form as schema errors (`branchNames[1]`, `a.b`). Runs
- * after the depth check, so its recursion is bounded.
- */
-export const invalidText = (value: unknown): Array<{ readonly path: string; readonly message: string }> => {
-  const found: Array<{ readonly path: string; readonly message: string }> = []
-  const visit = (node: unknown, path: string): void => {
-    if (found.length >= 20) return
-    if (typeof node === "string") {
-      if (!Text.isStorableText(node)) found.push({ path: path === "" ? "(body)" : path, message: textMessage })
-    } else if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, `${path}[${i}]`))
-    } else if (typeof node === "object" && node !== null) {
-      for (const [key, item] of Object.entries(node)) {
-        // a bad key is named by its position: the key itself is the bad text
-        const named = Text.isStorableText(key) ? key : "(invalid key)"
-        if (!Text.isStorableText(key)) found.push({ path: path === "" ? named : `${path}.${named}`, message: textMessage })
-        visit(item, path === "" ? named : `${path}.${named}`)
-      }
-    }
-  }
-  visit(value, "")
-  return found
-}
 
 export const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"
 

@@ -11,7 +11,7 @@
  * is stored. Problems about those fields never repeat what was given.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Ids, IsoDateTime, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
+import { ApiKey, Id, Ids, IsoDateTime, JsonValue, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -19,7 +19,6 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as BodyGuard from "../http/BodyGuard.js"
 
 /** One readable line for a bad enum value instead of one per allowed value. */
 const oneOf = <S extends Schema.Schema<any, any, never>>(schema: S, values: ReadonlyArray<string>): S =>
@@ -215,10 +214,10 @@ export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
     return Either.left(new InvalidSeed({ problems: [{ path: "$", message: "not valid JSON" }] }))
   }
   // text no store can hold is a problem of the file, found before any write (PostgreSQL refuses it)
-  if (!BodyGuard.withinDepth(json, BodyGuard.maxDepth)) {
-    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: `nests more than ${BodyGuard.maxDepth} levels` }] }))
+  if (!JsonValue.withinDepth(json, JsonValue.maxDepth)) {
+    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: `nests more than ${JsonValue.maxDepth} levels` }] }))
   }
-  const unstorable = BodyGuard.invalidText(json)
+  const unstorable = JsonValue.unstorableFields(json)
   if (unstorable.length > 0) {
     return Either.left(new InvalidSeed({
       problems: unstorable.map((p) => ({ path: p.path === "(body)" ? "$" : `$.${p.path}`.replace(".[", "["), message: p.message }))
