@@ -229,6 +229,16 @@ export const decideSync = (
 
 // Provider pushes -----------------------------------------------------------------------------
 
+/**
+ * A push that says when it happened (GitHub does) is refused past this age: a delivery captured and
+ * replayed later is not a fresh change. Pushes without a time are judged by their delivery id only.
+ */
+export const maxPushAgeMs = 5 * 60_000
+
+/** Whether a push that happened at `pushedAt` (epoch ms, when the provider says) is too old at `now`. */
+export const isStalePush = (pushedAt: number | undefined, now: number): boolean =>
+  pushedAt !== undefined && now - pushedAt > maxPushAgeMs
+
 /** A push reported by a provider's webhook, reduced to what decides which phases it concerns. */
 export interface Push {
   readonly repositoryFullName: string

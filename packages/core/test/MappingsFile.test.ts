@@ -74,3 +74,16 @@ describe("MappingsFile", () => {
     assert.strictEqual(at({ applicableDateTime: "2025-01-01T00:00:00Z" }), "2026-01-01T01:00:00.000Z")
   })
 })
+
+describe("MappingsFile.isStalePush", () => {
+  it.prop("a push is stale exactly when it says it happened more than maxPushAgeMs ago", [
+    fc.option(fc.integer({ min: 0, max: 2_000_000_000_000 }), { nil: undefined }),
+    fc.integer({ min: 0, max: 2_000_000_000_000 })
+  ], ([pushedAt, now]) => {
+    assert.strictEqual(MappingsFile.isStalePush(pushedAt, now), pushedAt !== undefined && now - pushedAt > MappingsFile.maxPushAgeMs)
+    if (pushedAt !== undefined) {
+      assert.isFalse(MappingsFile.isStalePush(pushedAt, pushedAt + MappingsFile.maxPushAgeMs))
+      assert.isTrue(MappingsFile.isStalePush(pushedAt, pushedAt + MappingsFile.maxPushAgeMs + 1))
+    }
+  })
+})

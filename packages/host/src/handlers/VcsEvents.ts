@@ -15,7 +15,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { VcsHttp, VcsPushEvents } from "@image-policy/adapters"
-import { type Id, Input, Workflows } from "@image-policy/core"
+import { type Id, Input, MappingsFile, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -33,9 +33,8 @@ export class PushReplayed extends Schema.TaggedError<PushReplayed>()("PushReplay
 /** The push happened too long ago to be a fresh delivery. */
 export class PushStale extends Schema.TaggedError<PushStale>()("PushStale", {}) {}
 
-/** How long a delivery id is remembered, and the age beyond which a push with a timestamp is refused. */
+/** How long a delivery id is remembered (longer than `MappingsFile.maxPushAgeMs`, the age a push may have). */
 export const replayWindowMs = 10 * 60_000
-export const maxPushAgeMs = 5 * 60_000
 const rememberedDeliveries = 10_000
 
 export interface Options {
@@ -105,7 +104,7 @@ export const VcsEventsHandlers = (options: Options) =>
             ))
           }
           parsed = decoded.right
-          if (parsed.pushedAt !== undefined && now - parsed.pushedAt > maxPushAgeMs) return yield* new PushStale()
+          if (MappingsFile.isStalePush(parsed.pushedAt, now)) return yield* new PushStale()
         }
         if (delivery.deliveryId !== undefined && !firstDelivery(`${connectionId}|${delivery.deliveryId}`, now)) {
           return yield* new PushReplayed()
