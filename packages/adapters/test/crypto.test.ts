@@ -1,9 +1,11 @@
 import { Id, Ids as IdsPort } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { effectProp, prop } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
-import * as Either from "effect/Either"
+import * as Base64 from "effect/encoding/Base64"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as Result from "effect/Result"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as Ids from "../src/crypto/Ids.js"
 import * as SecretBox from "../src/crypto/SecretBox.js"
@@ -15,13 +17,13 @@ const box = (base64Key: string) => Effect.provide(SecretBox.SecretBox, SecretBox
 // Flips one bit of the ciphertext part of a sealed value.
 const tamper = (sealed: string): string => {
   const [version, iv, ciphertext] = sealed.split(".") as [string, string, string]
-  const bytes = Either.getOrThrow(Encoding.decodeBase64Url(ciphertext))
+  const bytes = Result.getOrThrow(Base64Url.decode(ciphertext))
   bytes[0] = bytes[0]! ^ 1
-  return `${version}.${iv}.${Encoding.encodeBase64Url(bytes)}`
+  return `${version}.${iv}.${Base64Url.encode(bytes)}`
 }
 
 describe("SecretBox", () => {
-  it.effect.prop("open(seal(s)) == s for any string", [fc.string({ unit: "grapheme", maxLength: 200 })], ([plain]) =>
+  effectProp("open(seal(s)) == s for any string", [fc.string({ unit: "grapheme", maxLength: 200 })], ([plain]) =>
     Effect.gen(function*() {
       const secrets = yield* box(key)
       assert.strictEqual(yield* secrets.open(yield* secrets.seal(plain)), plain)
@@ -35,7 +37,7 @@ describe("SecretBox", () => {
       const second = yield* secrets.seal(plain)
       assert.match(first, /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/)
       assert.notInclude(first, plain)
-      assert.notInclude(first, Encoding.encodeBase64Url(plain))
+      assert.notInclude(first, Base64Url.encode(plain))
       assert.notStrictEqual(first, second)
     }))
 
@@ -64,7 +66,7 @@ describe("SecretBox", () => {
       }
     }))
 
-  it.effect.prop("random input never throws: it opens to a typed error", [fc.string()], ([input]) =>
+  effectProp("random input never throws: it opens to a typed error", [fc.string()], ([input]) =>
     Effect.gen(function*() {
       const secrets = yield* box(key)
       const error = yield* Effect.flip(secrets.open(input))
@@ -73,7 +75,7 @@ describe("SecretBox", () => {
 
   it.effect("a key that is not 32 bytes of base64 fails with bad-key, without echoing it", () =>
     Effect.gen(function*() {
-      for (const bad of ["not base64 at all!", Encoding.encodeBase64(new Uint8Array(16))]) {
+      for (const bad of ["not base64 at all!", Base64.encode(new Uint8Array(16))]) {
         const error = yield* Effect.flip(box(bad))
         assert.strictEqual(error.reason, "bad-key")
         assert.notInclude(error.message, bad)
@@ -81,7 +83,7 @@ describe("SecretBox", () => {
     }))
 
   it("generateKey gives 32 random bytes in base64", () => {
-    const bytes = Either.getOrThrow(Encoding.decodeBase64(SecretBox.generateKey()))
+    const bytes = Result.getOrThrow(Base64.decode(SecretBox.generateKey()))
     assert.strictEqual(bytes.length, 32)
     assert.notStrictEqual(SecretBox.generateKey(), SecretBox.generateKey())
   })
@@ -97,7 +99,7 @@ describe("ApiKeyHash", () => {
       )
     }))
 
-  it.effect.prop("verify(s, hash(s)) holds and another secret does not verify", [fc.string(), fc.string()], ([a, b]) =>
+  effectProp("verify(s, hash(s)) holds and another secret does not verify", [fc.string(), fc.string()], ([a, b]) =>
     Effect.gen(function*() {
       const hash = yield* ApiKeyHash.hashSecret(a)
       assert.isTrue(yield* ApiKeyHash.verifySecret(a, hash))
@@ -112,7 +114,7 @@ describe("ApiKeyHash", () => {
       assert.isTrue(yield* ApiKeyHash.verifySecret("secret", hash.toUpperCase()))
     }))
 
-  it.prop("constantTimeEqual agrees with ===", [fc.string(), fc.string()], ([a, b]) => {
+  prop("constantTimeEqual agrees with ===", [fc.string(), fc.string()], ([a, b]) => {
     assert.strictEqual(ApiKeyHash.constantTimeEqual(a, b), a === b)
     assert.isTrue(ApiKeyHash.constantTimeEqual(a, a))
   })

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import { Id, Store } from "@image-policy/core"
+import { Id, Store, type StoreService } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll } from "vitest"
 import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
@@ -116,6 +116,37 @@ describe("migrations", () => {
     }
   })
 
+  it("a store migrated by the Effect 3 build is up to date: no migration runs again, and the store works", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(8)) as Id.OrgId
+      const org = { id: orgId, name: "Before", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 } as const
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // the bookkeeping table exactly as @effect/sql 0.52's Migrator created it on PostgreSQL
+        yield* sql`CREATE TABLE image_policy_migrations (
+          migration_id integer primary key,
+          created_at timestamp with time zone not null default now(),
+          name text not null
+        )`
+        for (const [key, migration] of Object.entries(Migrations.migrations)) {
+          yield* migration
+          const [, id, name] = /^(\d+)_(.+)$/.exec(key)!
+          yield* sql`INSERT INTO image_policy_migrations (migration_id, name) VALUES (${Number(id)}, ${name})`
+        }
+        const ran = yield* Migrations.run
+        const store = yield* SqlStore.make
+        yield* store.organizations.insert(org)
+        return { ran, read: yield* store.organizations.get(orgId) }
+      })
+      const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, [])
+      assert.deepStrictEqual(Option.getOrThrow(read), org)
+    } finally {
+      await pglite.close()
+    }
+  })
+
   const dir = mkdtempSync(join(tmpdir(), "image-policy-pglite-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -124,7 +155,7 @@ describe("migrations", () => {
     const orgId = Id.make("organization", new Uint8Array(16).fill(7)) as Id.OrgId
     const org = { id: orgId, name: "Durable", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 } as const
     // each call builds the store, uses it and closes PGlite again
-    const withStore = <A>(f: (store: Store["Type"]) => Effect.Effect<A>) =>
+    const withStore = <A>(f: (store: StoreService) => Effect.Effect<A>) =>
       Effect.runPromise(Effect.flatMap(Store, f).pipe(Effect.provide(StoreConfig.layer(spec))) as Effect.Effect<A, never, never>)
     await withStore((store) => store.organizations.insert(org))
     const read = await withStore((store) => store.organizations.get(orgId))

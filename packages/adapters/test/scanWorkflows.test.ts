@@ -10,11 +10,11 @@ import { Id, type Ids, Store, VcsProvider, VcsProviderError, Workflows } from "@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../src/vcs/Fixture.js"
@@ -259,8 +259,8 @@ describe("branch scans", () => {
 
         const release = yield* Workflows.Scans.findings(caller, repository.id, { branch: "release" }, { limit: 50 })
         assert.deepStrictEqual(release.items.map((f) => f.reference), ["node:20"])
-        const untracked = yield* Effect.either(Workflows.Scans.findings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
-        assert.isTrue(Either.isLeft(untracked) && untracked.left._tag === "InvalidReferenceInBody" && untracked.left.path === "branch")
+        const untracked = yield* Effect.result(Workflows.Scans.findings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
+        assert.isTrue(Result.isFailure(untracked) && untracked.failure._tag === "InvalidReferenceInBody" && untracked.failure.path === "branch")
 
         const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
         assert.deepStrictEqual(view!.branches.map((b) => b.scan.status), ["succeeded", "succeeded"])
@@ -320,8 +320,8 @@ describe("branch scans", () => {
       Effect.gen(function*() {
         const { repository } = yield* onboard()
         yield* runQueued(store)
-        const refused = yield* Effect.either(Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main", "nope"] }))
-        assert.isTrue(Either.isLeft(refused) && refused.left._tag === "InvalidReferenceInBody" && refused.left.path === "branchNames[1]")
+        const refused = yield* Effect.result(Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main", "nope"] }))
+        assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "InvalidReferenceInBody" && refused.failure.path === "branchNames[1]")
         const { scans } = yield* Workflows.Scans.requestScans(caller, repository.id, {})
         assert.deepStrictEqual(scans.map((s) => `${s.branchName} ${s.trigger}`), ["main manual", "release manual"])
         const again = yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["release"] })
@@ -555,7 +555,7 @@ describe("remediation within the routine scan", () => {
           assert.strictEqual(yield* Workflows.Scans.routineTick, 1)
 
           const [first] = yield* runQueuedExits(store, "w1")
-          assert.isTrue(first !== undefined && Exit.isFailure(first) && Cause.isDie(first.cause), "the worker's run died")
+          assert.isTrue(first !== undefined && Exit.isFailure(first) && Cause.hasDies(first.cause), "the worker's run died")
           const scan = Option.getOrThrow(yield* store.scans.latest(orgId, repository.id, "main"))
           assert.deepStrictEqual([scan.trigger, scan.status, scan.attempts], ["routine", "running", 1])
           assert.strictEqual(fixture.remediations("acme/api").length, 1, "the provider opened the request before the crash")
@@ -765,8 +765,8 @@ describe("connection health (every provider call through a connection)", () => {
           assert.strictEqual(scan?.failure, "provider-not-configured")
           // the available-repositories route still asks the provider of an inactive connection
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.either(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true }))
-          assert.isTrue(Either.isLeft(refused) && refused.left._tag === "VcsProviderError" && refused.left.reason === "unauthorized")
+          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true }))
+          assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "inactive")
           delete provider.refuse.listRepositories
           assert.strictEqual((yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })).length, 1)
@@ -782,13 +782,13 @@ describe("connection health (every provider call through a connection)", () => {
       (store) =>
         Effect.gen(function*() {
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.either(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false }))
-          assert.isTrue(Either.isLeft(refused) && refused.left._tag === "VcsProviderError" && refused.left.reason === "unauthorized")
+          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false }))
+          assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "error")
 
           const asked = provider.calls.listRepositories
-          const notActive = yield* Effect.either(onboard(["main"]))
-          assert.isTrue(Either.isLeft(notActive) && notActive.left._tag === "ConnectionNotActive")
+          const notActive = yield* Effect.result(onboard(["main"]))
+          assert.isTrue(Result.isFailure(notActive) && notActive.failure._tag === "ConnectionNotActive")
           assert.strictEqual(provider.calls.listRepositories, asked, "no provider call for a connection that is not active")
 
           // the token was renewed: lists that may come from the adapter's cache prove nothing ...
@@ -804,8 +804,8 @@ describe("connection health (every provider call through a connection)", () => {
 
           yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
           provider.refuse.listBranches = "not-found"
-          const unknown = yield* Effect.either(Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
-          assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "VcsProviderError" && unknown.left.reason === "not-found")
+          const unknown = yield* Effect.result(Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
+          assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "VcsProviderError" && unknown.failure.reason === "not-found")
           assert.strictEqual(yield* statusOf(store), "active", "not-found is an answer: the credentials were accepted")
         }),
       provider.provider

@@ -19,7 +19,7 @@ import type {
 } from "@image-policy/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -275,8 +275,8 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const repo = repository(c.id, "1001", t.id, r.id)
         yield* store.repositories.insert(org.id, repo)
         assert.deepStrictEqual(Option.getOrThrow(yield* store.repositories.get(org.id, repo.id)), repo)
-        const dup = yield* Effect.either(store.repositories.insert(org.id, repository(c.id, "1001", t.id, r.id)))
-        assert.isTrue(Either.isLeft(dup) && dup.left._tag === "RepositoryAlreadyTracked" && dup.left.repositoryId === repo.id)
+        const dup = yield* Effect.result(store.repositories.insert(org.id, repository(c.id, "1001", t.id, r.id)))
+        assert.isTrue(Result.isFailure(dup) && dup.failure._tag === "RepositoryAlreadyTracked" && dup.failure.repositoryId === repo.id)
         const other = repository(c.id, "1002", t.id, r.id)
         yield* store.repositories.insert(org.id, other)
         assert.deepStrictEqual((yield* store.repositories.list(org.id, { limit: 50 }, { repositoryId: other.id })).items, [other])
@@ -512,13 +512,13 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         const e = event()
         const w = webhook()
         yield* store.webhooks.insert(org.id, w)
-        const result = yield* Effect.either(store.transaction(Effect.gen(function*() {
+        const result = yield* Effect.result(store.transaction(Effect.gen(function*() {
           yield* store.teams.insert(org.id, t)
           yield* store.audit.append(org.id, audit("team.create"))
           yield* store.outbox.append(org.id, [{ event: e, destinations: [w.id] }])
           return yield* Effect.fail("boom" as const)
         })))
-        assert.isTrue(Either.isLeft(result))
+        assert.isTrue(Result.isFailure(result))
         assert.isTrue(Option.isNone(yield* store.teams.get(org.id, t.id)))
         assert.strictEqual((yield* store.audit.list(org.id, { limit: 10 })).items.length, 0)
         assert.isTrue(Option.isNone(yield* store.outbox.getEvent(org.id, e.id)))
@@ -941,12 +941,12 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
       })))
 
     // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
-    // skip the lock only while no transaction is open)
+    // wait for the store's lock, which an open transaction holds)
     const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Onboarding.Team>, outcome: "commit" | "rollback") =>
       Effect.gen(function*() {
         const written = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
-        const writer = yield* Effect.fork(Effect.either(store.transaction(Effect.gen(function*() {
+        const writer = yield* Effect.forkChild(Effect.result(store.transaction(Effect.gen(function*() {
           yield* store.teams.insert(org.id, teams[0]!)
           yield* Deferred.succeed(written, undefined)
           yield* Deferred.await(release)
@@ -955,12 +955,12 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         }))))
         yield* Deferred.await(written)
         // reads that start while the transaction is open, and run while it stays open
-        const reads = yield* Effect.fork(Effect.all([
+        const reads = yield* Effect.forkChild(Effect.all([
           store.teams.get(org.id, teams[0]!.id),
           Effect.map(store.teams.list(org.id, { limit: 50 }), (page) => page.items.map((t) => t.id)),
           store.organizations.get(org.id)
         ]))
-        for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(writer)
         const [got, listed, organization] = yield* Fiber.join(reads)
@@ -1018,11 +1018,11 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
           const r = newId<Id.RoutineId>("routine")
           const results = yield* Effect.all(
             Array.from({ length: 10 }, () =>
-              Effect.either(store.transaction(store.repositories.insert(org.id, repository(c.id, "42", t, r))))),
+              Effect.result(store.transaction(store.repositories.insert(org.id, repository(c.id, "42", t, r))))),
             { concurrency: "unbounded" }
           )
-          assert.strictEqual(results.filter(Either.isRight).length, 1)
-          assert.isTrue(results.filter(Either.isLeft).every((e) => e.left instanceof Onboarding.RepositoryAlreadyTracked))
+          assert.strictEqual(results.filter(Result.isSuccess).length, 1)
+          assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Onboarding.RepositoryAlreadyTracked))
           assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
         })))
 

@@ -5,7 +5,8 @@
  */
 import { type ConnectionContext, type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Fixture from "../src/vcs/Fixture.js"
@@ -146,7 +147,7 @@ describe("fixture remediation requests", () => {
       assert.strictEqual(Option.getOrThrow(yield* head("deploy/Dockerfile")).content, "FROM nginx:1.25\r\n")
     }))
 
-  it.effect.prop(
+  effectProp(
     "opening the same request n times equals opening it once (one request, n writes)",
     [fc.integer({ min: 1, max: 8 })],
     ([n]) =>

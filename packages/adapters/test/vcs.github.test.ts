@@ -7,7 +7,8 @@
  */
 import { type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
@@ -45,7 +46,7 @@ const assertClean = (error: unknown) => {
 }
 
 describe("GitHub reads", () => {
-  it.scoped("lists every accessible repository across three pages by following Link rel=next", () =>
+  it.effect("lists every accessible repository across three pages by following Link rel=next", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: Stubs.manyRepositories(250) })
       const listed = yield* GitHub.listRepositories(clientOf(stub.baseUrl))
@@ -68,7 +69,7 @@ describe("GitHub reads", () => {
       }
     }))
 
-  it.scoped("lists branches over several pages and flags the default branch; asks for the repository only when the default is unknown", () =>
+  it.effect("lists branches over several pages and flags the default branch; asks for the repository only when the default is unknown", () =>
     Effect.gen(function*() {
       const many = Stubs.repository(8, "acme/many", { defaultBranch: "b3", branches: ["b1", "b2", "b3", "b4", "b5"] })
       const stub = yield* Stubs.github({ token, repositories: [api, many], maxPerPage: 2 })
@@ -97,7 +98,7 @@ describe("GitHub reads", () => {
       assert.strictEqual(stub.requests.length, before)
     }))
 
-  it.scoped("reads a file at a branch head: its text and git blob sha; a missing file is None, an unknown branch not-found", () =>
+  it.effect("reads a file at a branch head: its text and git blob sha; a missing file is None, an unknown branch not-found", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const client = clientOf(stub.baseUrl)
@@ -127,7 +128,7 @@ describe("GitHub reads", () => {
       assert.strictEqual(stub.requests.length, before)
     }))
 
-  it.scoped("reads a file over 1 MB through the git blobs API", () =>
+  it.effect("reads a file over 1 MB through the git blobs API", () =>
     Effect.gen(function*() {
       const big = "x".repeat(2_000) + "\n"
       const repo = Stubs.repository(9, "acme/big", { files: { main: { "big.txt": big } } })
@@ -137,7 +138,7 @@ describe("GitHub reads", () => {
       assert.strictEqual(stub.count(`/repos/acme/big/git/blobs/${Stubs.gitBlobSha(big)}`), 1)
     }))
 
-  it.scoped("works at a base URL with a trailing slash", () =>
+  it.effect("works at a base URL with a trailing slash", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const listed = yield* GitHub.listRepositories(clientOf(`${stub.baseUrl}/`))
@@ -181,7 +182,7 @@ describe("GitHub errors", () => {
   ]
 
   for (const [name, answer, expected] of cases) {
-    it.scoped(`${name} -> ${expected.reason}`, () =>
+    it.effect(`${name} -> ${expected.reason}`, () =>
       Effect.gen(function*() {
         const stub = yield* Stubs.github({ token, repositories: [api] })
         stub.failNext(answer)
@@ -193,7 +194,7 @@ describe("GitHub errors", () => {
       }))
   }
 
-  it.scoped("a wrong token is unauthorized and the token never appears in the error", () =>
+  it.effect("a wrong token is unauthorized and the token never appears in the error", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token: "the-right-token", repositories: [api] })
       const error = yield* errorOf(GitHub.listRepositories(clientOf(stub.baseUrl)))
@@ -203,7 +204,7 @@ describe("GitHub errors", () => {
       assert.notInclude(stub.requests[0]!.url, token)
     }))
 
-  it.scoped("a rate limit on a later page fails the whole listing", () =>
+  it.effect("a rate limit on a later page fails the whole listing", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: Stubs.manyRepositories(250) })
       stub.setOverride((r) =>
@@ -223,7 +224,7 @@ describe("GitHub errors", () => {
       assertClean(error)
     }))
 
-  it.scopedLive("a provider that never answers is unavailable after the per-request time limit", () =>
+  it.live("a provider that never answers is unavailable after the per-request time limit", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       stub.setOverride(() => "hang")
@@ -233,7 +234,7 @@ describe("GitHub errors", () => {
       assert.isBelow(Date.now() - started, 5_000)
     }))
 
-  it.scoped("never follows a pagination link or a redirect to another origin (the token stays home)", () =>
+  it.effect("never follows a pagination link or a redirect to another origin (the token stays home)", () =>
     Effect.gen(function*() {
       const elsewhere = yield* Stubs.github({ token, repositories: [api] })
       const stub = yield* Stubs.github({ token, repositories: [api] })
@@ -244,7 +245,7 @@ describe("GitHub errors", () => {
       assert.strictEqual(elsewhere.requests.length, 0)
     }))
 
-  it.scoped("follows a same-origin redirect (a renamed repository)", () =>
+  it.effect("follows a same-origin redirect (a renamed repository)", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       stub.setOverride((r) => r.path === "/repos/acme/old" ? { status: 301, headers: { location: `${stub.baseUrl}/repos/acme/api` } } : undefined)
@@ -258,7 +259,7 @@ describe("GitHub errors", () => {
 const badShas = ["", "not-a-sha", `${"a".repeat(39)}\u0000`, `${"a".repeat(40)}\u0000`, "A".repeat(40), "a".repeat(39), "a".repeat(41), `${"a".repeat(39)}\ud800`]
 
 describe("GitHub answers no store can hold", () => {
-  it.scoped("a blob, tree or commit sha that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
+  it.effect("a blob, tree or commit sha that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const client = clientOf(stub.baseUrl)
@@ -288,7 +289,7 @@ describe("GitHub answers no store can hold", () => {
       )
     }))
 
-  it.scoped("a listing leaves out repositories and branches whose names no store can hold, and lists the others", () =>
+  it.effect("a listing leaves out repositories and branches whose names no store can hold, and lists the others", () =>
     Effect.gen(function*() {
       const repos = [
         api,
@@ -313,7 +314,7 @@ describe("GitHub answers no store can hold", () => {
       assert.strictEqual((yield* errorOf(GitHub.listRepositories(client))).reason, "unavailable")
     }))
 
-  it.scoped("a repository name, branch or file path with a lone surrogate is refused before any request, never a URIError", () =>
+  it.effect("a repository name, branch or file path with a lone surrogate is refused before any request, never a URIError", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const client = clientOf(stub.baseUrl)
@@ -337,7 +338,7 @@ describe("GitHub answers no store can hold", () => {
       assert.strictEqual(stub.requests.length, 0)
     }))
 
-  it.scoped("tree entries whose path no store can hold are left out (recursive or walked), the others listed", () =>
+  it.effect("tree entries whose path no store can hold are left out (recursive or walked), the others listed", () =>
     Effect.gen(function*() {
       const files = {
         "Dockerfile": "FROM node:20\n",
@@ -359,7 +360,7 @@ describe("GitHub answers no store can hold", () => {
 describe("GitHub branch files (listFiles)", () => {
   const sorted = (paths: ReadonlyArray<string>) => [...paths].sort()
 
-  it.scoped("lists every file of the branch head in two requests; directories, symlinks and submodules are not files", () =>
+  it.effect("lists every file of the branch head in two requests; directories, symlinks and submodules are not files", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(7, "acme/api", {
         branches: ["main", "feature/x"],
@@ -399,7 +400,7 @@ describe("GitHub branch files (listFiles)", () => {
       assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/nope", branch: "main" }))).reason, "not-found")
     }))
 
-  it.scoped("a truncated tree is walked subtree by subtree: no path is missed or repeated", () =>
+  it.effect("a truncated tree is walked subtree by subtree: no path is missed or repeated", () =>
     Effect.gen(function*() {
       const files: Record<string, string> = {}
       for (let i = 0; i < 5; i++) files[`root-${i}.txt`] = `r${i}`
@@ -415,7 +416,7 @@ describe("GitHub branch files (listFiles)", () => {
       assert.isAbove(stub.requests.filter((r) => r.path.includes("/git/trees/")).length, 3)
     }))
 
-  it.effect.prop(
+  effectProp(
     "whatever the tree and the truncation limit, the listed paths are exactly the branch's files",
     [
       fc.uniqueArray(fc.array(fc.constantFrom("a", "b", "c", "d.txt", "Dockerfile"), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")), {
@@ -436,7 +437,7 @@ describe("GitHub branch files (listFiles)", () => {
     { fastCheck: { numRuns: 30 } }
   )
 
-  it.scoped("a single directory too large to list is unavailable; a rate limit is rate-limited", () =>
+  it.effect("a single directory too large to list is unavailable; a rate limit is rate-limited", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "a/b": "x", "c": "y" } } })
       const stub = yield* Stubs.github({ token, repositories: [repo] })
@@ -481,7 +482,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
   })
   const writesOf = (stub: Stubs.Stub) => stub.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)
 
-  it.scoped("opens one pull request whose head is the base head plus one commit of every file (modes kept)", () =>
+  it.effect("opens one pull request whose head is the base head plus one commit of every file (modes kept)", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       const baseSha = repo.branches.get("main")!
@@ -539,7 +540,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.deepStrictEqual(stub.pullRequests.map((p) => [p.number, p.head, p.base, p.state]), [[42, "image-policy/remediate/main", "main", "open"]])
     }))
 
-  it.scoped("inline contents keep every byte: CRLF, a byte-order mark, non-ASCII; the head's blob ids are git's ids of those bytes", () =>
+  it.effect("inline contents keep every byte: CRLF, a byte-order mark, non-ASCII; the head's blob ids are git's ids of those bytes", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       const texts = {
@@ -560,7 +561,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       }
     }))
 
-  it.scoped("a lone surrogate goes inline as U+FFFD, the character UTF-8 encoding makes of it", () =>
+  it.effect("a lone surrogate goes inline as U+FFFD, the character UTF-8 encoding makes of it", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       yield* GitHub.openRemediation(client, write({
@@ -571,7 +572,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.strictEqual(repo.files.get("image-policy/remediate/main")!.get("Dockerfile"), "FROM node:22\n# \uFFFD \uFFFD 🚀\n")
     }))
 
-  it.scoped("a second run updates the open pull request (no duplicate) and force-moves its branch to the new base head plus the new changes", () =>
+  it.effect("a second run updates the open pull request (no duplicate) and force-moves its branch to the new base head plus the new changes", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       yield* GitHub.openRemediation(client, write())
@@ -604,7 +605,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       })
     }))
 
-  it.scoped("after the pull request was closed the next run opens a new one", () =>
+  it.effect("after the pull request was closed the next run opens a new one", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       yield* GitHub.openRemediation(client, write())
@@ -613,7 +614,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.deepStrictEqual(next, { number: 43, url: "https://github.example/acme/api/pull/43", created: true })
     }))
 
-  it.scoped("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
+  it.effect("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       repo.files.get("main")!.set("deploy/api/Dockerfile", "FROM node:21\n")
@@ -628,7 +629,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.instanceOf(changed, VcsWriteRejected)
     }))
 
-  it.scoped("a token that may read but not write is forbidden; a rate limit or bad credentials on a write are provider errors; none carries the token", () =>
+  it.effect("a token that may read but not write is forbidden; a rate limit or bad credentials on a write are provider errors; none carries the token", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       const failOn = (path: string, answer: Stubs.StubAnswer) => stub.setOverride((r) => r.method !== "GET" && r.path.endsWith(path) ? answer : undefined)
@@ -660,7 +661,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.strictEqual((yield* Effect.flip(GitHub.openRemediation(client, write({ baseBranch: "nope" })))).reason, "not-found")
     }))
 
-  it.scoped("a pull request number that is not a positive safe integer, or a URL no store can hold, is unavailable", () =>
+  it.effect("a pull request number that is not a positive safe integer, or a URL no store can hold, is unavailable", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       const url = "https://github.example/acme/api/pull/42"
@@ -686,7 +687,7 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       assert.strictEqual(stub.requests.filter((r) => r.method === "PATCH" && r.path.includes("/pulls/")).length, 0)
     }))
 
-  it.scoped("an impossible head branch or file path, or no files, is invalid without a request", () =>
+  it.effect("an impossible head branch or file path, or no files, is invalid without a request", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       for (const bad of [write({ headBranch: "a//b" }), write({ files: [] }), write({ files: [{ path: "../x", content: "", previousVersion: "0" }] })]) {

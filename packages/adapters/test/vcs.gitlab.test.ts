@@ -32,7 +32,7 @@ const nested = Stubs.repository(31, "acme/platform/api.service", {
 })
 
 describe("GitLab reads", () => {
-  it.scoped("lists member projects across three pages by following x-next-page; empty projects are left out", () =>
+  it.effect("lists member projects across three pages by following x-next-page; empty projects are left out", () =>
     Effect.gen(function*() {
       const projects = [...Stubs.manyRepositories(249), Stubs.repository(5000, "acme/empty", { defaultBranch: null })]
       const stub = yield* Stubs.gitlab({ token, repositories: projects })
@@ -53,7 +53,7 @@ describe("GitLab reads", () => {
       }
     }))
 
-  it.scoped("lists branches with GitLab's default flag, paginated, for a project in a nested group", () =>
+  it.effect("lists branches with GitLab's default flag, paginated, for a project in a nested group", () =>
     Effect.gen(function*() {
       const many = Stubs.repository(32, "acme/many", { defaultBranch: "b4", branches: ["b1", "b2", "b3", "b4", "b5"] })
       const stub = yield* Stubs.gitlab({ token, repositories: [nested, many], maxPerPage: 2 })
@@ -70,7 +70,7 @@ describe("GitLab reads", () => {
       assert.strictEqual(error.reason, "not-found")
     }))
 
-  it.scoped("reads a file by URL-encoded path: text and blob_id; a missing file is None, an unknown branch or project not-found", () =>
+  it.effect("reads a file by URL-encoded path: text and blob_id; a missing file is None, an unknown branch or project not-found", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
       const client = clientOf(stub.baseUrl)
@@ -114,7 +114,7 @@ describe("GitLab errors", () => {
     ["503", { status: 503 }, { reason: "unavailable" }]
   ]
   for (const [name, answer, expected] of cases) {
-    it.scoped(`${name} -> ${expected.reason}`, () =>
+    it.effect(`${name} -> ${expected.reason}`, () =>
       Effect.gen(function*() {
         const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
         stub.failNext(answer)
@@ -134,7 +134,7 @@ describe("GitLab errors", () => {
 const badShas = ["", "not-a-sha", `${"a".repeat(39)}\u0000`, `${"a".repeat(40)}\u0000`, "A".repeat(40), "a".repeat(39), `${"a".repeat(39)}\ud800`]
 
 describe("GitLab answers no store can hold", () => {
-  it.scoped("a blob id or commit id that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
+  it.effect("a blob id or commit id that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
       const client = clientOf(stub.baseUrl)
@@ -153,7 +153,7 @@ describe("GitLab answers no store can hold", () => {
       assert.deepStrictEqual(yield* GitLab.readFile(client, { ...at, path: "Dockerfile" }), Option.some({ content: "FROM node:20\n", version: sha256 }))
     }))
 
-  it.scoped("a listing leaves out projects and branches whose names no store can hold, and lists the others", () =>
+  it.effect("a listing leaves out projects and branches whose names no store can hold, and lists the others", () =>
     Effect.gen(function*() {
       const projects = [
         Stubs.repository(1, "acme/api"),
@@ -177,7 +177,7 @@ describe("GitLab answers no store can hold", () => {
       assert.strictEqual((yield* Effect.flip(GitLab.listRepositories(client))).reason, "unavailable")
     }))
 
-  it.scoped("a project path, branch or file path with a lone surrogate is refused before any request, never a URIError", () =>
+  it.effect("a project path, branch or file path with a lone surrogate is refused before any request, never a URIError", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
       const client = clientOf(stub.baseUrl)
@@ -202,7 +202,7 @@ describe("GitLab answers no store can hold", () => {
       assert.strictEqual(stub.requests.length, 0)
     }))
 
-  it.scoped("tree items whose path no store can hold are left out, the others listed", () =>
+  it.effect("tree items whose path no store can hold are left out, the others listed", () =>
     Effect.gen(function*() {
       const files = {
         "Dockerfile": "FROM node:20\n",
@@ -219,7 +219,7 @@ describe("GitLab answers no store can hold", () => {
 })
 
 describe("GitLab branch files (listFiles)", () => {
-  it.scoped("lists every file of the branch head across all tree pages, at the head commit; directories, symlinks and submodules are not files", () =>
+  it.effect("lists every file of the branch head across all tree pages, at the head commit; directories, symlinks and submodules are not files", () =>
     Effect.gen(function*() {
       const files: Record<string, string> = { "Dockerfile": "FROM node:20\n", "link": "Dockerfile", "vendor/lib": "abc" }
       for (let i = 0; i < 9; i++) files[`services/svc-${i}/Dockerfile`] = `FROM svc:${i}\n`
@@ -242,7 +242,7 @@ describe("GitLab branch files (listFiles)", () => {
       }
     }))
 
-  it.scoped("a branch with a slash is one path segment; an unknown branch or project is not-found; an empty branch has no files", () =>
+  it.effect("a branch with a slash is one path segment; an unknown branch or project is not-found; an empty branch has no files", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(31, "acme/api", { branches: ["main", "release/1.x"], files: { main: { "a": "x" } } })
       const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
@@ -282,7 +282,7 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
   })
   const writesOf = (stub: Stubs.Stub) => stub.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD").map((r) => `${r.method} ${r.path}`)
 
-  it.scoped("checks each file's blob at the base head, commits all of them in one request started from it, and opens a merge request", () =>
+  it.effect("checks each file's blob at the base head, commits all of them in one request started from it, and opens a merge request", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       const baseSha = repo.branches.get("main")!
@@ -319,7 +319,7 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       assert.deepStrictEqual(Object.fromEntries(repo.files.get("main")!), files)
     }))
 
-  it.scoped("a second run updates the open merge request (PUT, no duplicate) and overwrites its branch with the new base plus the new changes", () =>
+  it.effect("a second run updates the open merge request (PUT, no duplicate) and overwrites its branch with the new base plus the new changes", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       yield* GitLab.openRemediation(client, write())
@@ -348,7 +348,7 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       })
     }))
 
-  it.scoped("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
+  it.effect("a file changed or removed on the base since it was read is a conflict, and nothing is written", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
       repo.files.get("main")!.set("ci/Dockerfile", "FROM node:21\n")
@@ -362,7 +362,7 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       assert.isFalse(repo.branches.has("image-policy/remediate/main"))
     }))
 
-  it.scoped("a merge request iid that is not a positive safe integer, or a URL or commit id no store can hold, is unavailable", () =>
+  it.effect("a merge request iid that is not a positive safe integer, or a URL or commit id no store can hold, is unavailable", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       const url = "https://gitlab.example/acme/platform/api/-/merge_requests/7"
@@ -389,7 +389,7 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       assert.strictEqual(stub.requests.filter((r) => r.method === "PUT").length, 0)
     }))
 
-  it.scoped("a token without write access is forbidden; a rate limit is rate-limited; neither carries the token", () =>
+  it.effect("a token without write access is forbidden; a rate limit is rate-limited; neither carries the token", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
       stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 403, body: { message: "403 Forbidden" } } : undefined)

@@ -7,7 +7,8 @@
  */
 import { Text, VcsProviderError } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { prop } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
@@ -21,11 +22,11 @@ const answer = (status: number, headers: Record<string, string> = {}, body?: unk
 const segment = fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 })
 
 describe("contents", () => {
-  it.prop("decode(encode(text)) == text for any text", [fc.string({ unit: "grapheme", maxLength: 300 })], ([text]) => {
+  prop("decode(encode(text)) == text for any text", [fc.string({ unit: "grapheme", maxLength: 300 })], ([text]) => {
     assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)
   })
 
-  it.prop("line breaks in base64 (as GitHub sends it) do not matter", [fc.string({ unit: "grapheme", maxLength: 300 }), fc.integer({ min: 1, max: 80 })], ([text, width]) => {
+  prop("line breaks in base64 (as GitHub sends it) do not matter", [fc.string({ unit: "grapheme", maxLength: 300 }), fc.integer({ min: 1, max: 80 })], ([text, width]) => {
     const wrapped = ProviderHttp.encodeBase64Text(text).replace(new RegExp(`(.{${width}})`, "g"), "$1\n")
     assert.strictEqual(ProviderHttp.decodeBase64Text(wrapped), text)
   })
@@ -47,7 +48,7 @@ describe("contents", () => {
 
 describe("Link header", () => {
   const url = fc.webUrl({ withQueryParameters: true }).filter((u) => !/[<>,;"\s]/.test(u))
-  it.prop(
+  prop(
     "finds rel=next among any other links, in any order and spacing",
     [url, fc.array(fc.tuple(url, fc.constantFrom("prev", "first", "last")), { maxLength: 3 }), fc.nat(), fc.constantFrom("", " ", "  ")],
     ([next, others, at, space]) => {
@@ -72,9 +73,9 @@ describe("Link header", () => {
 describe("classification", () => {
   const now = Date.parse("2030-06-01T12:00:00Z")
 
-  it.prop(
+  prop(
     "a rate limit always waits a whole number of seconds between 1 and 3600, whatever the reset header says",
-    [fc.constantFrom("github" as const, "gitlab" as const), fc.constantFrom(403, 429), fc.oneof(fc.nat(), fc.integer({ min: 0, max: 4_000_000_000 })), fc.option(fc.string())],
+    [fc.constantFrom("github" as const, "gitlab" as const), fc.constantFrom(403, 429), fc.oneof(fc.nat(), fc.integer({ min: 0, max: 4_000_000_000 })), fc.option(fc.string(), { nil: null })],
     ([provider, status, reset, retryAfter]) => {
       const prefix = provider === "github" ? "x-ratelimit-" : "ratelimit-"
       const headers: Record<string, string> = { [`${prefix}remaining`]: "0", [`${prefix}reset`]: String(reset) }
@@ -87,7 +88,7 @@ describe("classification", () => {
     }
   )
 
-  it.prop(
+  prop(
     "an error carries its reason and nothing of the answer",
     [fc.constantFrom("github" as const, "gitlab" as const), fc.integer({ min: 300, max: 599 }), fc.string({ minLength: 8 })],
     ([provider, status, text]) => {
@@ -108,7 +109,7 @@ describe("classification", () => {
 })
 
 describe("paths", () => {
-  it.prop(
+  prop(
     "a GitHub contents path that is accepted stays under /contents/ and decodes back to itself",
     [fc.array(fc.oneof(segment, fc.constantFrom(".", "..", "", "%2e%2e", "a?b", "#")), { minLength: 1, maxLength: 5 })],
     ([segments]) => {
@@ -126,7 +127,7 @@ describe("paths", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a GitLab project or file path is exactly one URL segment that decodes back to itself",
     [fc.array(segment, { minLength: 1, maxLength: 5 })],
     ([segments]) => {
@@ -150,7 +151,7 @@ describe("text no store can hold", () => {
     assert.deepStrictEqual(ProviderHttp.safeSegments("acme/🚀 ü"), ["acme", "🚀 ü"])
   })
 
-  it.prop("whatever the path, it is refused or its segments are storable and encode without throwing", [fc.array(anyText, { minLength: 1, maxLength: 4 })], ([segments]) => {
+  prop("whatever the path, it is refused or its segments are storable and encode without throwing", [fc.array(anyText, { minLength: 1, maxLength: 4 })], ([segments]) => {
     const path = segments.join("/")
     const accepted = ProviderHttp.safeSegments(path)
     if (accepted === undefined) return

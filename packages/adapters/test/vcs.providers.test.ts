@@ -6,13 +6,14 @@
  */
 import { type ConnectionContext, type RemediationWrite, VcsProvider, type VcsProviderError, type VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as HashMap from "effect/HashMap"
+import * as Result from "effect/Result"
 import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as SecretBox from "../src/crypto/SecretBox.js"
 import * as Fixture from "../src/vcs/Fixture.js"
 import * as Providers from "../src/vcs/Providers.js"
@@ -41,7 +42,7 @@ const apiSettings = (baseUrl: string, tokenEnv = "GITHUB_TOKEN") => ({ kind: "ap
 const api = Stubs.repository(7, "acme/api", { branches: ["main", "release"], files: { main: { "Dockerfile": "FROM node:20\n" } } })
 
 describe("quota (spec 4 rule 1)", () => {
-  it.scoped("100 listings cause one provider call; refresh causes exactly one more", () =>
+  it.effect("100 listings cause one provider call; refresh causes exactly one more", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api, Stubs.repository(8, "acme/web")] })
       const vcs = Providers.make({ env })
@@ -63,7 +64,7 @@ describe("quota (spec 4 rule 1)", () => {
       assert.strictEqual((yield* vcs.listRepositories(ctx, { refresh: false })).length, 3)
     }))
 
-  it.scoped("concurrent first listings wait for one provider answer", () =>
+  it.effect("concurrent first listings wait for one provider answer", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: Stubs.manyRepositories(150) })
       const vcs = Providers.make({ env })
@@ -74,7 +75,7 @@ describe("quota (spec 4 rule 1)", () => {
       assert.strictEqual(stub.count("/user/repos"), 2)
     }))
 
-  it.effect.prop(
+  effectProp(
     "provider calls = refreshes + 1 when the first listing is not a refresh",
     [fc.array(fc.boolean(), { minLength: 1, maxLength: 25 })],
     ([refreshes]) =>
@@ -89,7 +90,7 @@ describe("quota (spec 4 rule 1)", () => {
     { fastCheck: { numRuns: 25 } }
   )
 
-  it.scoped("each connection has its own cache; a failed listing is not cached", () =>
+  it.effect("each connection has its own cache; a failed listing is not cached", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const vcs = Providers.make({ env })
@@ -107,7 +108,7 @@ describe("quota (spec 4 rule 1)", () => {
 })
 
 describe("branches and files", () => {
-  it.scoped("branches are reused for 60 s per repository; GitHub takes the default branch from the listed repositories", () =>
+  it.effect("branches are reused for 60 s per repository; GitHub takes the default branch from the listed repositories", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(start)
       const stub = yield* Stubs.github({ token, repositories: [api] })
@@ -136,7 +137,7 @@ describe("branches and files", () => {
       assert.strictEqual(stub.count("/repos/acme/api"), 1)
     }))
 
-  it.scoped("files are read from the provider every time (sync needs the head)", () =>
+  it.effect("files are read from the provider every time (sync needs the head)", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
       const stub = yield* Stubs.gitlab({ token, repositories: [repo] })
@@ -152,7 +153,7 @@ describe("branches and files", () => {
       assert.strictEqual(stub.requests.length, 3)
     }))
 
-  it.scoped("file lists are read from the provider every time (a scan needs the head)", () =>
+  it.effect("file lists are read from the provider every time (a scan needs the head)", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
       const stub = yield* Stubs.github({ token, repositories: [repo] })
@@ -178,7 +179,7 @@ describe("remediation through the production provider", () => {
     files: [{ path: "Dockerfile", content: "FROM node:22\n", previousVersion: Stubs.gitBlobSha(previous) }]
   })
 
-  it.scoped("is never cached: each call writes; the repository's branch list is read again afterwards (the head branch is new)", () =>
+  it.effect("is never cached: each call writes; the repository's branch list is read again afterwards (the head branch is new)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(start)
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
@@ -202,7 +203,7 @@ describe("remediation through the production provider", () => {
       assert.strictEqual(stub.count("/projects/acme%2Fapi/repository/branches"), 2)
     }))
 
-  it.scoped("a rate-limited write is remembered for every call on the token, and a remembered limit refuses writes and file lists at once", () =>
+  it.effect("a rate-limited write is remembered for every call on the token, and a remembered limit refuses writes and file lists at once", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(start)
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
@@ -225,7 +226,7 @@ describe("remediation through the production provider", () => {
       assert.deepStrictEqual(opened, { number: 42, url: "https://github.example/acme/api/pull/42", created: true })
     }))
 
-  it.scoped("a refused write (forbidden, conflict) is not a rate limit: the next call goes through", () =>
+  it.effect("a refused write (forbidden, conflict) is not a rate limit: the next call goes through", () =>
     Effect.gen(function*() {
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "Dockerfile": "FROM node:20\n" } } })
       const stub = yield* Stubs.github({ token, repositories: [repo] })
@@ -242,7 +243,7 @@ describe("remediation through the production provider", () => {
 })
 
 describe("rate limits are remembered until their reset", () => {
-  it.scoped("after a 403 with x-ratelimit-reset every provider call fails at once with the remaining seconds; cached repositories still answer", () =>
+  it.effect("after a 403 with x-ratelimit-reset every provider call fails at once with the remaining seconds; cached repositories still answer", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(start)
       const stub = yield* Stubs.github({ token, repositories: [api] })
@@ -278,7 +279,7 @@ describe("rate limits are remembered until their reset", () => {
       assert.strictEqual(stub.requests.length, sent + 1)
     }))
 
-  it.scoped("a 429 with retry-after is remembered for that many seconds; other tokens are not affected", () =>
+  it.effect("a 429 with retry-after is remembered for that many seconds; other tokens are not affected", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(start)
       const stub = yield* Stubs.gitlab({ token, repositories: [api] })
@@ -324,7 +325,7 @@ describe("dispatch and configuration", () => {
       assert.deepStrictEqual(fixture.remediations("acme/api").map((r) => r.files), [[{ path: "Dockerfile", content: "FROM c\n" }]])
     }))
 
-  it.scoped("GitHub or GitLab by the connection's provider", () =>
+  it.effect("GitHub or GitLab by the connection's provider", () =>
     Effect.gen(function*() {
       const github = yield* Stubs.github({ token, repositories: [api] })
       const gitlab = yield* Stubs.gitlab({ token, repositories: [Stubs.repository(70, "group/sub/api")] })
@@ -337,7 +338,7 @@ describe("dispatch and configuration", () => {
       assert.strictEqual(gitlab.requests[0]!.headers["private-token"], token)
     }))
 
-  it.scoped("a missing or empty token variable, unreadable settings or an unusable base URL are not-configured, and nothing is sent", () =>
+  it.effect("a missing or empty token variable, unreadable settings or an unusable base URL are not-configured, and nothing is sent", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const vcs = Providers.make({ env })
@@ -372,7 +373,7 @@ describe("dispatch and configuration", () => {
       assert.strictEqual(stub.requests.length, 0)
     }))
 
-  it.scoped("the layer provides the VcsProvider; an unauthorized token is reported without the token", () =>
+  it.effect("the layer provides the VcsProvider; an unauthorized token is reported without the token", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token: "another-token", repositories: [api] })
       const error = yield* Effect.flip(Effect.flatMap(VcsProvider, (vcs) => vcs.listRepositories(contextOf(apiSettings(stub.baseUrl)), { refresh: false })).pipe(
@@ -384,7 +385,7 @@ describe("dispatch and configuration", () => {
       assert.notInclude(stub.requests[0]!.url, token)
     }))
 
-  it.scoped("the default environment reader is process.env", () =>
+  it.effect("the default environment reader is process.env", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const name = "IMAGE_POLICY_TEST_VCS_TOKEN"
@@ -396,21 +397,21 @@ describe("dispatch and configuration", () => {
 })
 
 describe("a token sealed in the store (sealedToken)", () => {
-  const boxOf = (base64Key: string) => Effect.orDie(SecretBox.make(Either.getOrThrow(SecretBox.decodeKey(base64Key))))
+  const boxOf = (base64Key: string) => Effect.orDie(SecretBox.make(Result.getOrThrow(SecretBox.decodeKey(base64Key))))
   const sealedSettings = (baseUrl: string, sealedToken: string) => ({ kind: "api", baseUrl, sealedToken })
 
   /** Log lines (message and annotations) written while `effect` runs. */
   const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.gen(function*() {
       const lines: Array<string> = []
-      const logger = Logger.make(({ annotations, message }) => {
-        lines.push(JSON.stringify({ message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) }))
+      const logger = Logger.make(({ fiber, message }) => {
+        lines.push(JSON.stringify({ message, annotations: fiber.getRef(References.CurrentLogAnnotations) }))
       })
-      const result = yield* Effect.either(effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+      const result = yield* Effect.result(effect.pipe(Effect.provide(Logger.layer([logger]))))
       return { result, lines }
     })
 
-  it.scoped("is opened with the given SecretBox and sent as the credential; GitHub and GitLab", () =>
+  it.effect("is opened with the given SecretBox and sent as the credential; GitHub and GitLab", () =>
     Effect.gen(function*() {
       const box = yield* boxOf(SecretBox.generateKey())
       const sealed = yield* box.seal(token)
@@ -432,7 +433,7 @@ describe("a token sealed in the store (sealedToken)", () => {
       assert.strictEqual(github.count("/user/repos"), 1)
     }))
 
-  it.scoped("without a SecretBox in the options, the calling fiber's SecretBox opens it; the sealed token wins over tokenEnv", () =>
+  it.effect("without a SecretBox in the options, the calling fiber's SecretBox opens it; the sealed token wins over tokenEnv", () =>
     Effect.gen(function*() {
       const key = SecretBox.generateKey()
       const box = yield* boxOf(key)
@@ -446,7 +447,7 @@ describe("a token sealed in the store (sealedToken)", () => {
       assert.strictEqual(stub.requests[0]!.headers["authorization"], `Bearer ${token}`)
     }))
 
-  it.scoped("that cannot be opened (another key, a damaged value, no SecretBox) is not-configured, logged without the value, and nothing is sent", () =>
+  it.effect("that cannot be opened (another key, a damaged value, no SecretBox) is not-configured, logged without the value, and nothing is sent", () =>
     Effect.gen(function*() {
       const sealed = yield* Effect.flatMap(boxOf(SecretBox.generateKey()), (box) => box.seal(token))
       const otherBox = yield* boxOf(SecretBox.generateKey())
@@ -463,12 +464,12 @@ describe("a token sealed in the store (sealedToken)", () => {
           vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
         ]) {
           const { lines, result } = yield* logged(call as Effect.Effect<unknown, VcsProviderError>)
-          assert.isTrue(result._tag === "Left" && result.left.reason === "not-configured")
+          assert.isTrue(result._tag === "Failure" && result.failure.reason === "not-configured")
           assert.strictEqual(lines.length, 1)
           assert.include(lines[0]!, reason)
           assert.include(lines[0]!, ctx.connection.id)
           for (const secret of [token, sealed, sealedToken]) assert.notInclude(lines[0]!, secret)
-          if (result._tag === "Left") assert.notInclude(JSON.stringify(result.left) + String(result.left), token)
+          if (result._tag === "Failure") assert.notInclude(JSON.stringify(result.failure) + String(result.failure), token)
         }
       }
       assert.strictEqual(stub.requests.length, 0)

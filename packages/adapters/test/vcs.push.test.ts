@@ -4,10 +4,12 @@
  * concerns, and where the secret comes from.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { createHmac } from "node:crypto"
 import * as SecretBox from "../src/crypto/SecretBox.js"
 import * as Push from "../src/vcs/PushEvents.js"
@@ -44,7 +46,7 @@ describe("deliveryOf", () => {
 })
 
 describe("verify", () => {
-  it.effect.prop(
+  effectProp(
     "GitHub: the HMAC of the exact bytes verifies; another secret, another byte or another form does not",
     [fc.string({ minLength: 1, maxLength: 64 }), fc.uint8Array({ minLength: 1, maxLength: 512 }), fc.string({ minLength: 1, maxLength: 64 })],
     ([secret, raw, other]) =>
@@ -62,7 +64,7 @@ describe("verify", () => {
       })
   )
 
-  it.effect.prop(
+  effectProp(
     "GitLab: X-Gitlab-Token must equal the secret exactly",
     [fc.string({ minLength: 1, maxLength: 64 }), fc.string({ maxLength: 64 })],
     ([secret, other]) =>
@@ -92,10 +94,10 @@ describe("parsePush", () => {
     total_commits_count: 1,
     ...overrides
   })
-  const pathsOf = (provider: Push.Provider, json: unknown) => Either.getOrThrow(Push.parsePush(provider, json)).push.changedPaths
+  const pathsOf = (provider: Push.Provider, json: unknown) => Result.getOrThrow(Push.parsePush(provider, json)).push.changedPaths
 
   it("a complete GitHub push lists every changed path; pushed_at in seconds or as a date", () => {
-    const parsed = Either.getOrThrow(Push.parsePush("github", github()))
+    const parsed = Result.getOrThrow(Push.parsePush("github", github()))
     assert.deepStrictEqual(parsed.push, {
       repositoryFullName: "acme/api",
       ref: "refs/heads/main",
@@ -103,9 +105,9 @@ describe("parsePush", () => {
     })
     assert.strictEqual(parsed.pushedAt, 1_760_000_000_000)
     const dated = github({ repository: { full_name: "acme/api", pushed_at: "2026-11-22T10:00:00Z" } })
-    assert.strictEqual(Either.getOrThrow(Push.parsePush("github", dated)).pushedAt, Date.parse("2026-11-22T10:00:00Z"))
+    assert.strictEqual(Result.getOrThrow(Push.parsePush("github", dated)).pushedAt, Date.parse("2026-11-22T10:00:00Z"))
     const undated = github({ repository: { full_name: "acme/api", pushed_at: "not a date" } })
-    assert.isUndefined(Either.getOrThrow(Push.parsePush("github", undated)).pushedAt)
+    assert.isUndefined(Result.getOrThrow(Push.parsePush("github", undated)).pushedAt)
   })
 
   it("a GitHub push that may not list every file has no path list (every phase of the branch is synced)", () => {
@@ -126,13 +128,13 @@ describe("parsePush", () => {
     for (const overrides of [{ total_commits_count: 2 }, { before: "0".repeat(40) }, { after: "0".repeat(40) }, { commits: undefined }]) {
       assert.isNull(pathsOf("gitlab", gitlab(overrides)), JSON.stringify(overrides))
     }
-    assert.isUndefined(Either.getOrThrow(Push.parsePush("gitlab", gitlab())).pushedAt)
+    assert.isUndefined(Result.getOrThrow(Push.parsePush("gitlab", gitlab())).pushedAt)
   })
 
   it("another shape is a schema error naming the fields", () => {
     const error = Push.parsePush("github", { ref: 3 })
-    assert.isTrue(Either.isLeft(error))
-    assert.isTrue(Either.isLeft(Push.parsePush("gitlab", github())))
+    assert.isTrue(Result.isFailure(error))
+    assert.isTrue(Result.isFailure(Push.parsePush("gitlab", github())))
   })
 })
 
@@ -141,8 +143,10 @@ describe("webhookSecretOf", () => {
   const logged = <A, E>(effect: Effect.Effect<A, E>) =>
     Effect.gen(function*() {
       const lines: Array<string> = []
-      const logger = Logger.make(({ annotations, message }) => lines.push(JSON.stringify({ message, annotations: [...annotations] })))
-      const value = yield* Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger))
+      const logger = Logger.make(({ fiber, message }) => {
+        lines.push(JSON.stringify({ message, annotations: fiber.getRef(References.CurrentLogAnnotations) }))
+      })
+      const value = yield* Effect.provide(effect, Logger.layer([logger]))
       return { value, lines }
     })
 

@@ -6,10 +6,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Attempt, AttemptResult } from "@image-policy/core"
 import { Id, SendFailure, Store, WebhookSender, Workflows } from "@image-policy/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as SecretBox from "../src/crypto/SecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
@@ -62,7 +63,7 @@ const worker = (schedule: ReadonlyArray<number>) =>
     return claimed.length
   })
 
-const TestClockNow = Effect.map(TestClock.currentTimeMillis, (ms) => ms)
+const TestClockNow = Clock.currentTimeMillis
 
 const seedOrg = Effect.gen(function*() {
   const store = yield* Store

@@ -8,10 +8,10 @@ import { type Attempt, type SendFailure } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import * as Resolver from "../src/webhooks/Resolver.js"
@@ -36,7 +36,7 @@ const attemptFor = (endpointUrl: string, overrides: Partial<Attempt> = {}): Atte
 const unsafeSender = Sender.make({ allowUnsafeTargets: true })
 
 describe("generic deliveries", () => {
-  it.scopedLive("a delivery verifies with both verifiers and carries the contracted envelope", () =>
+  it.live("a delivery verifies with both verifiers and carries the contracted envelope", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const result = yield* unsafeSender.send(attemptFor(target.url()))
@@ -72,7 +72,7 @@ describe("generic deliveries", () => {
       assert.deepStrictEqual(event.data, sampleEvent().data)
     }))
 
-  it.scopedLive("non-ASCII text is signed over the exact bytes sent", () =>
+  it.live("non-ASCII text is signed over the exact bytes sent", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const event = sampleEvent({ correlationId: "req_ünïcødé_✓_🚀" })
@@ -81,7 +81,7 @@ describe("generic deliveries", () => {
       assert.strictEqual(target.deliveries[0]!.event["correlationid"], "req_ünïcødé_✓_🚀")
     }))
 
-  it.scoped("a second attempt keeps id and body, gets a fresh timestamp and signature, and is deduplicated", () =>
+  it.effect("a second attempt keeps id and body, gets a fresh timestamp and signature, and is deduplicated", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       yield* TestClock.setTime(Date.now())
@@ -98,7 +98,7 @@ describe("generic deliveries", () => {
       assert.notStrictEqual(second.signature, first.signature)
     }))
 
-  it.scoped("a stale timestamp is rejected by the receiver", () =>
+  it.effect("a stale timestamp is rejected by the receiver", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret, toleranceSeconds: 300 })
       yield* TestClock.setTime(Date.now() - 10 * 60 * 1000)
@@ -116,7 +116,7 @@ describe("generic deliveries", () => {
       assert.throws(() => new SvixWebhook(secret).verify(request.rawBody, headers), /too old/)
     }))
 
-  it.scopedLive("after rotation, the old secret no longer verifies and the new one does", () =>
+  it.live("after rotation, the old secret no longer verifies and the new one does", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const result = yield* unsafeSender.send(attemptFor(target.url(), { signingSecret: rotated }))
@@ -139,7 +139,7 @@ describe("generic deliveries", () => {
 })
 
 describe("answers", () => {
-  it.scopedLive("status codes and Retry-After come back as sent", () =>
+  it.live("status codes and Retry-After come back as sent", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const httpDate = "Wed, 21 Oct 2037 07:28:00 GMT"
@@ -163,7 +163,7 @@ describe("answers", () => {
       assert.strictEqual(target.deliveries.length, answers.length)
     }))
 
-  it.scopedLive("a redirect is returned as the answer and never followed", () =>
+  it.live("a redirect is returned as the answer and never followed", () =>
     Effect.gen(function*() {
       const elsewhere = yield* receiver({ mode: "plain" })
       const target = yield* receiver({
@@ -177,7 +177,7 @@ describe("answers", () => {
       assert.strictEqual(target.requests.length, 1)
     }))
 
-  it.scopedLive("a large response body is drained up to the cap and does not delay the answer", () =>
+  it.live("a large response body is drained up to the cap and does not delay the answer", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain", respond: () => ({ status: 200, body: "x".repeat(4 * 1024 * 1024) }) })
       const sender = Sender.make({ allowUnsafeTargets: true, maxResponseBytes: 1024 })
@@ -187,7 +187,7 @@ describe("answers", () => {
 })
 
 describe("failures", () => {
-  it.scopedLive("a receiver that never answers times out", () =>
+  it.live("a receiver that never answers times out", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret, respond: () => "hang" })
       const error = yield* Effect.flip(unsafeSender.send(attemptFor(target.url(), { timeoutMs: 300 })))
@@ -240,7 +240,7 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
       connectTo: () => ({ address: "127.0.0.1", port })
     })
 
-  it.scopedLive("delivers over https with SNI and Host of the URL's name", () =>
+  it.live("delivers over https with SNI and Host of the URL's name", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret, tls: certificate })
       const result = yield* safeSender(target.port).send(attemptFor("https://hooks.example.test/hook?tenant=1"))
@@ -250,7 +250,7 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
       assert.strictEqual(target.requests[0]!.path, "/hook?tenant=1")
     }))
 
-  it.scopedLive("a certificate for another name is a tls failure", () =>
+  it.live("a certificate for another name is a tls failure", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret, tls: otherCertificate })
       const error = yield* Effect.flip(safeSender(target.port, otherCertificate.cert).send(attemptFor("https://hooks.example.test/hook")))
@@ -258,14 +258,14 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
       assert.strictEqual(target.requests.length, 0)
     }))
 
-  it.scopedLive("an untrusted certificate is a tls failure", () =>
+  it.live("an untrusted certificate is a tls failure", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret, tls: certificate })
       const error = yield* Effect.flip(safeSender(target.port, null).send(attemptFor("https://hooks.example.test/hook")))
       assert.strictEqual(error.code, "tls")
     }))
 
-  it.scopedLive("a peer that does not speak TLS is a tls failure", () =>
+  it.live("a peer that does not speak TLS is a tls failure", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain" })
       const error = yield* Effect.flip(safeSender(target.port).send(attemptFor("https://hooks.example.test/hook")))
@@ -275,30 +275,30 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
 
 describe("chat deliveries", () => {
   // Slack Block Kit, as far as this message uses it (limits from Slack's block reference)
-  const PlainText = Schema.Struct({ type: Schema.Literal("plain_text"), text: Schema.String.pipe(Schema.minLength(1)), emoji: Schema.optional(Schema.Boolean) })
-  const Mrkdwn = Schema.Struct({ type: Schema.Literal("mrkdwn"), text: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(3000)) })
-  const Url = Schema.String.pipe(Schema.maxLength(3000), Schema.pattern(/^https?:\/\/\S+$/))
-  const Block = Schema.Union(
-    Schema.Struct({ type: Schema.Literal("header"), text: PlainText.pipe(Schema.filter((t) => t.text.length <= 150)) }),
+  const PlainText = Schema.Struct({ type: Schema.Literal("plain_text"), text: Schema.String.check(Schema.isMinLength(1)), emoji: Schema.optionalKey(Schema.Boolean) })
+  const Mrkdwn = Schema.Struct({ type: Schema.Literal("mrkdwn"), text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(3000)) })
+  const Url = Schema.String.check(Schema.isMaxLength(3000), Schema.isPattern(/^https?:\/\/\S+$/))
+  const Block = Schema.Union([
+    Schema.Struct({ type: Schema.Literal("header"), text: PlainText.check(Schema.makeFilter((t) => t.text.length <= 150)) }),
     Schema.Struct({
       type: Schema.Literal("section"),
-      text: Schema.optional(Mrkdwn),
-      fields: Schema.optional(Schema.Array(Mrkdwn.pipe(Schema.filter((f) => f.text.length <= 2000))).pipe(Schema.maxItems(10)))
+      text: Schema.optionalKey(Mrkdwn),
+      fields: Schema.optionalKey(Schema.Array(Mrkdwn.check(Schema.makeFilter((f) => f.text.length <= 2000))).check(Schema.isMaxLength(10)))
     }),
     Schema.Struct({
       type: Schema.Literal("actions"),
       elements: Schema.Array(Schema.Struct({
         type: Schema.Literal("button"),
-        text: PlainText.pipe(Schema.filter((t) => t.text.length <= 75)),
+        text: PlainText.check(Schema.makeFilter((t) => t.text.length <= 75)),
         url: Url,
-        action_id: Schema.String.pipe(Schema.maxLength(255))
-      })).pipe(Schema.minItems(1), Schema.maxItems(25))
+        action_id: Schema.String.check(Schema.isMaxLength(255))
+      })).check(Schema.isMinLength(1), Schema.isMaxLength(25))
     }),
-    Schema.Struct({ type: Schema.Literal("context"), elements: Schema.Array(Mrkdwn).pipe(Schema.minItems(1), Schema.maxItems(10)) })
-  )
-  const SlackMessage = Schema.Struct({ text: Schema.String.pipe(Schema.minLength(1)), blocks: Schema.Array(Block).pipe(Schema.maxItems(50)) })
+    Schema.Struct({ type: Schema.Literal("context"), elements: Schema.Array(Mrkdwn).check(Schema.isMinLength(1), Schema.isMaxLength(10)) })
+  ])
+  const SlackMessage = Schema.Struct({ text: Schema.String.check(Schema.isMinLength(1)), blocks: Schema.Array(Block).check(Schema.isMaxLength(50)) })
 
-  it.scopedLive("sends valid Slack blocks JSON with an Open link, unsigned", () =>
+  it.live("sends valid Slack blocks JSON with an Open link, unsigned", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain" })
       const result = yield* unsafeSender.send(attemptFor(target.url(), { type: "chat", signingSecret: null }))
@@ -319,7 +319,7 @@ describe("chat deliveries", () => {
 })
 
 describe("nothing leaks", () => {
-  it.scopedLive("no SendFailure carries the URL, the host, the secret or a raw error text", () =>
+  it.live("no SendFailure carries the URL, the host, the secret or a raw error text", () =>
     Effect.gen(function*() {
       const hanging = yield* receiver({ mode: "generic", secret, respond: () => "hang" })
       const plain = yield* receiver({ mode: "plain" })
@@ -356,19 +356,19 @@ describe("nothing leaks", () => {
       }
     }))
 
-  it.scopedLive("send dies (a defect upstream) rather than answer for an attempt it cannot format", () =>
+  it.live("send dies (a defect upstream) rather than answer for an attempt it cannot format", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain" })
       const exit = yield* Effect.exit(unsafeSender.send(attemptFor(target.url(), { signingSecret: null })))
-      assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
       assert.strictEqual(target.connections(), 0)
     }))
 
   it("an attempt that cannot be formatted is a defect, not an answer", () => {
     const missing = Sender.render(attemptFor("https://x.test/", { signingSecret: null }), 1)
-    assert.isTrue(Either.isLeft(missing) && missing.left.reason === "missing-signing-secret")
+    assert.isTrue(Result.isFailure(missing) && missing.failure.reason === "missing-signing-secret")
     const bad = Sender.render(attemptFor("https://x.test/", { signingSecret: "whsec_sekret!!" }), 1)
-    assert.isTrue(Either.isLeft(bad) && bad.left.reason === "invalid-signing-secret")
-    if (Either.isLeft(bad)) assert.notInclude(bad.left.message, "sekret")
+    assert.isTrue(Result.isFailure(bad) && bad.failure.reason === "invalid-signing-secret")
+    if (Result.isFailure(bad)) assert.notInclude(bad.failure.message, "sekret")
   })
 })

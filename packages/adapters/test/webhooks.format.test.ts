@@ -1,8 +1,9 @@
 import { Event, type Outbox } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import { CloudEvent, HTTP } from "cloudevents"
-import { FastCheck as fc } from "effect"
-import * as Either from "effect/Either"
+import * as fc from "fast-check"
+import { prop } from "../../core/test/support/fcProp.js"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import { Address } from "@image-policy/core"
 import { Webhook as StandardWebhook } from "standardwebhooks"
@@ -18,7 +19,7 @@ const publicUrl = "https://policy.example.com/"
 const secret = Signing.generateSigningSecret(new Uint8Array(32).map((_, i) => i * 7))
 
 const structured = (event: Outbox.OutboxEvent) =>
-  Either.getOrThrow(WebhookCloudEvent.structured({ orgId, publicUrl, event }))
+  Result.getOrThrow(WebhookCloudEvent.structured({ orgId, publicUrl, event }))
 
 describe("CloudEvent body", () => {
   it("has the contracted attributes, in structured mode, readable by the SDK", () => {
@@ -51,10 +52,10 @@ describe("CloudEvent body", () => {
 
   it("refuses an event the CloudEvents schema refuses, naming the problem without values", () => {
     const result = WebhookCloudEvent.structured({ orgId, publicUrl, event: sampleEvent({ time: "yesterday-ish" }) })
-    assert.isTrue(Either.isLeft(result))
-    if (Either.isLeft(result)) {
-      assert.strictEqual(result.left._tag, "InvalidCloudEvent")
-      assert.notInclude(result.left.issue, "yesterday-ish")
+    assert.isTrue(Result.isFailure(result))
+    if (Result.isFailure(result)) {
+      assert.strictEqual(result.failure._tag, "InvalidCloudEvent")
+      assert.notInclude(result.failure.issue, "yesterday-ish")
     }
   })
 
@@ -71,7 +72,7 @@ describe("Signing", () => {
     for (const n of [24, 32, 64]) {
       const s = Signing.generateSigningSecret(new Uint8Array(n).fill(1))
       assert.match(s, /^whsec_[A-Za-z0-9+/]+={0,2}$/)
-      assert.strictEqual(Either.getOrThrow(Signing.decodeSigningSecret(s)).length, n)
+      assert.strictEqual(Result.getOrThrow(Signing.decodeSigningSecret(s)).length, n)
     }
     assert.throws(() => Signing.generateSigningSecret(new Uint8Array(23)), RangeError)
     assert.throws(() => Signing.generateSigningSecret(new Uint8Array(65)), RangeError)
@@ -81,17 +82,17 @@ describe("Signing", () => {
     assert.isFalse(Signing.isSigningSecret("whsec_" + Buffer.from(new Uint8Array(16)).toString("base64")))
   })
 
-  it.prop("any generated secret round-trips to its bytes", [fc.uint8Array({ minLength: 24, maxLength: 64 })], ([bytes]) => {
-    assert.deepStrictEqual(Either.getOrThrow(Signing.decodeSigningSecret(Signing.generateSigningSecret(bytes))), bytes)
+  prop("any generated secret round-trips to its bytes", [fc.uint8Array({ minLength: 24, maxLength: 64 })], ([bytes]) => {
+    assert.deepStrictEqual(Result.getOrThrow(Signing.decodeSigningSecret(Signing.generateSigningSecret(bytes))), bytes)
   })
 
-  it.prop(
+  prop(
     "signatures verify with standardwebhooks and svix for any body, and only with the same secret",
     [fc.string({ unit: "grapheme", maxLength: 300 }), fc.uint8Array({ minLength: 24, maxLength: 64 })],
     ([text, other]) => {
       const body = JSON.stringify({ text })
       const now = Math.floor(Date.now() / 1000)
-      const headers = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: now, body }))
+      const headers = Result.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: now, body }))
       assert.match(headers["webhook-signature"], /^v1,[A-Za-z0-9+/]+={0,2}$/)
       assert.deepStrictEqual(new StandardWebhook(secret).verify(body, { ...headers }), { text })
       assert.deepStrictEqual(new SvixWebhook(secret).verify(body, { ...headers }), { text })
@@ -107,16 +108,16 @@ describe("Signing", () => {
 
   it("a new timestamp gives a new signature over the same id and body", () => {
     const body = structured(sampleEvent()).body
-    const a = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_000, body }))
-    const b = Either.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_030, body }))
+    const a = Result.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_000, body }))
+    const b = Result.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: 1_700_000_030, body }))
     assert.notStrictEqual(a["webhook-signature"], b["webhook-signature"])
     assert.strictEqual(a["webhook-id"], b["webhook-id"])
   })
 
   it("refuses a malformed secret without echoing it", () => {
     const result = Signing.sign({ secret: "whsec_%%%leaky%%%", id: "evt_1", timestampSeconds: 1, body: "{}" })
-    assert.isTrue(Either.isLeft(result))
-    if (Either.isLeft(result)) assert.notInclude(result.left.message, "leaky")
+    assert.isTrue(Result.isFailure(result))
+    if (Result.isFailure(result)) assert.notInclude(result.failure.message, "leaky")
   })
 })
 
@@ -177,7 +178,7 @@ describe("Chat message", () => {
     for (const leak of ["sa_secret_actor", "ghp_leak", "someone@example.com"]) assert.notInclude(json, leak)
   })
 
-  it.prop("stays within Slack's limits for any catalog type and any strings", [
+  prop("stays within Slack's limits for any catalog type and any strings", [
     fc.constantFrom(...Event.eventTypes),
     fc.string({ maxLength: 4000 }),
     fc.dictionary(fc.constantFrom("policy_group_id", "phase_id", "repository_id", "action", "from_image", "to_image"), fc.string({ maxLength: 3000 }))
@@ -217,19 +218,19 @@ describe("Destination", () => {
   })
 
   it("keeps the port, the Host header and the path with its query, never the fragment", () => {
-    const t = Either.getOrThrow(Destination.parse("https://Hooks.Example.com:8443/a/b?x=1#frag", { allowHttp: false }))
+    const t = Result.getOrThrow(Destination.parse("https://Hooks.Example.com:8443/a/b?x=1#frag", { allowHttp: false }))
     assert.deepStrictEqual({ ...t, literal: Option.isSome(t.literal) }, {
       secure: true, hostname: "hooks.example.com", literal: false, port: 8443,
       hostHeader: "hooks.example.com:8443", path: "/a/b?x=1"
     })
-    const v6 = Either.getOrThrow(Destination.parse("https://[2606:4700::1111]/", { allowHttp: false }))
+    const v6 = Result.getOrThrow(Destination.parse("https://[2606:4700::1111]/", { allowHttp: false }))
     assert.strictEqual(v6.hostname, "2606:4700::1111")
     assert.strictEqual(v6.hostHeader, "[2606:4700::1111]")
     assert.strictEqual(v6.port, 443)
   })
 
   it("prefers an IPv4 answer when both families are present", () => {
-    const answers = Either.getOrThrow(Address.checkResolvedAddresses("h", ["2606:4700::1111", "93.184.215.14"]))
+    const answers = Result.getOrThrow(Address.checkResolvedAddresses("h", ["2606:4700::1111", "93.184.215.14"]))
     assert.strictEqual(Address.formatIpAddress(Destination.pick(answers)), "93.184.215.14")
   })
 })

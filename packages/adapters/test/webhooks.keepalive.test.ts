@@ -29,7 +29,7 @@ const attemptFor = (endpointUrl: string, id = "evt_0123456789abcdefghjkmnpqrs"):
 const eventId = (i: number) => `evt_${String(i).padStart(26, "0")}`
 
 describe("keep-alive", () => {
-  it.scopedLive("attempts to one address share one connection, and every one is verified", () =>
+  it.live("attempts to one address share one connection, and every one is verified", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const sender = Sender.make({ allowUnsafeTargets: true })
@@ -41,7 +41,7 @@ describe("keep-alive", () => {
       assert.strictEqual(target.connections(), 1)
     }))
 
-  it.scopedLive("keepAlive: false opens a connection per attempt", () =>
+  it.live("keepAlive: false opens a connection per attempt", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
       const sender = Sender.make({ allowUnsafeTargets: true, keepAlive: false })
@@ -49,7 +49,7 @@ describe("keep-alive", () => {
       assert.strictEqual(target.connections(), 3)
     }))
 
-  it.scopedLive("a name that resolves to another address gets another connection (over TLS, same name)", () =>
+  it.live("a name that resolves to another address gets another connection (over TLS, same name)", () =>
     Effect.gen(function*() {
       const certificate = testCertificate(["hooks.pool.test"])
       const target = yield* receiver({ mode: "generic", secret, tls: certificate })
@@ -76,7 +76,7 @@ describe("keep-alive", () => {
       assert.strictEqual(target.deliveries.length, answers.length)
     }))
 
-  it.scopedLive("a pooled connection the receiver drops as the next attempt arrives: the attempt is sent on a new one", () =>
+  it.live("a pooled connection the receiver drops as the next attempt arrives: the attempt is sent on a new one", () =>
     Effect.gen(function*() {
       // answers the first request of every connection and drops the connection at its second one
       let connections = 0

@@ -7,7 +7,7 @@
 import { type Attempt, WebhookSender } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Sender from "../src/webhooks/Sender.js"
 import * as Resolver from "../src/webhooks/Resolver.js"
 import * as Signing from "../src/webhooks/Signing.js"
@@ -47,7 +47,7 @@ const dns: Readonly<Record<string, ReadonlyArray<string>>> = {
 }
 
 describe("SSRF guard", () => {
-  it.scopedLive("refuses every non-public spelling in checkEndpoint and in send, and never dials", () =>
+  it.live("refuses every non-public spelling in checkEndpoint and in send, and never dials", () =>
     Effect.gen(function*() {
       // a loopback HTTPS canary: if the guard let anything through, it would count a connection
       const canary = yield* receiver({ mode: "plain", tls: certificate })
@@ -129,18 +129,18 @@ describe("SSRF guard", () => {
       assert.isAtLeast(cases.length, 30)
 
       for (const [label, url, expected, sendCode = "ssrf-refused"] of cases) {
-        const checked = yield* Effect.either(sender.checkEndpoint(url))
-        assert.isTrue(Either.isLeft(checked), `${label}: checkEndpoint accepted ${url}`)
-        if (Either.isLeft(checked)) {
-          const error = checked.left
+        const checked = yield* Effect.result(sender.checkEndpoint(url))
+        assert.isTrue(Result.isFailure(checked), `${label}: checkEndpoint accepted ${url}`)
+        if (Result.isFailure(checked)) {
+          const error = checked.failure
           const actual = error._tag === "UnsafeDestination"
             ? { _tag: error._tag, reason: error.reason, classes: [...error.classes] }
             : { _tag: error._tag, reason: error.reason }
           assert.deepStrictEqual(actual, expected, label)
         }
-        const sent = yield* Effect.either(sender.send(attemptFor(url)))
-        assert.isTrue(Either.isLeft(sent), `${label}: send delivered to ${url}`)
-        if (Either.isLeft(sent)) assert.strictEqual(sent.left.code, sendCode, label)
+        const sent = yield* Effect.result(sender.send(attemptFor(url)))
+        assert.isTrue(Result.isFailure(sent), `${label}: send delivered to ${url}`)
+        if (Result.isFailure(sent)) assert.strictEqual(sent.failure.code, sendCode, label)
       }
 
       assert.strictEqual(canary.connections(), 0)
@@ -175,7 +175,7 @@ describe("SSRF guard", () => {
 })
 
 describe("DNS pinning", () => {
-  it.scopedLive("a rebinding resolver never gets a delivery to loopback; each send resolves once and dials what it checked", () =>
+  it.live("a rebinding resolver never gets a delivery to loopback; each send resolves once and dials what it checked", () =>
     Effect.gen(function*() {
       // the legitimate receiver, reached only through the fake public address
       const legit = yield* receiver({ mode: "generic", secret, tls: certificate })
@@ -228,7 +228,7 @@ describe("DNS pinning", () => {
       assert.strictEqual(dialled.length, 1)
     }))
 
-  it.scopedLive("a resolver whose answer changes mid-send cannot matter: one lookup per attempt", () =>
+  it.live("a resolver whose answer changes mid-send cannot matter: one lookup per attempt", () =>
     Effect.gen(function*() {
       const legit = yield* receiver({ mode: "generic", secret, tls: certificate })
       let lookups = 0
@@ -248,7 +248,7 @@ describe("DNS pinning", () => {
       assert.strictEqual(lookups, 1)
     }))
 
-  it.scopedLive("a dual-stack answer is checked whole and dialled at its IPv4 address", () =>
+  it.live("a dual-stack answer is checked whole and dialled at its IPv4 address", () =>
     Effect.gen(function*() {
       const legit = yield* receiver({ mode: "generic", secret, tls: certificate })
       const dialled: Array<string> = []

@@ -6,9 +6,9 @@ import { assert, describe, it } from "@effect/vitest"
 import type { StoreService } from "@image-policy/core"
 import { Id, type Ids, Store, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
@@ -94,14 +94,14 @@ describe("workflows", () => {
   it.effect("mapping edits on an external phase are refused and change nothing (rule 7)", () =>
     withStore((store) =>
       Effect.gen(function*() {
-        const result = yield* Effect.either(
+        const result = yield* Effect.result(
           Workflows.Policy.addDraftMapping(caller, groupId, external, { fromImage: "nginx:1", toImage: "nginx:2" })
         )
-        assert.isTrue(Either.isLeft(result) && result.left._tag === "ExternalPhaseReadOnly")
-        const bad = yield* Effect.either(
+        assert.isTrue(Result.isFailure(result) && result.failure._tag === "ExternalPhaseReadOnly")
+        const bad = yield* Effect.result(
           Workflows.Policy.addDraftMapping(caller, groupId, internal, { fromImage: "nginx:1", toImage: "nginx" })
         )
-        assert.isTrue(Either.isLeft(bad) && bad.left._tag === "InvalidMapping")
+        assert.isTrue(Result.isFailure(bad) && bad.failure._tag === "InvalidMapping")
         assert.strictEqual((yield* store.drafts.listByGroup(orgId, groupId)).length, 0)
         assert.strictEqual((yield* store.audit.list(orgId, { limit: 10 })).items.length, 0)
       })))
@@ -117,10 +117,10 @@ describe("workflows", () => {
           ["Everywhere", "all_repositories", ["main", "release"]],
           ["Base images", "repository_assignment", ["release"]]
         ])
-        const refused = yield* Effect.either(Workflows.Assignments.replaceAssignments(caller, repoId, {
+        const refused = yield* Effect.result(Workflows.Assignments.replaceAssignments(caller, repoId, {
           assignments: [{ policyGroupId: groupId, branchNames: ["hotfix"] }]
         }))
-        assert.isTrue(Either.isLeft(refused) && refused.left._tag === "BranchNotTracked")
+        assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "BranchNotTracked")
         assert.deepStrictEqual(yield* store.assignments.get(orgId, repoId), [{ policyGroupId: groupId, branchNames: ["release"] }])
         const cleared = yield* Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: [] })
         assert.deepStrictEqual(cleared.items.map((i) => i.source), ["all_repositories"])
@@ -168,14 +168,14 @@ describe("workflows", () => {
             repository_id: repoId, changed_at: "2026-02-01T00:00:00.000Z"
           })
         }
-        const unknown = yield* Effect.either(Workflows.Snooze.createSnoozeRequest(caller, {
+        const unknown = yield* Effect.result(Workflows.Snooze.createSnoozeRequest(caller, {
           repositoryId: id("repository", 9), fromImage: "nginx:1", reason: "x", until: "2026-03-01T00:00:00Z"
         }))
-        assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "InvalidReferenceInBody")
+        assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "InvalidReferenceInBody")
         const approved = yield* Workflows.Snooze.reviewSnoozeRequest(caller, request.id, { decision: "approve" })
         assert.strictEqual(approved.status, "approved")
-        const reopen = yield* Effect.either(Workflows.Snooze.reopenSnoozeRequest(caller, request.id))
-        assert.isTrue(Either.isLeft(reopen) && reopen.left._tag === "InvalidSnoozeTransition")
+        const reopen = yield* Effect.result(Workflows.Snooze.reopenSnoozeRequest(caller, request.id))
+        assert.isTrue(Result.isFailure(reopen) && reopen.failure._tag === "InvalidSnoozeTransition")
       })))
 })
 

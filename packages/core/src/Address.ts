@@ -4,7 +4,7 @@
  * and parse URLs; this module decides, from the IANA special-purpose registries (IPv4 and IPv6),
  * which addresses are public.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -179,7 +179,7 @@ export const formatIpAddress = (ip: IpAddress): string =>
 
 export class UnsafeDestination extends Schema.TaggedError<UnsafeDestination>()("UnsafeDestination", {
   host: Schema.String,
-  reason: Schema.Literal("no-addresses", "non-public", "mixed", "not-an-ip"),
+  reason: Schema.Literals(["no-addresses", "non-public", "mixed", "not-an-ip"]),
   classes: Schema.Array(Schema.String)
 }) {
   override get message() {
@@ -200,18 +200,18 @@ export class UnsafeDestination extends Schema.TaggedError<UnsafeDestination>()("
 export const checkResolvedAddresses = (
   host: string,
   addresses: ReadonlyArray<string>
-): Either.Either<ReadonlyArray<IpAddress>, UnsafeDestination> => {
-  if (addresses.length === 0) return Either.left(new UnsafeDestination({ host, reason: "no-addresses", classes: [] }))
+): Result.Result<ReadonlyArray<IpAddress>, UnsafeDestination> => {
+  if (addresses.length === 0) return Result.fail(new UnsafeDestination({ host, reason: "no-addresses", classes: [] }))
   const parsed: Array<IpAddress> = []
   for (const text of addresses) {
     const ip = parseIpAddress(text)
-    if (Option.isNone(ip)) return Either.left(new UnsafeDestination({ host, reason: "not-an-ip", classes: [] }))
+    if (Option.isNone(ip)) return Result.fail(new UnsafeDestination({ host, reason: "not-an-ip", classes: [] }))
     parsed.push(ip.value)
   }
   const classes = parsed.map(classifyAddress)
   const nonPublic = [...new Set(classes.filter((c) => c !== "public"))]
-  if (nonPublic.length === 0) return Either.right(parsed)
-  return Either.left(
+  if (nonPublic.length === 0) return Result.succeed(parsed)
+  return Result.fail(
     new UnsafeDestination({ host, reason: nonPublic.length < classes.length && classes.includes("public") ? "mixed" : "non-public", classes: nonPublic })
   )
 }

@@ -13,28 +13,28 @@ const DAY_MS = 86_400_000
 
 /** 1..365 days, or `null` for an explicitly unlimited key (spec 8). */
 export const ExpiresInDays = Schema.NullOr(
-  Schema.Int.pipe(Schema.between(1, 365, { message: () => "must be an integer from 1 to 365, or null for unlimited" }))
+  Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 365 }, { message: "must be an integer from 1 to 365, or null for unlimited" }))
 )
 
-const Name = storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)))
+const Name = storable(Schema.Trim.check(Schema.isMinLength(1), Schema.isMaxLength(100)))
 
 /**
  * A role OR an explicit permission set (spec 5.6). Each form refuses the other's field: a body with
  * both would otherwise decode as a role key and silently drop the permissions the caller asked for.
  */
 const Excluded = (other: string) =>
-  Schema.optionalWith(
-    Schema.Never.annotations({
-      message: () => `give either role or permissions, not both (${other} given)`,
-      jsonSchema: { not: {}, description: `not allowed together with \`${other}\`` }
-    }),
-    { exact: true }
+  Schema.optionalKey(
+    // Never is already `{ not: {} }` in JSON Schema
+    Schema.Never.annotate({
+      message: `give either role or permissions, not both (${other} given)`,
+      description: `not allowed together with \`${other}\``
+    })
   )
 
-export const ApiKeyCreateRequest = Schema.Union(
+export const ApiKeyCreateRequest = Schema.Union([
   Schema.Struct({ name: Name, role: RoleName, permissions: Excluded("role"), expiresInDays: ExpiresInDays }),
   Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission), role: Excluded("permissions"), expiresInDays: ExpiresInDays })
-)
+])
 export type ApiKeyCreateRequest = typeof ApiKeyCreateRequest.Type
 
 export const ApiKey = Schema.Struct({
@@ -53,7 +53,7 @@ export const ApiKey = Schema.Struct({
 })
 export type ApiKey = typeof ApiKey.Type
 
-export const ApiKeyStatus = Schema.Literal("active", "expired", "revoked")
+export const ApiKeyStatus = Schema.Literals(["active", "expired", "revoked"])
 export type ApiKeyStatus = typeof ApiKeyStatus.Type
 
 /** Revocation wins over expiry: a revoked key reads as revoked forever. */
@@ -88,7 +88,11 @@ export const secretPrefix = (secret: string): string =>
   // a seeded secret has no public scheme part: show only 4 of its characters
   secret.startsWith(SECRET_PREFIX) ? secret.slice(0, SECRET_PREFIX.length + 8) : secret.slice(0, 4)
 
-export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", { apiKeyId: Schema.String }) {}
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", { apiKeyId: Schema.String }) {
+  override get message() {
+    return `no API key ${this.apiKeyId} in this organization`
+  }
+}
 
 /** Revocation keeps every field for audit; revoking twice keeps the first revocation time. */
 export const revoke = (key: ApiKey, now: Date): ApiKey =>
@@ -98,7 +102,7 @@ const viewFields = {
   id: ApiKeyId,
   name: Schema.String,
   prefix: Schema.String,
-  role: Schema.optional(RoleName),
+  role: Schema.optionalKey(RoleName),
   permissions: Schema.Array(Permission),
   expiresAt: Schema.NullOr(Schema.String)
 }

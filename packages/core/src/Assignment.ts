@@ -4,7 +4,7 @@
  * `applyToAllRepos` apply through organization configuration and are never stored here, which is
  * why replacing (or emptying) the assignments can never touch them (spec 4.4).
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { PolicyGroupId } from "./Id.js"
 
@@ -20,7 +20,7 @@ export type AssignmentItem = typeof AssignmentItem.Type
 
 /** Body of POST /repositories/{repositoryId}/policy-groups: the complete set (spec 4.4). */
 export const AssignmentRequest = Schema.Struct({
-  assignments: Schema.Array(AssignmentItem).pipe(Schema.maxItems(500))
+  assignments: Schema.Array(AssignmentItem).check(Schema.isMaxLength(500))
 })
 export type AssignmentRequest = typeof AssignmentRequest.Type
 
@@ -113,14 +113,14 @@ export type AssignmentError =
   | EmptyBranchNames
   | DuplicateBranchInAssignment
 
-export const AssignmentError = Schema.Union(
+export const AssignmentError = Schema.Union([
   PolicyGroupNotFoundInBody,
   AllReposGroupNotAssignable,
   BranchNotTracked,
   DuplicateAssignment,
   EmptyBranchNames,
   DuplicateBranchInAssignment
-)
+])
 
 // ---------------------------------------------------------------------------------------------
 // Replacement (spec 4.4-4.6)
@@ -137,7 +137,7 @@ export const replaceAssignments = (input: {
   readonly request: AssignmentRequest
   readonly groups: ReadonlyMap<PolicyGroupId, GroupInfo>
   readonly trackedBranchNames: ReadonlyArray<string>
-}): Either.Either<ReadonlyArray<RepositoryAssignment>, AssignmentError> => {
+}): Result.Result<ReadonlyArray<RepositoryAssignment>, AssignmentError> => {
   const tracked = new Set(input.trackedBranchNames)
   const seenGroups = new Set<PolicyGroupId>()
   const result: Array<RepositoryAssignment> = []
@@ -146,39 +146,39 @@ export const replaceAssignments = (input: {
     const path = `assignments[${i}]`
     const group = input.groups.get(policyGroupId)
     if (group === undefined) {
-      return Either.left(new PolicyGroupNotFoundInBody({ policyGroupId, path: `${path}.policyGroupId` }))
+      return Result.fail(new PolicyGroupNotFoundInBody({ policyGroupId, path: `${path}.policyGroupId` }))
     }
     if (group.applyToAllRepos) {
-      return Either.left(new AllReposGroupNotAssignable({ policyGroupId, path: `${path}.policyGroupId` }))
+      return Result.fail(new AllReposGroupNotAssignable({ policyGroupId, path: `${path}.policyGroupId` }))
     }
     if (seenGroups.has(policyGroupId)) {
-      return Either.left(new DuplicateAssignment({ policyGroupId, path: `${path}.policyGroupId` }))
+      return Result.fail(new DuplicateAssignment({ policyGroupId, path: `${path}.policyGroupId` }))
     }
     seenGroups.add(policyGroupId)
     if (assignment.branchNames.length === 0) {
-      return Either.left(new EmptyBranchNames({ policyGroupId, path: `${path}.branchNames` }))
+      return Result.fail(new EmptyBranchNames({ policyGroupId, path: `${path}.branchNames` }))
     }
     const seenBranches = new Set<string>()
     for (const [j, branchName] of assignment.branchNames.entries()) {
       const branchPath = `${path}.branchNames[${j}]`
       if (seenBranches.has(branchName)) {
-        return Either.left(new DuplicateBranchInAssignment({ policyGroupId, branchName, path: branchPath }))
+        return Result.fail(new DuplicateBranchInAssignment({ policyGroupId, branchName, path: branchPath }))
       }
       seenBranches.add(branchName)
       if (!tracked.has(branchName)) {
-        return Either.left(new BranchNotTracked({ policyGroupId, branchName, path: branchPath }))
+        return Result.fail(new BranchNotTracked({ policyGroupId, branchName, path: branchPath }))
       }
     }
     result.push({ policyGroupId, branchNames: [...assignment.branchNames] })
   }
-  return Either.right(result)
+  return Result.succeed(result)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Read view (GET /repositories/{repositoryId}/policy-groups)
 // ---------------------------------------------------------------------------------------------
 
-export const AssignmentSource = Schema.Literal("all_repositories", "repository_assignment")
+export const AssignmentSource = Schema.Literals(["all_repositories", "repository_assignment"])
 export type AssignmentSource = typeof AssignmentSource.Type
 
 /**
@@ -187,7 +187,7 @@ export type AssignmentSource = typeof AssignmentSource.Type
  * tracked (assignments are validated on write, but tracking can change afterwards). All-repos groups
  * follow the tracked branches, so they are always "active".
  */
-export const AssignmentState = Schema.Literal("active", "stale")
+export const AssignmentState = Schema.Literals(["active", "stale"])
 export type AssignmentState = typeof AssignmentState.Type
 
 export const AssignmentViewItem = Schema.Struct({

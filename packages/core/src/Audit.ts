@@ -5,13 +5,13 @@
 import * as Schema from "effect/Schema"
 import { ApiKeyId, AuditEventId, ServiceAccountId } from "./Id.js"
 
-export const Actor = Schema.Union(
+export const Actor = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("apiKey"), apiKeyId: ApiKeyId, serviceAccountId: ServiceAccountId }),
   Schema.Struct({ kind: Schema.Literal("system"), name: Schema.String })
-)
+])
 export type Actor = typeof Actor.Type
 
-export const Outcome = Schema.Literal("success", "rejected")
+export const Outcome = Schema.Literals(["success", "rejected"])
 export type Outcome = typeof Outcome.Type
 
 export const AuditEvent = Schema.Struct({

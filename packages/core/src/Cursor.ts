@@ -6,8 +6,9 @@
  * moves a client within its own organization's rows, which every store query scopes anyway, so a
  * forged cursor can reveal nothing a client could not page to.
  */
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Result from "effect/Result"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { StorableString } from "./Text.js"
 
@@ -37,35 +38,35 @@ const checksum = (text: string): string => {
 }
 
 const fromBase64Url = (text: string): string | undefined =>
-  /^[A-Za-z0-9_-]*$/.test(text) ? Either.getOrUndefined(Encoding.decodeBase64UrlString(text)) : undefined
+  /^[A-Za-z0-9_-]*$/.test(text) ? Result.getOrUndefined(Base64Url.decodeString(text)) : undefined
 
 export const encodeCursor = (position: CursorPosition): string => {
   const body = JSON.stringify([VERSION, position.sortKey, position.id])
-  return Encoding.encodeBase64Url(`${body}.${checksum(body)}`)
+  return Base64Url.encode(`${body}.${checksum(body)}`)
 }
 
 // Text a store can hold and compare (no NUL, no lone surrogate: PostgreSQL refuses both) and
 // integers it can bind: a forged position must be a 400 here, never a database error later.
 const StorableText = StorableString
-const Payload = Schema.Tuple(
+const Payload = Schema.Tuple([
   Schema.Literal(VERSION),
-  Schema.Union(StorableText, Schema.Number.pipe(Schema.int(), Schema.between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))),
+  Schema.Union([StorableText, Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }))]),
   StorableText
-)
-const decodePayload = Schema.decodeUnknownEither(Schema.parseJson(Payload))
+])
+const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(Payload))
 
-export const decodeCursor = (text: string): Either.Either<CursorPosition, InvalidCursor> => {
-  if (text.length === 0 || text.length > 2048) return Either.left(new InvalidCursor({ reason: "wrong length" }))
+export const decodeCursor = (text: string): Result.Result<CursorPosition, InvalidCursor> => {
+  if (text.length === 0 || text.length > 2048) return Result.fail(new InvalidCursor({ reason: "wrong length" }))
   const decoded = fromBase64Url(text)
-  if (decoded === undefined) return Either.left(new InvalidCursor({ reason: "not base64url" }))
+  if (decoded === undefined) return Result.fail(new InvalidCursor({ reason: "not base64url" }))
   const dot = decoded.lastIndexOf(".")
   const body = decoded.slice(0, dot)
   if (dot < 0 || checksum(body) !== decoded.slice(dot + 1)) {
-    return Either.left(new InvalidCursor({ reason: "checksum mismatch" }))
+    return Result.fail(new InvalidCursor({ reason: "checksum mismatch" }))
   }
-  return Either.match(decodePayload(body), {
-    onLeft: () => Either.left(new InvalidCursor({ reason: "unknown format" })),
-    onRight: ([, sortKey, id]) => Either.right({ sortKey, id })
+  return Result.match(decodePayload(body), {
+    onFailure: () => Result.fail(new InvalidCursor({ reason: "unknown format" })),
+    onSuccess: ([, sortKey, id]) => Result.succeed({ sortKey, id })
   })
 }
 
@@ -73,18 +74,17 @@ export const defaultLimit = 50
 export const maxLimit = 200
 
 /** The `limit` query parameter: an integer 1..200 written as a string. */
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "limit must be an integer" }),
-  Schema.between(1, maxLimit, { message: () => `limit must be between 1 and ${maxLimit}` })
-)
+export const Limit = Schema.NumberFromString.check(
+  Schema.isInt({ message: "limit must be an integer" }),
+  Schema.isBetween({ minimum: 1, maximum: maxLimit }, { message: `limit must be between 1 and ${maxLimit}` }))
 
 /** The `cursor` query parameter: validated here, so stores only ever see cursors that decode. */
-export const CursorParam = Schema.String.pipe(
-  Schema.filter((s) => Either.isRight(decodeCursor(s)) || "invalid cursor: pass back a nextCursor exactly as received")
-)
+export const CursorParam = Schema.String.check(
+  Schema.makeFilter((s) => Result.isSuccess(decodeCursor(s)) || "invalid cursor: pass back a nextCursor exactly as received"))
 
 export const PageRequest = Schema.Struct({
-  cursor: Schema.optional(CursorParam),
-  limit: Schema.optionalWith(Limit, { default: () => defaultLimit })
+  cursor: Schema.optionalKey(CursorParam),
+  // a missing limit decodes to the default (and encodes back as written)
+  limit: Limit.pipe(Schema.withDecodingDefaultType(Effect.succeed(defaultLimit)))
 })
 export type PageRequest = typeof PageRequest.Type

@@ -2,7 +2,7 @@
  * Webhook delivery policy (spec 6 "Delivery"; contracts 5 retry schedule): how an answer is
  * classified, when the next attempt happens, and when a delivery becomes a dead letter.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -34,22 +34,26 @@ export const jitterRatio = 0.2
 
 export class InvalidRetrySchedule extends Schema.TaggedError<InvalidRetrySchedule>()("InvalidRetrySchedule", {
   reason: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `invalid retry schedule: ${this.reason}`
+  }
+}
 
 /** `IMAGE_POLICY_WEBHOOK_RETRY_SCHEDULE`: comma-separated positive seconds, each <= 86400, at most 20. */
-export const parseRetrySchedule = (text: string): Either.Either<ReadonlyArray<number>, InvalidRetrySchedule> => {
+export const parseRetrySchedule = (text: string): Result.Result<ReadonlyArray<number>, InvalidRetrySchedule> => {
   const parts = text.split(",").map((p) => p.trim())
   if (parts.length === 0 || parts.length > 20) {
-    return Either.left(new InvalidRetrySchedule({ reason: "expected 1 to 20 comma-separated delays in seconds" }))
+    return Result.fail(new InvalidRetrySchedule({ reason: "expected 1 to 20 comma-separated delays in seconds" }))
   }
   const delays: Array<number> = []
   for (const part of parts) {
     if (!/^\d+(\.\d+)?$/.test(part) || Number(part) <= 0 || Number(part) > 86_400) {
-      return Either.left(new InvalidRetrySchedule({ reason: "each delay must be a positive number of seconds up to 86400" }))
+      return Result.fail(new InvalidRetrySchedule({ reason: "each delay must be a positive number of seconds up to 86400" }))
     }
     delays.push(Number(part))
   }
-  return Either.right(delays)
+  return Result.succeed(delays)
 }
 
 const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -79,7 +83,7 @@ const parseHttpDate = (text: string): number | undefined => {
     return utc(yy < 70 ? 2000 + yy : 1900 + yy, m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]))
   }
   m = asctime.exec(text)
-  if (m !== null) return utc(Number(m[7]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]))
+  if (m !== null) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]))
   return undefined
 }
 

@@ -4,25 +4,24 @@
  * cannot leak a credential, an e-mail address, an actor id, a branch or file path or a raw error
  * into a payload by accident (spec 6, "excludes ...").
  */
-import * as Either from "effect/Either"
-import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
+import * as JsonSchema from "effect/JsonSchema"
 import * as Schema from "effect/Schema"
 
-const Timestamp = Schema.String.annotations({ description: "ISO 8601 date-time" })
+const Timestamp = Schema.String.annotate({ description: "ISO 8601 date-time" })
 
 const SnoozeData = Schema.Struct({
   snooze_request_id: Schema.String,
-  previous_status: Schema.NullOr(Schema.Literal("pending", "approved", "rejected", "expired")),
-  current_status: Schema.Literal("pending", "approved", "rejected", "expired"),
-  action: Schema.Literal("created", "reviewed", "status_changed", "reopened"),
+  previous_status: Schema.NullOr(Schema.Literals(["pending", "approved", "rejected", "expired"])),
+  current_status: Schema.Literals(["pending", "approved", "rejected", "expired"]),
+  action: Schema.Literals(["created", "reviewed", "status_changed", "reopened"]),
   repository_id: Schema.String,
   changed_at: Timestamp
 })
 
 const GroupData = Schema.Struct({
   policy_group_id: Schema.String,
-  action: Schema.Literal("published", "updated"),
+  action: Schema.Literals(["published", "updated"]),
   mapping_count: Schema.Int,
   changed_at: Timestamp
 })
@@ -34,16 +33,16 @@ const MappingData = Schema.Struct({
   from_image: Schema.String,
   to_image: Schema.String,
   platform_scope: Schema.String,
-  action: Schema.Literal("created", "updated", "removed"),
+  action: Schema.Literals(["created", "updated", "removed"]),
   changed_at: Timestamp
 })
 
 const RemediationData = Schema.Struct({
   repository_id: Schema.String,
-  pull_request_url: Schema.optional(Schema.String),
-  action: Schema.Literal("created", "failed"),
+  pull_request_url: Schema.optionalKey(Schema.String),
+  action: Schema.Literals(["created", "failed"]),
   /** A machine-readable code, never the provider's raw error text. */
-  failure_kind: Schema.optional(Schema.Literal("provider-unavailable", "permission-denied", "conflict", "rate-limited")),
+  failure_kind: Schema.optionalKey(Schema.Literals(["provider-unavailable", "permission-denied", "conflict", "rate-limited"])),
   changed_at: Timestamp
 })
 
@@ -54,7 +53,7 @@ export type Family = "policy" | "snooze" | "remediation" | "webhook"
 interface Definition {
   readonly family: Family
   readonly description: string
-  readonly data: Schema.Schema<any, any, never>
+  readonly data: Schema.Codec<any, any>
   readonly subjectKind: string
   readonly subjectField: string
 }
@@ -112,7 +111,7 @@ const definitions = {
 
 export type EventType = keyof typeof definitions
 export const eventTypes = Object.keys(definitions) as ReadonlyArray<EventType>
-export const EventType = Schema.Literal(...(eventTypes as [EventType, ...Array<EventType>]))
+export const EventType = Schema.Literals((eventTypes as [EventType, ...Array<EventType>]))
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof definitions)[T]["data"]>
 
@@ -134,17 +133,21 @@ export interface EventDraft {
 export class InvalidEventData extends Schema.TaggedError<InvalidEventData>()("InvalidEventData", {
   type: Schema.String,
   issue: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `invalid data for event ${this.type}: ${this.issue}`
+  }
+}
 
 /** Builds an event of `type` from `data`, keeping only the type's documented keys. */
 export const buildEvent = <T extends EventType>(
   type: T,
   data: EventData<T> | Record<string, unknown>
-): Either.Either<EventDraft, InvalidEventData> => {
+): Result.Result<EventDraft, InvalidEventData> => {
   const def: Definition = definitions[type]
-  return Schema.decodeUnknownEither(def.data, { onExcessProperty: "ignore" })(data).pipe(
-    Either.mapLeft((e) => new InvalidEventData({ type, issue: ParseResult.TreeFormatter.formatErrorSync(e) })),
-    Either.map((clean: Record<string, unknown>) => ({
+  return Schema.decodeUnknownResult(def.data, { onExcessProperty: "ignore" })(data).pipe(
+    Result.mapError((e) => new InvalidEventData({ type, issue: e.message })),
+    Result.map((clean: Record<string, unknown>) => ({
       type,
       subject: `${def.subjectKind}/${String(clean[def.subjectField])}`,
       data: clean
@@ -156,7 +159,17 @@ export interface CatalogEntry {
   readonly type: EventType
   readonly family: Family
   readonly description: string
-  readonly dataSchema: JSONSchema.JsonSchema7Root
+  readonly dataSchema: JsonSchema.JsonSchema
+}
+
+/**
+ * A data schema as a draft-07 JSON Schema document, as Effect 3 wrote it: closed objects
+ * (`additionalProperties: false`: the data carries only its documented keys) and `$schema` first.
+ */
+const dataSchemaOf = (schema: Schema.Top): JsonSchema.JsonSchema => {
+  const document = JsonSchema.toDocumentDraft07(Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" }))
+  const definitions = Object.keys(document.definitions).length > 0 ? { definitions: document.definitions } : {}
+  return { $schema: JsonSchema.META_SCHEMA_URI_DRAFT_07, ...document.schema, ...definitions }
 }
 
 export const catalog = (): ReadonlyArray<CatalogEntry> =>
@@ -164,7 +177,7 @@ export const catalog = (): ReadonlyArray<CatalogEntry> =>
     type,
     family: definitions[type].family,
     description: definitions[type].description,
-    dataSchema: JSONSchema.make(definitions[type].data as Schema.Schema<any, any, never>)
+    dataSchema: dataSchemaOf(definitions[type].data)
   }))
 
 export const SCHEMA_VERSION = "1"

@@ -49,13 +49,16 @@ export const encodeRandom = (bytes: Uint8Array): string => {
 export const make = (kind: Kind, randomBytes: Uint8Array): string => `${prefixes[kind]}_${encodeRandom(randomBytes)}`
 
 // Seeds may fix an organization id; everything else is `prefix_` + base32.
-const idPattern = (prefix: string) => new RegExp(`^${prefix}_[0-9a-z_]{1,64}$`)
+// the `u` flag makes the pattern part of the JSON Schema (Effect 4 exports only unicode RegExps)
+const idPattern = (prefix: string) => new RegExp(`^${prefix}_[0-9a-z_]{1,64}$`, "u")
 
-const idSchema = <B extends string>(kind: Kind, brand: B) =>
-  Schema.String.pipe(
-    Schema.pattern(idPattern(prefixes[kind]), { message: () => `must be a ${kind} id (${prefixes[kind]}_…)` }),
-    Schema.brand(brand)
+const idSchema = <B extends string>(kind: Kind, brand: B) => {
+  const message = `must be a ${kind} id (${prefixes[kind]}_…)`
+  return Schema.String.check(Schema.isPattern(idPattern(prefixes[kind]), { message })).pipe(
+    // generic B cannot prove EnsureSingleBrandKey<B>; each call passes one literal brand
+    Schema.brand<B>(brand as B & never)
   )
+}
 
 export const OrgId = idSchema("organization", "OrgId")
 export type OrgId = typeof OrgId.Type

@@ -3,7 +3,7 @@
  * implementation Docker and registries use), its familiar-name normalization, and our wildcard
  * patterns for external mappings files. Every function returns a value or a typed error; none throws.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 export const ImageReference = Schema.Struct({
@@ -11,8 +11,8 @@ export const ImageReference = Schema.Struct({
   domain: Schema.String,
   /** Repository path, e.g. `library/nginx`. */
   path: Schema.String,
-  tag: Schema.optional(Schema.String),
-  digest: Schema.optional(Schema.String)
+  tag: Schema.optionalKey(Schema.String),
+  digest: Schema.optionalKey(Schema.String)
 })
 export type ImageReference = typeof ImageReference.Type
 
@@ -67,12 +67,12 @@ const MAX_PATH = 255
 const MAX_INPUT = 4096
 
 const fail = (input: string, reason: InvalidReason) =>
-  Either.left(new InvalidImageReference({ input: input.slice(0, 300), reason }))
+  Result.fail(new InvalidImageReference({ input: input.slice(0, 300), reason }))
 
-const checkDigest = (input: string, digest: string): Either.Either<string, InvalidImageReference> => {
+const checkDigest = (input: string, digest: string): Result.Result<string, InvalidImageReference> => {
   const [algorithm, encoded] = digest.split(":") as [string, string]
   if (algorithm !== "sha256") return fail(input, "digest-unsupported")
-  return sha256Regex.test(encoded) ? Either.right(digest) : fail(input, "digest-invalid-length")
+  return sha256Regex.test(encoded) ? Result.succeed(digest) : fail(input, "digest-invalid-length")
 }
 
 const build = (domain: string, path: string, tag: string | undefined, digest: string | undefined): ImageReference => ({
@@ -83,7 +83,7 @@ const build = (domain: string, path: string, tag: string | undefined, digest: st
 })
 
 /** Strict parse of a reference as written (distribution/reference `Parse`). */
-export const parseImageReference = (text: string): Either.Either<ImageReference, InvalidImageReference> => {
+export const parseImageReference = (text: string): Result.Result<ImageReference, InvalidImageReference> => {
   if (text.length === 0) return fail(text, "empty")
   if (text.length > MAX_INPUT) return fail(text, "name-too-long")
   const match = referenceRegex.exec(text)
@@ -94,9 +94,9 @@ export const parseImageReference = (text: string): Either.Either<ImageReference,
   if (path.length > MAX_PATH) return fail(text, "name-too-long")
   if (digest !== undefined) {
     const checked = checkDigest(text, digest)
-    if (Either.isLeft(checked)) return Either.left(checked.left)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
   }
-  return Either.right(build(domain, path, tag, digest))
+  return Result.succeed(build(domain, path, tag, digest))
 }
 
 /** distribution/reference `splitDockerDomain`: where the familiar form's registry ends. */
@@ -121,7 +121,7 @@ const splitDockerDomain = (name: string): readonly [string, string] => {
  * Familiar-name normalization (distribution/reference `ParseNormalizedNamed`): `nginx:1` is
  * `docker.io/library/nginx:1`, `index.docker.io/x` is `docker.io/x`. No default tag is added.
  */
-export const normalizeImageReference = (text: string): Either.Either<ImageReference, InvalidImageReference> => {
+export const normalizeImageReference = (text: string): Result.Result<ImageReference, InvalidImageReference> => {
   if (text.length === 0) return fail(text, "empty")
   if (text.length > MAX_INPUT) return fail(text, "name-too-long")
   if (hexIdRegex.test(text)) return fail(text, "hex-name")
@@ -130,13 +130,13 @@ export const normalizeImageReference = (text: string): Either.Either<ImageRefere
   const remoteName = tagAt === -1 ? rest : rest.slice(0, tagAt)
   if (remoteName.toLowerCase() !== remoteName) return fail(text, "uppercase")
   const parsed = parseImageReference(`${domain}/${rest}`)
-  if (Either.isLeft(parsed)) return Either.left(new InvalidImageReference({ input: text.slice(0, 300), reason: parsed.left.reason }))
+  if (Result.isFailure(parsed)) return Result.fail(new InvalidImageReference({ input: text.slice(0, 300), reason: parsed.failure.reason }))
   return parsed
 }
 
 /** distribution/reference `ParseDockerRef`: normalized, tag `latest` by default, a digest wins over a tag. */
-export const toDockerRef = (text: string): Either.Either<ImageReference, InvalidImageReference> =>
-  Either.map(normalizeImageReference(text), (ref) =>
+export const toDockerRef = (text: string): Result.Result<ImageReference, InvalidImageReference> =>
+  Result.map(normalizeImageReference(text), (ref) =>
     ref.digest !== undefined ? build(ref.domain, ref.path, undefined, ref.digest) : build(ref.domain, ref.path, ref.tag ?? "latest", undefined))
 
 export const formatImageReference = (ref: ImageReference): string =>
@@ -145,14 +145,14 @@ export const formatImageReference = (ref: ImageReference): string =>
   }`
 
 /** The normalized text of a reference, e.g. `docker.io/library/nginx:1` for `nginx:1`. */
-export const normalizedText = (text: string): Either.Either<string, InvalidImageReference> =>
-  Either.map(normalizeImageReference(text), formatImageReference)
+export const normalizedText = (text: string): Result.Result<string, InvalidImageReference> =>
+  Result.map(normalizeImageReference(text), formatImageReference)
 
 /** An exact reference names one image: valid, with a tag or a digest, and no wildcard (contracts 5). */
 export const isExactReference = (text: string): boolean => {
   if (text.includes("*")) return false
   const ref = normalizeImageReference(text)
-  return Either.isRight(ref) && (ref.right.tag !== undefined || ref.right.digest !== undefined)
+  return Result.isSuccess(ref) && (ref.success.tag !== undefined || ref.success.digest !== undefined)
 }
 
 // Wildcard patterns -------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ export const isPattern = (text: string): boolean => text.includes("*")
 
 const STAR_STANDIN = "x"
 
-export const parseImagePattern = (text: string): Either.Either<ImagePattern, InvalidImageReference> => {
+export const parseImagePattern = (text: string): Result.Result<ImagePattern, InvalidImageReference> => {
   if (text.length === 0) return fail(text, "empty")
   if (text.length > MAX_INPUT) return fail(text, "name-too-long")
   if (text.includes("@")) return fail(text, "wildcard") // a digest names one image: it has no pattern form
@@ -180,12 +180,12 @@ export const parseImagePattern = (text: string): Either.Either<ImagePattern, Inv
   if (domain.includes("*")) return fail(text, "wildcard")
   // validate the grammar with every `*` replaced by a legal character, then keep the stars
   const probe = normalizeImageReference(`${domain}/${rest}`.replace(/\*+/g, STAR_STANDIN))
-  if (Either.isLeft(probe)) return Either.left(new InvalidImageReference({ input: text.slice(0, 300), reason: probe.left.reason }))
+  if (Result.isFailure(probe)) return Result.fail(new InvalidImageReference({ input: text.slice(0, 300), reason: probe.failure.reason }))
   const tagAt = rest.indexOf(":")
   const path = tagAt === -1 ? rest : rest.slice(0, tagAt)
   const tag = tagAt === -1 ? undefined : rest.slice(tagAt + 1).replace(/\*+/g, "*")
-  return Either.right({
-    domain: probe.right.domain,
+  return Result.succeed({
+    domain: probe.success.domain,
     segments: path.replace(/\*+/g, "*").split("/"),
     ...(tag !== undefined ? { tag } : {})
   })

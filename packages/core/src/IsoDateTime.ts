@@ -22,6 +22,5 @@ export const isIsoDateTime = (text: string): boolean => {
 }
 
 /** A string that `isIsoDateTime` accepts; the message says what is expected. */
-export const IsoDateTime = Schema.String.pipe(
-  Schema.filter((s) => isIsoDateTime(s) || "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z")
-)
+export const IsoDateTime = Schema.String.check(
+  Schema.makeFilter((s) => isIsoDateTime(s) || "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z"))

@@ -2,7 +2,7 @@
  * Image mappings (spec 2 "Image mapping", rule 8; contracts 5 "Mapping POST upserts by key").
  * A mapping is identified by its normalized fromImage and its platform scope (absent == "").
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { MappingId } from "./Id.js"
 import type * as Input from "./Input.js"
@@ -14,14 +14,14 @@ import { isStorableText, StorableString, unstorableMessage } from "./Text.js"
 // free text is storable text: a mapping from a file or an embedder's call is refused with the
 // field's path, as the HTTP API refuses it, instead of failing in the store (PostgreSQL)
 export const MappingInput = Schema.Struct({
-  fromImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(1024)),
-  toImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(1024)),
-  reason: Schema.optional(StorableString.pipe(Schema.maxLength(2000))),
-  platformScope: Schema.optional(PlatformScope),
-  mappingContext: Schema.optional(StorableString.pipe(Schema.maxLength(500))),
-  applicableDateTime: Schema.optional(IsoDateTime),
-  bypassCooldown: Schema.optional(Schema.Boolean),
-  order: Schema.optional(Schema.Int.pipe(Schema.between(0, 1_000_000)))
+  fromImage: StorableString.check(Schema.isMinLength(1), Schema.isMaxLength(1024)),
+  toImage: StorableString.check(Schema.isMinLength(1), Schema.isMaxLength(1024)),
+  reason: Schema.optionalKey(StorableString.check(Schema.isMaxLength(2000))),
+  platformScope: Schema.optionalKey(PlatformScope),
+  mappingContext: Schema.optionalKey(StorableString.check(Schema.isMaxLength(500))),
+  applicableDateTime: Schema.optionalKey(IsoDateTime),
+  bypassCooldown: Schema.optionalKey(Schema.Boolean),
+  order: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })))
 })
 export type MappingInput = typeof MappingInput.Type
 
@@ -31,7 +31,7 @@ export const Mapping = Schema.Struct({
   ...MappingInput.fields,
   // checked when given (MappingInput); a stored mapping reads back as it was stored, also one stored
   // before the date rule became stricter
-  applicableDateTime: Schema.optional(Schema.String),
+  applicableDateTime: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
@@ -59,18 +59,18 @@ export const fileOnlyFields = ["mappingContext", "applicableDateTime", "bypassCo
 export const validateMappingInput = (
   input: MappingInput,
   options: { readonly source: "api" | "file"; readonly pathPrefix?: string }
-): Either.Either<MappingInput, InvalidMapping> => {
+): Result.Result<MappingInput, InvalidMapping> => {
   const prefix = options.pathPrefix ?? ""
   const errors: Array<FieldError> = []
   if (isPattern(input.fromImage)) {
     if (options.source === "api") {
       errors.push({ path: `${prefix}fromImage`, message: "wildcards are only allowed in external mappings files" })
-    } else if (Either.isLeft(parseImagePattern(input.fromImage))) {
+    } else if (Result.isFailure(parseImagePattern(input.fromImage))) {
       errors.push({ path: `${prefix}fromImage`, message: "not a valid image reference pattern" })
     }
   } else {
     const from = normalizedText(input.fromImage)
-    if (Either.isLeft(from)) errors.push({ path: `${prefix}fromImage`, message: from.left.message })
+    if (Result.isFailure(from)) errors.push({ path: `${prefix}fromImage`, message: from.failure.message })
   }
   if (!isExactReference(input.toImage)) {
     errors.push({
@@ -91,22 +91,22 @@ export const validateMappingInput = (
     }
   }
   const scope = normalizePlatformScope(input.platformScope)
-  if (Either.isLeft(scope)) errors.push({ path: `${prefix}platformScope`, message: scope.left.message })
-  if (errors.length > 0) return Either.left(new InvalidMapping({ errors }))
+  if (Result.isFailure(scope)) errors.push({ path: `${prefix}platformScope`, message: scope.failure.message })
+  if (errors.length > 0) return Result.fail(new InvalidMapping({ errors }))
   const { platformScope: _scope, ...rest } = input
-  const canonical = Either.getOrThrow(scope)
-  return Either.right(canonical === "" ? rest : { ...rest, platformScope: canonical })
+  const canonical = Result.getOrThrow(scope)
+  return Result.succeed(canonical === "" ? rest : { ...rest, platformScope: canonical })
 }
 
 /** The normalized form of a fromImage (reference or pattern); the input itself when it does not parse. */
 export const normalizedFrom = (fromImage: string): string =>
   isPattern(fromImage)
-    ? Either.getOrElse(Either.map(parseImagePattern(fromImage), formatImagePattern), () => fromImage)
-    : Either.getOrElse(normalizedText(fromImage), () => fromImage)
+    ? Result.getOrElse(Result.map(parseImagePattern(fromImage), formatImagePattern), () => fromImage)
+    : Result.getOrElse(normalizedText(fromImage), () => fromImage)
 
 /** Mapping identity: normalized fromImage + canonical platform scope (absent == ""). */
 export const mappingKey = (fromImage: string, platformScope?: string): string =>
-  `${normalizedFrom(fromImage)}|${Either.getOrElse(normalizePlatformScope(platformScope), () => platformScope ?? "")}`
+  `${normalizedFrom(fromImage)}|${Result.getOrElse(normalizePlatformScope(platformScope), () => platformScope ?? "")}`
 
 const content = (m: MappingInput) =>
   [m.fromImage, m.toImage, m.reason, m.platformScope, m.mappingContext, m.applicableDateTime, m.bypassCooldown, m.order]

@@ -3,8 +3,7 @@
  * sync diff and activation times. The file is the complete source of its phase: a mapping absent
  * from a later version is removed.
  */
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
 import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
@@ -22,44 +21,44 @@ export class InvalidMappingsFile extends Schema.TaggedError<InvalidMappingsFile>
   }
 }
 
-const FileSchema = Schema.Struct({ mappings: Schema.Array(MappingInput).pipe(Schema.maxItems(maxEntries)) })
-const decodeFile = Schema.decodeUnknownEither(FileSchema, { errors: "all", onExcessProperty: "error" })
+const FileSchema = Schema.Struct({ mappings: Schema.Array(MappingInput).check(Schema.isMaxLength(maxEntries)) })
+const decodeFile = Schema.decodeUnknownResult(FileSchema, { errors: "all", onExcessProperty: "error" })
 
 /** `mappings[3].fromimage` style paths from a parse error (the file's values are not repeated). */
-const issuesToErrors = (error: ParseResult.ParseError): Array<FieldError> => fieldErrors(error, "(root)")
+const issuesToErrors = (error: Schema.SchemaError): Array<FieldError> => fieldErrors(error, "(root)")
 
 /**
  * Decodes a file whole: unknown fields, bad references and duplicate keys are all reported with their
  * paths. A leading byte-order mark (editors that save "UTF-8 with BOM") is not part of the JSON.
  */
-export const decodeMappingsFile = (text: string): Either.Either<ReadonlyArray<MappingInput>, InvalidMappingsFile> => {
+export const decodeMappingsFile = (text: string): Result.Result<ReadonlyArray<MappingInput>, InvalidMappingsFile> => {
   let json: unknown
   try {
     json = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
   } catch {
-    return Either.left(new InvalidMappingsFile({ errors: [{ path: "(root)", message: "not valid JSON" }] }))
+    return Result.fail(new InvalidMappingsFile({ errors: [{ path: "(root)", message: "not valid JSON" }] }))
   }
   const decoded = decodeFile(json)
-  if (Either.isLeft(decoded)) return Either.left(new InvalidMappingsFile({ errors: issuesToErrors(decoded.left) }))
+  if (Result.isFailure(decoded)) return Result.fail(new InvalidMappingsFile({ errors: issuesToErrors(decoded.failure) }))
   const errors: Array<FieldError> = []
   const valid: Array<MappingInput> = []
   const seen = new Map<string, number>()
-  decoded.right.mappings.forEach((entry, i) => {
+  decoded.success.mappings.forEach((entry, i) => {
     const checked = validateMappingInput(entry, { source: "file", pathPrefix: `mappings[${i}].` })
-    if (Either.isLeft(checked)) {
-      errors.push(...checked.left.errors)
+    if (Result.isFailure(checked)) {
+      errors.push(...checked.failure.errors)
       return
     }
-    const key = mappingKey(checked.right.fromImage, checked.right.platformScope)
+    const key = mappingKey(checked.success.fromImage, checked.success.platformScope)
     const first = seen.get(key)
     if (first !== undefined) {
       errors.push({ path: `mappings[${i}]`, message: `duplicates mappings[${first}] (same fromImage and platformScope)` })
       return
     }
     seen.set(key, i)
-    valid.push(checked.right)
+    valid.push(checked.success)
   })
-  return errors.length > 0 ? Either.left(new InvalidMappingsFile({ errors })) : Either.right(valid)
+  return errors.length > 0 ? Result.fail(new InvalidMappingsFile({ errors })) : Result.succeed(valid)
 }
 
 export const encodeMappingsFile = (mappings: ReadonlyArray<MappingInput>): string => JSON.stringify({ mappings }, null, 2)
@@ -217,9 +216,9 @@ export const decideSync = (
   if (read._tag === "Found") {
     if (read.version === source.lastVersion) return { _tag: "Unchanged", version: read.version }
     const decoded = decodeMappingsFile(read.content)
-    return Either.isLeft(decoded)
-      ? { _tag: "Rejected", version: read.version, lastError: invalidFileError(source.path, decoded.left) }
-      : { _tag: "Accepted", version: read.version, mappings: decoded.right }
+    return Result.isFailure(decoded)
+      ? { _tag: "Rejected", version: read.version, lastError: invalidFileError(source.path, decoded.failure) }
+      : { _tag: "Accepted", version: read.version, mappings: decoded.success }
   }
   const lastError = sourceProblemError(source.path, read._tag === "Missing" ? "missing" : read.problem)
   return source.lastVersion === null && source.lastError === lastError

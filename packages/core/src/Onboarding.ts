@@ -5,7 +5,7 @@
  * team, routine and any existing tracked repository, and hands them in. Unknown ids in the body are
  * the workflow's business (it reads the store and answers 400 naming the path, contracts section 4).
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { RepositoryId, RoutineId, TeamId, VcsConnectionId } from "./Id.js"
 import { storable } from "./Text.js"
@@ -26,14 +26,14 @@ export const Routine = Schema.Struct({
   teamId: Schema.NullOr(TeamId),
   name: Schema.String,
   active: Schema.Boolean,
-  intervalDays: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+  intervalDays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 })
 export type Routine = typeof Routine.Type
 
-export const VcsProvider = Schema.Literal("github", "gitlab")
+export const VcsProvider = Schema.Literals(["github", "gitlab"])
 export type VcsProvider = typeof VcsProvider.Type
 
-export const ConnectionStatus = Schema.Literal("active", "inactive", "error")
+export const ConnectionStatus = Schema.Literals(["active", "inactive", "error"])
 export type ConnectionStatus = typeof ConnectionStatus.Type
 
 export const VcsConnection = Schema.Struct({
@@ -63,7 +63,7 @@ export const AvailableBranch = Schema.Struct({
 export type AvailableBranch = typeof AvailableBranch.Type
 
 /** The spec shows only "queued" (section 3); the other values are our choice for the scan worker. */
-export const ScanStatus = Schema.Literal("queued", "running", "succeeded", "failed")
+export const ScanStatus = Schema.Literals(["queued", "running", "succeeded", "failed"])
 export type ScanStatus = typeof ScanStatus.Type
 
 export const TrackedBranch = Schema.Struct({
@@ -91,21 +91,20 @@ export type Repository = typeof Repository.Type
 
 // Rejected rather than silently trimmed: a branch name with surrounding blanks is a client bug, and
 // quietly tracking a different name than the one sent would surprise the caller.
-export const BranchName = storable(Schema.Trimmed.pipe(Schema.nonEmptyString(), Schema.maxLength(255)))
+export const BranchName = storable(Schema.Trimmed.check(Schema.isNonEmpty(), Schema.isMaxLength(255)))
 
 /** Body of POST /repositories (spec section 4). One repository per request (spec 4.2). */
 export const OnboardRequest = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
   // the provider's id (GitHub and GitLab use numbers); bounded, as every key a store indexes
-  externalRepoId: storable(Schema.NonEmptyString.pipe(Schema.maxLength(255))),
+  externalRepoId: storable(Schema.NonEmptyString.check(Schema.isMaxLength(255))),
   assignedTeamId: TeamId,
   assignedRoutineId: RoutineId,
   // minItems rather than NonEmptyArray: an empty list is reported at `branchNames` itself, not as a
   // missing `branchNames[0]` (contracts 4: the path names what the client has to fix)
-  branchNames: Schema.Array(BranchName).pipe(
-    Schema.minItems(1, { message: () => "must list at least one branch, including the default branch" }),
-    Schema.maxItems(100)
-  )
+  branchNames: Schema.Array(BranchName).check(
+    Schema.isMinLength(1, { message: "must list at least one branch, including the default branch" }),
+    Schema.isMaxLength(100))
 })
 export type OnboardRequest = typeof OnboardRequest.Type
 
@@ -200,7 +199,7 @@ export type OnboardingError =
   | RoutineWithoutTeam
   | RoutineTeamMismatch
 
-export const OnboardingError = Schema.Union(
+export const OnboardingError = Schema.Union([
   ConnectionNotActive,
   RepositoryNotAvailable,
   RepositoryAlreadyTracked,
@@ -209,7 +208,7 @@ export const OnboardingError = Schema.Union(
   BranchNotAvailable,
   RoutineWithoutTeam,
   RoutineTeamMismatch
-)
+])
 
 // ---------------------------------------------------------------------------------------------
 // Rule
@@ -249,39 +248,39 @@ export interface OnboardingInput {
  * The 409 comes after the 400s about the connection and repository because those make the request
  * meaningless, but before branch checks: a tracked repository cannot be onboarded whatever the branches.
  */
-export const validateOnboarding = (input: OnboardingInput): Either.Either<OnboardingPlan, OnboardingError> => {
+export const validateOnboarding = (input: OnboardingInput): Result.Result<OnboardingPlan, OnboardingError> => {
   const { branches, connection, existing, request, routine } = input
   if (connection.status !== "active") {
-    return Either.left(new ConnectionNotActive({ vcsConnectionId: connection.id, status: connection.status }))
+    return Result.fail(new ConnectionNotActive({ vcsConnectionId: connection.id, status: connection.status }))
   }
   const repository = input.repository
   if (repository === undefined || repository.externalRepoId !== request.externalRepoId) {
-    return Either.left(new RepositoryNotAvailable({ externalRepoId: request.externalRepoId }))
+    return Result.fail(new RepositoryNotAvailable({ externalRepoId: request.externalRepoId }))
   }
   if (existing !== undefined) {
-    return Either.left(new RepositoryAlreadyTracked({ externalRepoId: request.externalRepoId, repositoryId: existing.id }))
+    return Result.fail(new RepositoryAlreadyTracked({ externalRepoId: request.externalRepoId, repositoryId: existing.id }))
   }
   const seen = new Set<string>()
   for (const [i, branchName] of request.branchNames.entries()) {
     if (seen.has(branchName)) {
-      return Either.left(new DuplicateBranchName({ branchName, path: `branchNames[${i}]` }))
+      return Result.fail(new DuplicateBranchName({ branchName, path: `branchNames[${i}]` }))
     }
     seen.add(branchName)
   }
   if (!seen.has(repository.defaultBranch)) {
-    return Either.left(new DefaultBranchNotIncluded({ defaultBranch: repository.defaultBranch, path: "branchNames" }))
+    return Result.fail(new DefaultBranchNotIncluded({ defaultBranch: repository.defaultBranch, path: "branchNames" }))
   }
   const onProvider = new Set(branches.map((b) => b.name))
   for (const [i, branchName] of request.branchNames.entries()) {
     if (!onProvider.has(branchName)) {
-      return Either.left(new BranchNotAvailable({ branchName, path: `branchNames[${i}]` }))
+      return Result.fail(new BranchNotAvailable({ branchName, path: `branchNames[${i}]` }))
     }
   }
   if (routine.teamId === null) {
-    return Either.left(new RoutineWithoutTeam({ routineId: routine.id }))
+    return Result.fail(new RoutineWithoutTeam({ routineId: routine.id }))
   }
   if (routine.teamId !== request.assignedTeamId) {
-    return Either.left(
+    return Result.fail(
       new RoutineTeamMismatch({
         routineId: routine.id,
         routineTeamId: routine.teamId,
@@ -289,7 +288,7 @@ export const validateOnboarding = (input: OnboardingInput): Either.Either<Onboar
       })
     )
   }
-  return Either.right({
+  return Result.succeed({
     externalRepoId: repository.externalRepoId,
     fullName: repository.fullName,
     defaultBranch: repository.defaultBranch,
@@ -317,17 +316,29 @@ export const makeRepository = (
 /** A repository id in a path that this organization does not track (404: nothing is disclosed). */
 export class RepositoryNotFound extends Schema.TaggedError<RepositoryNotFound>()("RepositoryNotFound", {
   repositoryId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no repository ${this.repositoryId} in this organization`
+  }
+}
 
 /** A team id in a path that this organization does not have. */
 export class TeamNotFound extends Schema.TaggedError<TeamNotFound>()("TeamNotFound", {
   teamId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no team ${this.teamId} in this organization`
+  }
+}
 
 /** A VCS connection id in a path that this organization does not have. */
 export class VcsConnectionNotFound extends Schema.TaggedError<VcsConnectionNotFound>()("VcsConnectionNotFound", {
   vcsConnectionId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no VCS connection ${this.vcsConnectionId} in this organization`
+  }
+}
 
 /** The tracked repository as the API shows it (spec 2 "Repository (tracked)"; contracts 5). */
 export const RepositoryView = Schema.Struct({

@@ -1,9 +1,9 @@
 /** Organizations, their edition and grants, and the Automation API gate (spec 1; contracts 3). */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { OrgId, TeamId } from "./Id.js"
 
-export const Edition = Schema.Literal("free", "team", "enterprise")
+export const Edition = Schema.Literals(["free", "team", "enterprise"])
 export type Edition = typeof Edition.Type
 
 export const Feature = Schema.Literal("automation-api")
@@ -17,7 +17,7 @@ export type Grant = typeof Grant.Type
  * delays name no instant a date can hold once added to "now", and no policy waits that long.
  */
 export const maxCooldownSeconds = 31_536_000
-export const CooldownSeconds = Schema.Int.pipe(Schema.between(0, maxCooldownSeconds))
+export const CooldownSeconds = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxCooldownSeconds }))
 
 export const Organization = Schema.Struct({
   id: OrgId,
@@ -26,7 +26,7 @@ export const Organization = Schema.Struct({
   grants: Schema.Array(Grant),
   defaultNotificationTeamId: Schema.NullOr(TeamId),
   /** Default delay before external-phase changes become active. */
-  cooldownSeconds: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+  cooldownSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 })
 export type Organization = typeof Organization.Type
 
@@ -46,7 +46,7 @@ const activeGrant = (grant: Grant, nowMs: number) =>
 export const checkAutomationApi = (
   org: Organization,
   nowMs: number
-): Either.Either<void, AutomationApiNotIncluded> =>
+): Result.Result<void, AutomationApiNotIncluded> =>
   org.edition === "enterprise" || org.grants.some((g) => activeGrant(g, nowMs))
-    ? Either.void
-    : Either.left(new AutomationApiNotIncluded({ orgId: org.id }))
+    ? Result.void
+    : Result.fail(new AutomationApiNotIncluded({ orgId: org.id }))

@@ -15,7 +15,7 @@ export const OutboxEvent = Schema.Struct({
 })
 export type OutboxEvent = typeof OutboxEvent.Type
 
-export const DeliveryStatus = Schema.Literal("pending", "succeeded", "dead", "cancelled")
+export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "dead", "cancelled"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 export const Delivery = Schema.Struct({

@@ -2,7 +2,7 @@
  * Permissions and built-in roles (contracts section 3). A key holds a role (resolved at check
  * time, so it always means the role's current set) or an explicit permission set.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 export const allPermissions = [
@@ -23,10 +23,10 @@ export const allPermissions = [
   "reports:read"
 ] as const
 
-export const Permission = Schema.Literal(...allPermissions)
+export const Permission = Schema.Literals(allPermissions)
 export type Permission = typeof Permission.Type
 
-export const RoleName = Schema.Literal("Owner", "Security Administrator", "Policy Automation", "Read Only")
+export const RoleName = Schema.Literals(["Owner", "Security Administrator", "Policy Automation", "Read Only"])
 export type RoleName = typeof RoleName.Type
 
 export const roles: Readonly<Record<RoleName, ReadonlyArray<Permission>>> = {
@@ -63,7 +63,7 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
 export const requirePermissions = (
   granted: ReadonlyArray<Permission>,
   required: ReadonlyArray<Permission>
-): Either.Either<void, PermissionDenied> => {
+): Result.Result<void, PermissionDenied> => {
   const missing = required.filter((p) => !granted.includes(p))
-  return missing.length === 0 ? Either.void : Either.left(new PermissionDenied({ required, missing }))
+  return missing.length === 0 ? Result.void : Result.fail(new PermissionDenied({ required, missing }))
 }

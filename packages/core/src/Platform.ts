@@ -3,7 +3,7 @@
  * GOOS/GOARCH values and normalized the way containerd does, so `linux/aarch64`, `linux/arm64/v8`
  * and `linux/arm64` are one scope.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 export interface Platform {
@@ -43,9 +43,9 @@ const variantPattern: Record<string, RegExp> = {
   amd64: /^v[1-4]$/
 }
 
-const fail = (input: string, reason: string) => Either.left(new InvalidPlatform({ input: input.slice(0, 100), reason }))
+const fail = (input: string, reason: string) => Result.fail(new InvalidPlatform({ input: input.slice(0, 100), reason }))
 
-export const parsePlatform = (text: string): Either.Either<Platform, InvalidPlatform> => {
+export const parsePlatform = (text: string): Result.Result<Platform, InvalidPlatform> => {
   const parts = text.trim().toLowerCase().split("/")
   if (parts.length < 2 || parts.length > 3) return fail(text, "expected os/arch or os/arch/variant, e.g. linux/amd64")
   const [os = "", rawArch = "", rawVariant] = parts
@@ -64,19 +64,18 @@ export const parsePlatform = (text: string): Either.Either<Platform, InvalidPlat
   if (architecture === "arm" && variant === undefined) variant = "v7"
   if (architecture === "arm64" && variant === "v8") variant = undefined
   if (architecture === "amd64" && variant === "v1") variant = undefined
-  return Either.right({ os, architecture, ...(variant !== undefined ? { variant } : {}) })
+  return Result.succeed({ os, architecture, ...(variant !== undefined ? { variant } : {}) })
 }
 
 export const formatPlatform = (p: Platform): string =>
   `${p.os}/${p.architecture}${p.variant !== undefined ? `/${p.variant}` : ""}`
 
 /** The canonical text of a scope; "" when absent or empty (spec 2: absent platformScope equals empty). */
-export const normalizePlatformScope = (text: string | undefined): Either.Either<string, InvalidPlatform> =>
-  text === undefined || text.trim() === "" ? Either.right("") : Either.map(parsePlatform(text), formatPlatform)
+export const normalizePlatformScope = (text: string | undefined): Result.Result<string, InvalidPlatform> =>
+  text === undefined || text.trim() === "" ? Result.succeed("") : Result.map(parsePlatform(text), formatPlatform)
 
 /** A platform scope in a request body: must parse; kept as written (normalized by the mapping rules). */
-export const PlatformScope = Schema.String.pipe(
-  Schema.filter((s) =>
-    Either.match(normalizePlatformScope(s), { onLeft: (e) => e.message, onRight: () => true })
-  )
-)
+export const PlatformScope = Schema.String.check(
+  Schema.makeFilter((s) =>
+    Result.match(normalizePlatformScope(s), { onFailure: (e) => e.message, onSuccess: () => true })
+  ))

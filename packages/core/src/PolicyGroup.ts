@@ -2,22 +2,21 @@
  * Policy groups and their phases (spec 2, 3; rules 7 and 9; contracts 5 "Phase (in details)").
  * A phase is managed either through the API (internal) or by a mappings file (external).
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { PhaseId, PolicyGroupId, TeamId, VcsConnectionId } from "./Id.js"
 import { Mapping, sameContent } from "./Mapping.js"
 
-export const NotificationRouting = Schema.Union(
+export const NotificationRouting = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("inherit") }),
   Schema.Struct({ kind: Schema.Literal("none") }),
   Schema.Struct({ kind: Schema.Literal("team"), teamId: TeamId })
-)
+])
 export type NotificationRouting = typeof NotificationRouting.Type
 
 /** An external phase's poll interval: whole seconds, 10 s to a day. */
-export const PollIntervalSeconds = Schema.Int.pipe(
-  Schema.between(10, 86_400, { message: () => "must be a whole number of seconds from 10 to 86400" })
-)
+export const PollIntervalSeconds = Schema.Int.check(
+  Schema.isBetween({ minimum: 10, maximum: 86_400 }, { message: "must be a whole number of seconds from 10 to 86400" }))
 
 export const ExternalSource = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
@@ -55,7 +54,7 @@ export const isPollDue = (
   return nowMs - last >= external.pollIntervalSeconds * 1000
 }
 
-export const SourceType = Schema.Literal("internal", "external")
+export const SourceType = Schema.Literals(["internal", "external"])
 export type SourceType = typeof SourceType.Type
 
 export const Phase = Schema.Struct({
@@ -63,7 +62,7 @@ export const Phase = Schema.Struct({
   name: Schema.String,
   sourceType: SourceType,
   position: Schema.Int,
-  external: Schema.optional(ExternalSource)
+  external: Schema.optionalKey(ExternalSource)
 })
 export type Phase = typeof Phase.Type
 
@@ -73,7 +72,7 @@ export const PolicyGroup = Schema.Struct({
   applyToAllRepos: Schema.Boolean,
   notificationRouting: NotificationRouting,
   /** Cooldown of external phases; `null` = the organization's default. */
-  cooldownSeconds: Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+  cooldownSeconds: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   phases: Schema.Array(Phase)
 })
 export type PolicyGroup = typeof PolicyGroup.Type
@@ -98,7 +97,7 @@ export const PhaseView = Schema.Struct({
   id: PhaseId,
   name: Schema.String,
   sourceType: SourceType,
-  external: Schema.optional(Schema.Struct({
+  external: Schema.optionalKey(Schema.Struct({
     repositoryFullName: Schema.String,
     branch: Schema.String,
     path: Schema.String,
@@ -146,12 +145,20 @@ export const toDetails = (group: PolicyGroup, published: ReadonlyArray<Published
 
 export class PolicyGroupNotFound extends Schema.TaggedError<PolicyGroupNotFound>()("PolicyGroupNotFound", {
   policyGroupId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no policy group ${this.policyGroupId} in this organization`
+  }
+}
 
 export class PhaseNotFound extends Schema.TaggedError<PhaseNotFound>()("PhaseNotFound", {
   policyGroupId: PolicyGroupId,
   phaseId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no phase ${this.phaseId} in policy group ${this.policyGroupId}`
+  }
+}
 
 export class ExternalPhaseReadOnly extends Schema.TaggedError<ExternalPhaseReadOnly>()("ExternalPhaseReadOnly", {
   policyGroupId: PolicyGroupId,
@@ -162,20 +169,20 @@ export class ExternalPhaseReadOnly extends Schema.TaggedError<ExternalPhaseReadO
   }
 }
 
-export const findPhase = (group: PolicyGroup, phaseId: string): Either.Either<Phase, PhaseNotFound> => {
+export const findPhase = (group: PolicyGroup, phaseId: string): Result.Result<Phase, PhaseNotFound> => {
   const phase = group.phases.find((p) => p.id === phaseId)
-  return phase ? Either.right(phase) : Either.left(new PhaseNotFound({ policyGroupId: group.id, phaseId }))
+  return phase ? Result.succeed(phase) : Result.fail(new PhaseNotFound({ policyGroupId: group.id, phaseId }))
 }
 
 /** Spec rule 7: mapping edits through the API are refused on an external phase. */
 export const ensureInternalPhase = (
   group: PolicyGroup,
   phaseId: string
-): Either.Either<Phase, ExternalPhaseReadOnly | PhaseNotFound> =>
-  Either.flatMap(findPhase(group, phaseId), (phase): Either.Either<Phase, ExternalPhaseReadOnly> =>
+): Result.Result<Phase, ExternalPhaseReadOnly | PhaseNotFound> =>
+  Result.flatMap(findPhase(group, phaseId), (phase): Result.Result<Phase, ExternalPhaseReadOnly> =>
     phase.sourceType === "external"
-      ? Either.left(new ExternalPhaseReadOnly({ policyGroupId: group.id, phaseId: phase.id }))
-      : Either.right(phase))
+      ? Result.fail(new ExternalPhaseReadOnly({ policyGroupId: group.id, phaseId: phase.id }))
+      : Result.succeed(phase))
 
 export interface PublishChanges {
   readonly created: ReadonlyArray<PublishedMapping>
@@ -234,11 +241,11 @@ export type ExternalPhase = Phase & { readonly sourceType: "external"; readonly 
 export const ensureExternalPhase = (
   group: PolicyGroup,
   phaseId: string
-): Either.Either<ExternalPhase, PhaseNotExternal | PhaseNotFound> =>
-  Either.flatMap(findPhase(group, phaseId), (phase): Either.Either<ExternalPhase, PhaseNotExternal> =>
+): Result.Result<ExternalPhase, PhaseNotExternal | PhaseNotFound> =>
+  Result.flatMap(findPhase(group, phaseId), (phase): Result.Result<ExternalPhase, PhaseNotExternal> =>
     phase.sourceType === "external" && phase.external !== undefined
-      ? Either.right(phase as ExternalPhase)
-      : Either.left(new PhaseNotExternal({ policyGroupId: group.id, phaseId: phase.id })))
+      ? Result.succeed(phase as ExternalPhase)
+      : Result.fail(new PhaseNotExternal({ policyGroupId: group.id, phaseId: phase.id })))
 
 /** The external phases of a group, in position order. */
 export const externalPhases = (group: PolicyGroup): ReadonlyArray<ExternalPhase> =>

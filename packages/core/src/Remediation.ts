@@ -4,7 +4,7 @@
  * published mapping gets one request that rewrites those references; an open request of the branch
  * is updated, never duplicated.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
 import { normalizedText } from "./ImageReference.js"
@@ -16,7 +16,7 @@ import type { Finding } from "./Scanner.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
 
 /** Machine-readable failure codes, the same as the `failure_kind` of the `.failed` event. */
-export const RemediationFailure = Schema.Literal("provider-unavailable", "permission-denied", "conflict", "rate-limited")
+export const RemediationFailure = Schema.Literals(["provider-unavailable", "permission-denied", "conflict", "rate-limited"])
 export type RemediationFailure = typeof RemediationFailure.Type
 
 /** One rewritten reference: where it is, what it was, what it becomes, and which mapping says so. */
@@ -41,7 +41,7 @@ export type RemediationChange = typeof RemediationChange.Type
  * attempt failed (`failure`); `superseded`: a later request replaced it (the provider's request was
  * merged or closed, so a new one was opened).
  */
-export const RemediationStatus = Schema.Literal("open", "failed", "superseded")
+export const RemediationStatus = Schema.Literals(["open", "failed", "superseded"])
 export type RemediationStatus = typeof RemediationStatus.Type
 
 export const RemediationRequest = Schema.Struct({
@@ -77,7 +77,7 @@ export interface PlanInput {
 }
 
 const sameImage = (a: string, b: string) =>
-  a === b || Either.getOrElse(normalizedText(a), () => a) === Either.getOrElse(normalizedText(b), () => b)
+  a === b || Result.getOrElse(normalizedText(a), () => a) === Result.getOrElse(normalizedText(b), () => b)
 
 /** The change one finding asks for, or undefined (see `plan`). */
 const changeOf = (

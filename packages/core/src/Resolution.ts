@@ -2,7 +2,7 @@
  * Which published mapping applies to an image on a repository branch (and platform), and why.
  * The precedence is documented in docs/policy-resolution.md; this file is its only implementation.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import type { PolicyGroupId } from "./Id.js"
 import {
   formatImageReference,
@@ -96,10 +96,10 @@ const mayMatch = (ends: GlobEnds, value: string): boolean =>
 export const matcherOf = (fromImage: string): Matcher | undefined => {
   if (isPattern(fromImage)) {
     const pattern = parseImagePattern(fromImage)
-    return Either.isRight(pattern) ? { kind: "pattern", pattern: pattern.right, specificity: patternSpecificity(pattern.right) } : undefined
+    return Result.isSuccess(pattern) ? { kind: "pattern", pattern: pattern.success, specificity: patternSpecificity(pattern.success) } : undefined
   }
   const from = normalizeImageReference(fromImage)
-  return Either.isRight(from) ? { kind: "reference", ref: from.right } : undefined
+  return Result.isSuccess(from) ? { kind: "reference", ref: from.success } : undefined
 }
 
 const matchWith = (matcher: Matcher, ref: ImageReference): { kind: MatchKind; specificity: number } | undefined => {
@@ -281,20 +281,20 @@ export interface ResolveInput {
   readonly now: Date
 }
 
-const parseInput = (input: ResolveInput): Either.Either<readonly [ImageReference, string], InvalidImageReference | InvalidPlatform> => {
+const parseInput = (input: ResolveInput): Result.Result<readonly [ImageReference, string], InvalidImageReference | InvalidPlatform> => {
   const ref = normalizeImageReference(input.image)
-  if (Either.isLeft(ref)) return Either.left(ref.left)
+  if (Result.isFailure(ref)) return Result.fail(ref.failure)
   const platform = normalizePlatformScope(input.platform)
-  if (Either.isLeft(platform)) return Either.left(platform.left)
-  return Either.right([ref.right, platform.right] as const)
+  if (Result.isFailure(platform)) return Result.fail(platform.failure)
+  return Result.succeed([ref.success, platform.success] as const)
 }
 
 /**
  * Resolves one image by reading every mapping of the policy. For many images against the same
  * policy, `compile` once and use `resolveCompiled`: the answer is the same.
  */
-export const resolve = (input: ResolveInput & { readonly policy: ResolutionPolicy }): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> =>
-  Either.map(parseInput(input), ([ref, platform]) => {
+export const resolve = (input: ResolveInput & { readonly policy: ResolutionPolicy }): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
+  Result.map(parseInput(input), ([ref, platform]) => {
     const matches: Array<readonly [Omit<CompiledMapping, "matcher">, { kind: MatchKind; specificity: number }]> = []
     eachMapping(input.policy, (m) => {
       const matcher = matcherOf(m.mapping.fromImage)
@@ -311,8 +311,8 @@ const none: ReadonlyArray<CompiledMapping> = []
 export const resolveCompiled = (
   compiled: CompiledPolicy,
   input: ResolveInput
-): Either.Either<Resolution, InvalidImageReference | InvalidPlatform> =>
-  Either.map(parseInput(input), ([ref, platform]) => {
+): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
+  Result.map(parseInput(input), ([ref, platform]) => {
     const segments = ref.path.split("/")
     const matches: Array<readonly [CompiledMapping, { kind: MatchKind; specificity: number }]> = []
     for (const entry of compiled.byRepository.get(repositoryKey(ref.domain, ref.path)) ?? none) {

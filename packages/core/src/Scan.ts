@@ -4,7 +4,7 @@
  * the newest successful scan's findings are the branch's findings. Statuses beyond `queued` are our
  * choice (the spec shows only `queued`): `queued` -> `running` -> `succeeded` | `failed`.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RepositoryId, ScanId } from "./Id.js"
 import { ScanStatus } from "./Onboarding.js"
@@ -17,7 +17,7 @@ import { isStorableText } from "./Text.js"
 export { Finding, ScanStatus }
 
 /** Why a scan was queued: only `routine` scans are followed by remediation. */
-export const ScanTrigger = Schema.Literal("onboarding", "routine", "manual")
+export const ScanTrigger = Schema.Literals(["onboarding", "routine", "manual"])
 export type ScanTrigger = typeof ScanTrigger.Type
 
 /**
@@ -26,7 +26,7 @@ export type ScanTrigger = typeof ScanTrigger.Type
  * `abandoned` when the scan was claimed `maxScanAttempts` times without finishing (each run hung past
  * its lease or crashed its worker), so the store gave up on it instead of handing it out forever.
  */
-export const ScanFailure = Schema.Literal(
+export const ScanFailure = Schema.Literals([
   "provider-not-configured",
   "provider-unauthorized",
   "provider-not-found",
@@ -34,7 +34,7 @@ export const ScanFailure = Schema.Literal(
   "provider-unavailable",
   "too-large",
   "abandoned"
-)
+])
 export type ScanFailure = typeof ScanFailure.Type
 
 export const BranchScan = Schema.Struct({
@@ -73,12 +73,12 @@ export const FindingResolution = Schema.Struct({
   /** The winner's line of the resolution's `considered` list. */
   reason: Schema.String,
   /** The mapping's own `reason`, when it has one (e.g. "LTS pin"). */
-  mappingReason: Schema.optional(Schema.String)
+  mappingReason: Schema.optionalKey(Schema.String)
 })
 export type FindingResolution = typeof FindingResolution.Type
 
 /** A finding as the findings route shows it: `resolution` is null when no mapping applies (or the image is unknown). */
-export const FindingView = Schema.extend(Finding, Schema.Struct({ resolution: Schema.NullOr(FindingResolution) }))
+export const FindingView = Finding.pipe(Schema.fieldsAssign({ resolution: Schema.NullOr(FindingResolution) }))
 export type FindingView = typeof FindingView.Type
 
 
@@ -139,10 +139,10 @@ export const endedFields = (
  * The paths of a branch tree a scan reads (`Scanner.isScannable`, in tree order), or `too-large`
  * when the tree or its scannable files exceed the scan limits.
  */
-export const scannablePaths = (paths: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, "too-large"> => {
-  if (paths.length > maxTreePaths) return Either.left("too-large")
+export const scannablePaths = (paths: ReadonlyArray<string>): Result.Result<ReadonlyArray<string>, "too-large"> => {
+  if (paths.length > maxTreePaths) return Result.fail("too-large")
   const scannable = paths.filter((path) => isScannable(path) && isPathScannable(path))
-  return scannable.length > maxScannableFiles ? Either.left("too-large") : Either.right(scannable)
+  return scannable.length > maxScannableFiles ? Result.fail("too-large") : Result.succeed(scannable)
 }
 
 /**
@@ -194,8 +194,8 @@ export const resolveFinding = (
 ): FindingResolution | null => {
   if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null
   const result = Resolution.resolveCompiled(policy, { image: finding.normalized, platform: finding.platform, now })
-  if (Either.isLeft(result) || result.right.resolved === null) return null
-  const { considered, resolved } = result.right
+  if (Result.isFailure(result) || result.success.resolved === null) return null
+  const { considered, resolved } = result.success
   const row = considered.find((c) => c.matched && c.mappingId === resolved.mapping.id)
   return {
     toImage: resolved.toImage,

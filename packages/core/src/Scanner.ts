@@ -4,12 +4,12 @@
  * Pure text in, findings out: nothing is fetched, run or rendered, and no input makes it throw.
  * What each kind of file yields, and what is not evaluated, is in docs/scanning.md.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { normalizedText } from "./ImageReference.js"
 import { normalizePlatformScope } from "./Platform.js"
 
-export const FileKind = Schema.Literal("dockerfile", "compose", "kubernetes", "workflow", "action", "gitlab-ci")
+export const FileKind = Schema.Literals(["dockerfile", "compose", "kubernetes", "workflow", "action", "gitlab-ci"])
 export type FileKind = typeof FileKind.Type
 
 export const Finding = Schema.Struct({
@@ -23,15 +23,15 @@ export const Finding = Schema.Struct({
   /** The text exactly as written at line:column, e.g. `node:20`, `${BASE}:${TAG}`, `{{ .Values.image }}`. */
   reference: Schema.String,
   /** The image the text stands for (after ARG substitution or YAML unescaping); absent when unresolved. */
-  image: Schema.optional(Schema.String),
+  image: Schema.optionalKey(Schema.String),
   /** `image` after Docker's familiar-name normalization; absent when it is not a valid reference. */
-  normalized: Schema.optional(Schema.String),
+  normalized: Schema.optionalKey(Schema.String),
   /** Canonical platform (`linux/arm64`) when the file states one for this use. */
-  platform: Schema.optional(Schema.String),
+  platform: Schema.optionalKey(Schema.String),
   /** Dockerfile: the stage this `FROM` starts (`FROM image AS name`). */
-  stage: Schema.optional(Schema.String),
+  stage: Schema.optionalKey(Schema.String),
   /** Variables or template expressions the scanner does not evaluate; set when the image cannot be known. */
-  unresolved: Schema.optional(Schema.Array(Schema.String))
+  unresolved: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type Finding = typeof Finding.Type
 
@@ -86,7 +86,7 @@ const indentOf = (t: string) => skipWs(t, 0)
 const canonicalPlatform = (text: string | undefined): string | undefined => {
   if (text === undefined) return undefined
   const p = normalizePlatformScope(text)
-  return Either.isRight(p) && p.right !== "" ? p.right : undefined
+  return Result.isSuccess(p) && p.success !== "" ? p.success : undefined
 }
 
 interface Draft {
@@ -100,7 +100,7 @@ interface Draft {
 }
 
 const toFinding = (kind: FileKind, file: string, d: Draft): Finding => {
-  const normalized = d.image === undefined ? undefined : Either.getOrUndefined(normalizedText(d.image))
+  const normalized = d.image === undefined ? undefined : Result.getOrUndefined(normalizedText(d.image))
   return {
     kind,
     file,

@@ -2,13 +2,13 @@
  * Snooze requests (exceptions) and their state machine (contracts 6): `pending` -> `approved` |
  * `rejected`; `approved` -> `expired` when `until` passes; `rejected` | `expired` -> `pending` by reopen.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { RepositoryId, SnoozeRequestId } from "./Id.js"
 import { IsoDateTime } from "./IsoDateTime.js"
 import { storable, StorableString } from "./Text.js"
 
-export const SnoozeStatus = Schema.Literal("pending", "approved", "rejected", "expired")
+export const SnoozeStatus = Schema.Literals(["pending", "approved", "rejected", "expired"])
 export type SnoozeStatus = typeof SnoozeStatus.Type
 
 export const SnoozeRequest = Schema.Struct({
@@ -26,15 +26,15 @@ export type SnoozeRequest = typeof SnoozeRequest.Type
 
 export const SnoozeCreateRequest = Schema.Struct({
   repositoryId: RepositoryId,
-  fromImage: StorableString.pipe(Schema.minLength(1), Schema.maxLength(512)),
-  reason: storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(2000))),
+  fromImage: StorableString.check(Schema.isMinLength(1), Schema.isMaxLength(512)),
+  reason: storable(Schema.Trim.check(Schema.isMinLength(1), Schema.isMaxLength(2000))),
   until: IsoDateTime
 })
 export type SnoozeCreateRequest = typeof SnoozeCreateRequest.Type
 
 export const SnoozeReviewRequest = Schema.Struct({
-  decision: Schema.Literal("approve", "reject"),
-  comment: Schema.optional(StorableString.pipe(Schema.maxLength(2000)))
+  decision: Schema.Literals(["approve", "reject"]),
+  comment: Schema.optionalKey(StorableString.check(Schema.isMaxLength(2000)))
 })
 export type SnoozeReviewRequest = typeof SnoozeReviewRequest.Type
 
@@ -65,17 +65,17 @@ export class SnoozeUntilNotInFuture extends Schema.TaggedError<SnoozeUntilNotInF
   }
 }
 
-type Result = Either.Either<{ readonly request: SnoozeRequest; readonly event: SnoozeTransition }, InvalidSnoozeTransition>
+type TransitionResult = Result.Result<{ readonly request: SnoozeRequest; readonly event: SnoozeTransition }, InvalidSnoozeTransition>
 
 export const create = (
   input: SnoozeCreateRequest,
   ctx: { readonly id: SnoozeRequestId; readonly now: Date }
-): Either.Either<{ readonly request: SnoozeRequest; readonly event: SnoozeTransition }, SnoozeUntilNotInFuture> => {
+): Result.Result<{ readonly request: SnoozeRequest; readonly event: SnoozeTransition }, SnoozeUntilNotInFuture> => {
   const until = new Date(Date.parse(input.until))
   if (until.getTime() <= ctx.now.getTime()) {
-    return Either.left(new SnoozeUntilNotInFuture({ until: input.until, path: "until" }))
+    return Result.fail(new SnoozeUntilNotInFuture({ until: input.until, path: "until" }))
   }
-  return Either.right({
+  return Result.succeed({
     request: {
       id: ctx.id,
       repositoryId: input.repositoryId,
@@ -91,30 +91,30 @@ export const create = (
   })
 }
 
-const move = (request: SnoozeRequest, action: SnoozeAction, to: SnoozeStatus, patch: Partial<SnoozeRequest> = {}): Result =>
-  Either.right({
+const move = (request: SnoozeRequest, action: SnoozeAction, to: SnoozeStatus, patch: Partial<SnoozeRequest> = {}): TransitionResult =>
+  Result.succeed({
     request: { ...request, ...patch, status: to },
     event: { action, previousStatus: request.status, currentStatus: to }
   })
 
-export const review = (request: SnoozeRequest, decision: SnoozeReviewRequest, now: Date): Result =>
+export const review = (request: SnoozeRequest, decision: SnoozeReviewRequest, now: Date): TransitionResult =>
   request.status !== "pending"
-    ? Either.left(new InvalidSnoozeTransition({ from: request.status, action: "reviewed" }))
+    ? Result.fail(new InvalidSnoozeTransition({ from: request.status, action: "reviewed" }))
     : move(request, "reviewed", decision.decision === "approve" ? "approved" : "rejected", {
       reviewedAt: now.toISOString(),
       reviewComment: decision.comment ?? null
     })
 
 /** An approved request whose `until` has passed becomes expired; anything else is unchanged (error). */
-export const expire = (request: SnoozeRequest, now: Date): Result =>
+export const expire = (request: SnoozeRequest, now: Date): TransitionResult =>
   request.status === "approved" && Date.parse(request.until) <= now.getTime()
     ? move(request, "status_changed", "expired")
-    : Either.left(new InvalidSnoozeTransition({ from: request.status, action: "expired" }))
+    : Result.fail(new InvalidSnoozeTransition({ from: request.status, action: "expired" }))
 
-export const reopen = (request: SnoozeRequest): Result =>
+export const reopen = (request: SnoozeRequest): TransitionResult =>
   request.status === "rejected" || request.status === "expired"
     ? move(request, "reopened", "pending", { reviewedAt: null, reviewComment: null })
-    : Either.left(new InvalidSnoozeTransition({ from: request.status, action: "reopened" }))
+    : Result.fail(new InvalidSnoozeTransition({ from: request.status, action: "reopened" }))
 
 /** Whether an approved request suppresses remediation for its image at `now`. */
 export const isActive = (request: SnoozeRequest, now: Date): boolean =>

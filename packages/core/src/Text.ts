@@ -24,8 +24,8 @@ export const storableText = (text: string): string => text.replace(unstorableAll
 export const unstorableMessage = "must not contain NUL characters or unpaired UTF-16 surrogates"
 
 /** The storable-text rule as a schema filter, for strings built from other schemas (`Schema.Trim`, ...). */
-export const storable = <S extends Schema.Schema<string, any, never>>(schema: S) =>
-  schema.pipe(Schema.filter((text: string) => isStorableText(text) || unstorableMessage))
+export const storable = <S extends Schema.Codec<string, unknown>>(schema: S): S["Rebuild"] =>
+  schema.check(Schema.makeFilter((text: string) => isStorableText(text) || unstorableMessage))
 
 /** A string every store can hold: input schemas use it, so such text is a validation error with its path. */
 export const StorableString = storable(Schema.String)

@@ -3,23 +3,23 @@
  * The endpoint URL and the signing secret are stored sealed by the adapters' SecretBox; the core
  * only ever sees the sealed text and the masked preview, so no rule can leak them.
  */
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
 import * as Schema from "effect/Schema"
 import { eventTypes } from "./Event.js"
 import { PolicyGroupId, TeamId, WebhookId } from "./Id.js"
 import { storable } from "./Text.js"
 
-export const WebhookType = Schema.Literal("generic", "chat")
+export const WebhookType = Schema.Literals(["generic", "chat"])
 export type WebhookType = typeof WebhookType.Type
 
-export const WebhookScope = Schema.Union(
+export const WebhookScope = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("organization") }),
   Schema.Struct({ kind: Schema.Literal("team"), teamId: TeamId }),
   Schema.Struct({ kind: Schema.Literal("policyGroup"), policyGroupId: PolicyGroupId })
-)
+])
 export type WebhookScope = typeof WebhookScope.Type
 
-export const WebhookStatus = Schema.Literal("active", "disabled")
+export const WebhookStatus = Schema.Literals(["active", "disabled"])
 export type WebhookStatus = typeof WebhookStatus.Type
 
 export const WebhookDestination = Schema.Struct({
@@ -88,19 +88,19 @@ export const notificationTeam = (
 const eventTypeNames = eventTypes as ReadonlyArray<string>
 
 export const WebhookCreateRequest = Schema.Struct({
-  name: storable(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100))),
+  name: storable(Schema.Trim.check(Schema.isMinLength(1), Schema.isMaxLength(100))),
   type: WebhookType,
-  endpointUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)),
-  audienceTeamId: Schema.optional(TeamId),
+  endpointUrl: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2048)),
+  audienceTeamId: Schema.optionalKey(TeamId),
   scope: WebhookScope,
   events: Schema.NonEmptyArray(
-    Schema.String.pipe(Schema.filter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)"))
-  ).pipe(Schema.maxItems(eventTypeNames.length))
+    Schema.String.check(Schema.makeFilter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)"))
+  ).check(Schema.isMaxLength(eventTypeNames.length))
 })
 export type WebhookCreateRequest = typeof WebhookCreateRequest.Type
 
 export const EndpointReplaceRequest = Schema.Struct({
-  endpointUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))
+  endpointUrl: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2048))
 })
 export type EndpointReplaceRequest = typeof EndpointReplaceRequest.Type
 
@@ -114,13 +114,13 @@ export const WebhookView = Schema.Struct({
   scope: WebhookScope,
   events: Schema.Array(Schema.String),
   status: WebhookStatus,
-  disabledReason: Schema.optional(Schema.String),
+  disabledReason: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 })
 export type WebhookView = typeof WebhookView.Type
 
 /** The create answer: the view plus, for generic destinations, the signing secret, shown once. */
-export const WebhookCreated = Schema.Struct({ ...WebhookView.fields, signingSecret: Schema.optional(Schema.String) })
+export const WebhookCreated = Schema.Struct({ ...WebhookView.fields, signingSecret: Schema.optionalKey(Schema.String) })
 export type WebhookCreated = typeof WebhookCreated.Type
 
 export const toView = (d: WebhookDestination): WebhookView => ({
@@ -149,16 +149,24 @@ export const endpointPreview = (url: string): string => {
 }
 
 /** `whsec_` + base64 of the random bytes (Standard Webhooks' secret format). */
-export const formatSigningSecret = (bytes: Uint8Array): string => `whsec_${Encoding.encodeBase64(bytes)}`
+export const formatSigningSecret = (bytes: Uint8Array): string => `whsec_${Base64.encode(bytes)}`
 
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", {
   webhookId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no webhook destination ${this.webhookId} in this organization`
+  }
+}
 
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", {
   webhookId: Schema.String,
   eventId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no delivery of event ${this.eventId} to webhook destination ${this.webhookId}`
+  }
+}
 
 /** Only dead letters are replayed: a pending delivery is still being retried, a delivered one is done. */
 export class DeliveryNotDead extends Schema.TaggedError<DeliveryNotDead>()("DeliveryNotDead", {

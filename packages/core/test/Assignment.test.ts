@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
-import * as Either from "effect/Either"
+import { prop } from "./support/fcProp.js"
+import * as fc from "fast-check"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Assignment from "../src/Assignment.js"
 import * as Id from "../src/Id.js"
@@ -24,8 +25,8 @@ const replace = (assignments: Assignment.AssignmentRequest["assignments"]) =>
 
 const failure = (assignments: Assignment.AssignmentRequest["assignments"]): Assignment.AssignmentError => {
   const result = replace(assignments)
-  if (Either.isRight(result)) return assert.fail("expected an assignment error")
-  return result.left
+  if (Result.isSuccess(result)) return assert.fail("expected an assignment error")
+  return result.failure
 }
 
 describe("Assignment.replaceAssignments (spec 4.4-4.6)", () => {
@@ -34,11 +35,11 @@ describe("Assignment.replaceAssignments (spec 4.4-4.6)", () => {
       { policyGroupId: security, branchNames: ["release", "main"] },
       { policyGroupId: base, branchNames: ["dev"] }
     ]
-    assert.deepStrictEqual(replace(assignments), Either.right(assignments))
+    assert.deepStrictEqual(replace(assignments), Result.succeed(assignments))
   })
 
   it("an empty assignments array removes every repository-specific assignment (spec 4.4)", () => {
-    assert.deepStrictEqual(replace([]), Either.right([]))
+    assert.deepStrictEqual(replace([]), Result.succeed([]))
   })
 
   const cases: ReadonlyArray<[string, Assignment.AssignmentRequest["assignments"], Assignment.AssignmentError]> = [
@@ -128,16 +129,16 @@ const run = (s: Scenario, assignments: ReadonlyArray<Assignment.RepositoryAssign
   Assignment.replaceAssignments({ request: { assignments }, groups: s.groups, trackedBranchNames: s.tracked })
 
 describe("Assignment.replaceAssignments laws", () => {
-  it.prop("after replacement the assignments equal the request", [scenario], ([s]) => {
-    assert.deepStrictEqual(run(s, s.assignments), Either.right(s.assignments))
+  prop("after replacement the assignments equal the request", [scenario], ([s]) => {
+    assert.deepStrictEqual(run(s, s.assignments), Result.succeed(s.assignments))
   })
 
-  it.prop("applying the result again changes nothing (idempotent)", [scenario], ([s]) => {
-    const once = Either.getOrThrow(run(s, s.assignments))
-    assert.deepStrictEqual(run(s, once), Either.right(once))
+  prop("applying the result again changes nothing (idempotent)", [scenario], ([s]) => {
+    const once = Result.getOrThrow(run(s, s.assignments))
+    assert.deepStrictEqual(run(s, once), Result.succeed(once))
   })
 
-  it.prop(
+  prop(
     "any request containing an all-repos group is rejected naming that group",
     [scenario.filter((s) => s.allRepos.length > 0), fc.nat(), fc.nat()],
     ([s, pickGroup, pickPosition]) => {
@@ -147,12 +148,12 @@ describe("Assignment.replaceAssignments laws", () => {
       assignments.splice(at, 0, { policyGroupId: group, branchNames: [s.tracked[0]!] })
       assert.deepStrictEqual(
         run(s, assignments),
-        Either.left(new Assignment.AllReposGroupNotAssignable({ policyGroupId: group, path: `assignments[${at}].policyGroupId` }))
+        Result.fail(new Assignment.AllReposGroupNotAssignable({ policyGroupId: group, path: `assignments[${at}].policyGroupId` }))
       )
     }
   )
 
-  it.prop(
+  prop(
     "any untracked branch is rejected naming the group, the branch and its path",
     [scenario.filter((s) => s.assignments.length > 0), fc.nat(), fc.nat(), branchName],
     ([s, pickAssignment, pickPosition, suffix]) => {
@@ -166,7 +167,7 @@ describe("Assignment.replaceAssignments laws", () => {
       const assignments = s.assignments.map((a, i) => (i === k ? { ...a, branchNames } : a))
       assert.deepStrictEqual(
         run(s, assignments),
-        Either.left(
+        Result.fail(
           new Assignment.BranchNotTracked({
             policyGroupId: target.policyGroupId,
             branchName: untracked,
@@ -177,45 +178,45 @@ describe("Assignment.replaceAssignments laws", () => {
     }
   )
 
-  const decodeRequest = Schema.decodeUnknownEither(Assignment.AssignmentRequest)
-  const decodeStored = Schema.decodeUnknownEither(Assignment.RepositoryAssignment)
-  const decodeItem = Schema.decodeUnknownEither(Assignment.AssignmentViewItem)
+  const decodeRequest = Schema.decodeUnknownResult(Assignment.AssignmentRequest)
+  const decodeStored = Schema.decodeUnknownResult(Assignment.RepositoryAssignment)
+  const decodeItem = Schema.decodeUnknownResult(Assignment.AssignmentViewItem)
 
-  it.prop("random JSON decoded through the schemas never throws", [fc.jsonValue()], ([json]) => {
-    const results: ReadonlyArray<Either.Either<unknown, unknown>> = [
+  prop("random JSON decoded through the schemas never throws", [fc.jsonValue()], ([json]) => {
+    const results: ReadonlyArray<Result.Result<unknown, unknown>> = [
       decodeRequest(json),
       decodeStored(json),
       decodeItem(json),
       decodeRequest({ assignments: json })
     ]
     for (const result of results) {
-      assert.isTrue(Either.isLeft(result) || Either.isRight(result))
+      assert.isTrue(Result.isFailure(result) || Result.isSuccess(result))
     }
   })
 
-  it.prop(
+  prop(
     "random decodable requests never throw in the rule: they give a set or a typed error",
     [fc.array(fc.record({ policyGroupId: fc.constantFrom(base, security, everywhere, unknown), branchNames: fc.array(fc.string(), { maxLength: 4 }) }), { maxLength: 6 })],
     ([assignments]) => {
       const decoded = decodeRequest({ assignments })
-      if (Either.isRight(decoded)) {
-        const result = Assignment.replaceAssignments({ request: decoded.right, groups, trackedBranchNames })
-        if (Either.isLeft(result)) assert.isTrue(Schema.is(Assignment.AssignmentError)(result.left))
+      if (Result.isSuccess(decoded)) {
+        const result = Assignment.replaceAssignments({ request: decoded.success, groups, trackedBranchNames })
+        if (Result.isFailure(result)) assert.isTrue(Schema.is(Assignment.AssignmentError)(result.failure))
       }
     }
   )
 })
 
 describe("Assignment.AssignmentRequest", () => {
-  const decode = Schema.decodeUnknownEither(Assignment.AssignmentRequest)
+  const decode = Schema.decodeUnknownResult(Assignment.AssignmentRequest)
   it("accepts up to 500 assignments and rejects more", () => {
     const many = (n: number) => ({ assignments: Array.from({ length: n }, () => ({ policyGroupId: base, branchNames: ["main"] })) })
-    assert.isTrue(Either.isRight(decode(many(500))))
-    assert.isTrue(Either.isLeft(decode(many(501))))
+    assert.isTrue(Result.isSuccess(decode(many(500))))
+    assert.isTrue(Result.isFailure(decode(many(501))))
   })
   it("rejects an empty branch name and a malformed group id", () => {
-    assert.isTrue(Either.isLeft(decode({ assignments: [{ policyGroupId: base, branchNames: [""] }] })))
-    assert.isTrue(Either.isLeft(decode({ assignments: [{ policyGroupId: "team_abc", branchNames: ["main"] }] })))
+    assert.isTrue(Result.isFailure(decode({ assignments: [{ policyGroupId: base, branchNames: [""] }] })))
+    assert.isTrue(Result.isFailure(decode({ assignments: [{ policyGroupId: "team_abc", branchNames: ["main"] }] })))
   })
 })
 
@@ -241,7 +242,7 @@ describe("Assignment.assignmentView", () => {
   })
 
   it("after an empty replacement only the all-repos groups remain (spec 4.4)", () => {
-    const assignments = Either.getOrThrow(replace([]))
+    const assignments = Result.getOrThrow(replace([]))
     const view = Assignment.assignmentView({ groups: groupList, assignments, trackedBranchNames })
     assert.deepStrictEqual(view.items.map((i) => [i.id, i.source]), [[everywhere, "all_repositories"]])
   })

@@ -3,7 +3,9 @@
  * after a provider call, stated as the laws a connection's owner relies on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc, Schema } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Schema } from "effect"
+import * as fc from "fast-check"
 import * as ConnectionHealth from "../src/ConnectionHealth.js"
 import { ConnectionStatus } from "../src/Onboarding.js"
 import { VcsProviderError, VcsWriteRejected } from "../src/ports/VcsProvider.js"
@@ -59,40 +61,40 @@ describe("ConnectionHealth.statusAfter", () => {
     ])
   })
 
-  it.prop("answers a connection status", [status, outcome], ([s, o]) => {
+  prop("answers a connection status", [status, outcome], ([s, o]) => {
     assert.isTrue(Schema.is(ConnectionStatus)(ConnectionHealth.statusAfter(s, o)))
   })
 
-  it.prop("inactive is a fixed point: only the owner switches a connection on", [fc.array(outcome, { maxLength: 12 })], ([outcomes]) => {
+  prop("inactive is a fixed point: only the owner switches a connection on", [fc.array(outcome, { maxLength: 12 })], ([outcomes]) => {
     assert.strictEqual(outcomes.reduce(ConnectionHealth.statusAfter, "inactive" as ConnectionStatus), "inactive")
   })
 
-  it.prop("no provider call switches a connection off", [attached, outcome], ([s, o]) => {
+  prop("no provider call switches a connection off", [attached, outcome], ([s, o]) => {
     assert.notStrictEqual(ConnectionHealth.statusAfter(s, o), "inactive")
   })
 
-  it.prop("rejected credentials never leave a connection active; they mark an attached one error", [status, rejected], ([s, o]) => {
+  prop("rejected credentials never leave a connection active; they mark an attached one error", [status, rejected], ([s, o]) => {
     const after = ConnectionHealth.statusAfter(s, o)
     assert.notStrictEqual(after, "active")
     if (s !== "inactive") assert.strictEqual(after, "error")
   })
 
-  it.prop("an answer never leaves a connection error; it marks an attached one active", [status, answered], ([s, o]) => {
+  prop("an answer never leaves a connection error; it marks an attached one active", [status, answered], ([s, o]) => {
     const after = ConnectionHealth.statusAfter(s, o)
     assert.notStrictEqual(after, "error")
     if (s !== "inactive") assert.strictEqual(after, "active")
   })
 
-  it.prop("an outcome that says nothing about the credentials changes nothing", [status, silent], ([s, o]) => {
+  prop("an outcome that says nothing about the credentials changes nothing", [status, silent], ([s, o]) => {
     assert.strictEqual(ConnectionHealth.statusAfter(s, o), s)
   })
 
-  it.prop("idempotent: the same outcome twice equals once", [status, outcome], ([s, o]) => {
+  prop("idempotent: the same outcome twice equals once", [status, outcome], ([s, o]) => {
     const once = ConnectionHealth.statusAfter(s, o)
     assert.strictEqual(ConnectionHealth.statusAfter(once, o), once)
   })
 
-  it.prop(
+  prop(
     "after a run of calls the status is the last telling outcome's (or the start, when none told)",
     [status, fc.array(outcome, { maxLength: 12 })],
     ([s, outcomes]) => {

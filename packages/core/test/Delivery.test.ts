@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Option } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result, Option } from "effect"
+import * as fc from "fast-check"
 import * as Delivery from "../src/Delivery.js"
 
 const response = (status: number): Delivery.Outcome => ({ _tag: "Response", status })
@@ -25,9 +27,9 @@ describe("Delivery policy (spec 6)", () => {
   })
 
   it("parses a configured schedule and refuses a bad one", () => {
-    assert.deepStrictEqual(Either.getOrThrow(Delivery.parseRetrySchedule("1, 2,3")), [1, 2, 3])
+    assert.deepStrictEqual(Result.getOrThrow(Delivery.parseRetrySchedule("1, 2,3")), [1, 2, 3])
     for (const bad of ["", "0", "-1", "a,b", "1,,2", "90000", Array(21).fill("1").join(",")]) {
-      assert.isTrue(Either.isLeft(Delivery.parseRetrySchedule(bad)), bad)
+      assert.isTrue(Result.isFailure(Delivery.parseRetrySchedule(bad)), bad)
     }
   })
 
@@ -41,7 +43,7 @@ describe("Delivery policy (spec 6)", () => {
     assert.deepStrictEqual(Delivery.nextStep({ attempt: 3, classification: "disable", jitter: 0 }), { _tag: "Disable" })
   })
 
-  it.prop("retry delays stay within the jitter band (or Retry-After) and under the cap", [
+  prop("retry delays stay within the jitter band (or Retry-After) and under the cap", [
     fc.integer({ min: 1, max: 8 }),
     fc.double({ min: 0, max: 0.9999, noNaN: true }),
     fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined })
@@ -56,11 +58,11 @@ describe("Delivery policy (spec 6)", () => {
     assert.isAtMost(seconds, Math.max(scheduled * 1.2, retryAfterSeconds ?? 0) + 0.001)
   })
 
-  it.prop("attempts beyond the schedule always dead-letter", [fc.integer({ min: 9, max: 1000 }), fc.double({ min: 0, max: 0.99, noNaN: true })], ([attempt, jitter]) => {
+  prop("attempts beyond the schedule always dead-letter", [fc.integer({ min: 9, max: 1000 }), fc.double({ min: 0, max: 0.99, noNaN: true })], ([attempt, jitter]) => {
     assert.deepStrictEqual(Delivery.nextStep({ attempt, classification: "retry", jitter }), { _tag: "DeadLetter" })
   })
 
-  it.prop("every status maps to exactly one class; random headers never throw", [fc.integer({ min: 100, max: 599 }), fc.string()], ([status, header]) => {
+  prop("every status maps to exactly one class; random headers never throw", [fc.integer({ min: 100, max: 599 }), fc.string()], ([status, header]) => {
     assert.include(["success", "retry", "disable", "fail"], Delivery.classifyResponse(response(status)))
     assert.isTrue(Option.isOption(Delivery.parseRetryAfter(header, 0)))
   })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Event from "../src/Event.js"
 
 const snoozeData = {
@@ -24,22 +26,40 @@ describe("Event (spec 6, contracts 6)", () => {
   })
 
   it("snooze created data has exactly the spec's fields and subject exception_review/<id>", () => {
-    const event = Either.getOrThrow(Event.buildEvent("service.snooze_request.created", snoozeData))
+    const event = Result.getOrThrow(Event.buildEvent("service.snooze_request.created", snoozeData))
     assert.deepStrictEqual(Object.keys(event.data).sort(), [
       "action", "changed_at", "current_status", "previous_status", "repository_id", "snooze_request_id"
     ])
     assert.strictEqual(event.subject, "exception_review/snz_1")
   })
 
-  it.prop("extra keys (secrets, e-mails, actors, paths, errors) never reach the data", [
+  prop("extra keys (secrets, e-mails, actors, paths, errors) never reach the data", [
     fc.dictionary(fc.constantFrom(...Event.forbiddenDataKeys, "anything", "endpointUrl"), fc.string())
   ], ([extra]) => {
-    const event = Either.getOrThrow(Event.buildEvent("service.snooze_request.created", { ...extra, ...snoozeData }))
+    const event = Result.getOrThrow(Event.buildEvent("service.snooze_request.created", { ...extra, ...snoozeData }))
     for (const key of Object.keys(extra)) assert.notProperty(event.data, key)
   })
 
+  it("each data schema is a closed draft-07 object; an optional key is absent (not null) and not required", () => {
+    for (const { dataSchema } of Event.catalog()) {
+      const schema = dataSchema as { $schema: string; additionalProperties: boolean; required: Array<string>; properties: Record<string, unknown> }
+      assert.strictEqual(schema.$schema, "http://json-schema.org/draft-07/schema#")
+      assert.strictEqual(schema.additionalProperties, false)
+      assert.includeMembers(Object.keys(schema.properties), schema.required)
+    }
+    const failed = Event.catalog().find((e) => e.type === "service.remediation_pull_request.failed")!.dataSchema as any
+    assert.deepStrictEqual(failed.properties.pull_request_url, { type: "string" })
+    assert.deepStrictEqual(failed.properties.failure_kind.enum, ["provider-unavailable", "permission-denied", "conflict", "rate-limited"])
+    assert.notInclude(failed.required, "pull_request_url")
+    assert.notInclude(failed.required, "failure_kind")
+    // only a field the contract makes nullable has a null branch
+    const created = Event.catalog().find((e) => e.type === "service.snooze_request.created")!.dataSchema as any
+    const nullable = Object.keys(created.properties).filter((k) => JSON.stringify(created.properties[k]).includes('"null"'))
+    assert.deepStrictEqual(nullable, ["previous_status"])
+  })
+
   it("invalid data is a typed error, not a throw", () => {
-    assert.isTrue(Either.isLeft(Event.buildEvent("service.snooze_request.created", { snooze_request_id: 1 })))
+    assert.isTrue(Result.isFailure(Event.buildEvent("service.snooze_request.created", { snooze_request_id: 1 })))
   })
 
   it("CloudEvent attributes follow contracts 6", () => {

@@ -1,17 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc, Schema } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Schema } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 
 const bytes16 = fc.uint8Array({ minLength: 16, maxLength: 16 })
 
 describe("Id", () => {
-  it.prop("an id is its kind's prefix and 26 base32 characters, and decodes with its schema", [bytes16], ([bytes]) => {
+  prop("an id is its kind's prefix and 26 base32 characters, and decodes with its schema", [bytes16], ([bytes]) => {
     const id = Id.make("repository", bytes)
     assert.match(id, /^repo_[0-9a-z]{26}$/)
     assert.strictEqual(Schema.decodeUnknownSync(Id.RepositoryId)(id), id)
   })
 
-  it.prop("different random bytes give different ids (no information lost)", [bytes16, bytes16], ([a, b]) => {
+  prop("different random bytes give different ids (no information lost)", [bytes16, bytes16], ([a, b]) => {
     assert.strictEqual(Id.make("team", a) === Id.make("team", b), a.every((x, i) => x === b[i]))
   })
 

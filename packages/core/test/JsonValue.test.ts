@@ -1,6 +1,7 @@
 /** JsonValue: the depth and storable-text checks run on parsed JSON before any schema. */
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import * as fc from "fast-check"
 import * as JsonValue from "../src/JsonValue.js"
 import * as Text from "../src/Text.js"
 
@@ -28,11 +29,11 @@ const strings = (value: unknown): Array<string> =>
     : []
 
 describe("JsonValue", () => {
-  it.prop("withinDepth holds exactly when the value nests no deeper than the limit", [json, fc.integer({ min: 0, max: 6 })], ([value, limit]) => {
+  prop("withinDepth holds exactly when the value nests no deeper than the limit", [json, fc.integer({ min: 0, max: 6 })], ([value, limit]) => {
     assert.strictEqual(JsonValue.withinDepth(value, limit), depthOf(value) <= limit)
   })
 
-  it.prop("unstorableFields names a path for each unstorable string and none when all are storable", [json], ([value]) => {
+  prop("unstorableFields names a path for each unstorable string and none when all are storable", [json], ([value]) => {
     const bad = strings(value).filter((s) => !Text.isStorableText(s)).length
     const found = JsonValue.unstorableFields(value)
     assert.strictEqual(found.length, Math.min(bad, 20))

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import type * as Mapping from "../src/Mapping.js"
 import * as MappingsFile from "../src/MappingsFile.js"
@@ -9,7 +11,7 @@ const ids = (seed: number) => Array.from({ length: 50 }, (_, i) => Id.make("mapp
 const now = new Date("2026-01-01T00:00:00.000Z")
 const errorPaths = (text: string) => {
   const result = MappingsFile.decodeMappingsFile(text)
-  return Either.isLeft(result) ? result.left.errors.map((e) => e.path) : []
+  return Result.isFailure(result) ? result.failure.errors.map((e) => e.path) : []
 }
 
 const entry = fc.record({
@@ -37,23 +39,23 @@ describe("MappingsFile", () => {
     )
   })
 
-  it.prop("decode(encode(file)) equals the file", [file], ([f]) => {
-    assert.deepStrictEqual(Either.getOrThrow(MappingsFile.decodeMappingsFile(MappingsFile.encodeMappingsFile(f))), f)
+  prop("decode(encode(file)) equals the file", [file], ([f]) => {
+    assert.deepStrictEqual(Result.getOrThrow(MappingsFile.decodeMappingsFile(MappingsFile.encodeMappingsFile(f))), f)
   })
 
-  it.prop("a file saved with a byte-order mark decodes as the same file", [file], ([f]) => {
+  prop("a file saved with a byte-order mark decodes as the same file", [file], ([f]) => {
     const text = MappingsFile.encodeMappingsFile(f)
     assert.deepStrictEqual(MappingsFile.decodeMappingsFile(`\uFEFF${text}`), MappingsFile.decodeMappingsFile(text))
     // only one, and only at the start: anything else is not JSON
-    assert.isTrue(Either.isLeft(MappingsFile.decodeMappingsFile(`\uFEFF\uFEFF${text}`)))
+    assert.isTrue(Result.isFailure(MappingsFile.decodeMappingsFile(`\uFEFF\uFEFF${text}`)))
   })
 
-  it.prop("unknown fields are always rejected with their path", [file.filter((f) => f.length > 0), fc.stringMatching(/^[a-z]{3,8}X$/)], ([f, field]) => {
+  prop("unknown fields are always rejected with their path", [file.filter((f) => f.length > 0), fc.stringMatching(/^[a-z]{3,8}X$/)], ([f, field]) => {
     const bad = f.map((e, i) => (i === f.length - 1 ? { ...e, [field]: 1 } : e))
     assert.include(errorPaths(JSON.stringify({ mappings: bad })), `mappings[${f.length - 1}].${field}`)
   })
 
-  it.prop("the file is the complete source: after a sync the phase holds exactly the file; re-applying changes nothing", [file, file], ([v1, v2]) => {
+  prop("the file is the complete source: after a sync the phase holds exactly the file; re-applying changes nothing", [file, file], ([v1, v2]) => {
     const first = MappingsFile.applySync({ phaseId, current: [], file: v1, now, cooldownSeconds: 60, ids: ids(1) })
     const later = new Date("2026-01-02T00:00:00.000Z")
     const second = MappingsFile.applySync({ phaseId, current: first.published, file: v2, now: later, cooldownSeconds: 60, ids: ids(2) })
@@ -76,7 +78,7 @@ describe("MappingsFile", () => {
 })
 
 describe("MappingsFile.isStalePush", () => {
-  it.prop("a push is stale exactly when it says it happened more than maxPushAgeMs ago", [
+  prop("a push is stale exactly when it says it happened more than maxPushAgeMs ago", [
     fc.option(fc.integer({ min: 0, max: 2_000_000_000_000 }), { nil: undefined }),
     fc.integer({ min: 0, max: 2_000_000_000_000 })
   ], ([pushedAt, now]) => {

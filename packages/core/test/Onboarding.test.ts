@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
-import * as Either from "effect/Either"
+import { prop } from "./support/fcProp.js"
+import * as fc from "fast-check"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Id from "../src/Id.js"
 import * as Onboarding from "../src/Onboarding.js"
@@ -56,8 +57,8 @@ const existingRepository: Onboarding.Repository = {
 
 const failure = (input: Onboarding.OnboardingInput): Onboarding.OnboardingError => {
   const result = Onboarding.validateOnboarding(input)
-  if (Either.isRight(result)) return assert.fail("expected an onboarding error")
-  return result.left
+  if (Result.isSuccess(result)) return assert.fail("expected an onboarding error")
+  return result.failure
 }
 
 describe("Onboarding.validateOnboarding", () => {
@@ -65,7 +66,7 @@ describe("Onboarding.validateOnboarding", () => {
     const plan = Onboarding.validateOnboarding(validInput)
     assert.deepStrictEqual(
       plan,
-      Either.right({
+      Result.succeed({
         externalRepoId: "1001",
         fullName: "acme/api",
         defaultBranch: "main",
@@ -174,7 +175,7 @@ describe("Onboarding.validateOnboarding", () => {
       })
     )
 
-  it.prop("a valid plan always contains the default branch and one queued scan per branch", [validScenario], ([s]) => {
+  prop("a valid plan always contains the default branch and one queued scan per branch", [validScenario], ([s]) => {
     const defaultBranch = s.names[s.defaultIndex]!
     const rest = s.picked.filter((n) => n !== defaultBranch)
     const branchNames: [string, ...Array<string>] = [defaultBranch, ...rest]
@@ -184,8 +185,8 @@ describe("Onboarding.validateOnboarding", () => {
       branches: s.names.map((name) => ({ name, isDefault: name === defaultBranch })),
       request: { ...request, branchNames }
     })
-    if (Either.isLeft(result)) return assert.fail(`unexpected ${result.left._tag}`)
-    const plan = result.right
+    if (Result.isFailure(result)) return assert.fail(`unexpected ${result.failure._tag}`)
+    const plan = result.success
     assert.include(plan.branches, plan.defaultBranch)
     assert.deepStrictEqual(plan.branches, branchNames)
     assert.deepStrictEqual(
@@ -197,7 +198,7 @@ describe("Onboarding.validateOnboarding", () => {
 
 describe("Onboarding.makeRepository", () => {
   it("creates the tracked repository with every initial branch scan queued (spec section 3)", () => {
-    const plan = Either.getOrThrow(Onboarding.validateOnboarding(validInput))
+    const plan = Result.getOrThrow(Onboarding.validateOnboarding(validInput))
     const repository = Onboarding.makeRepository(plan, {
       id: repositoryId,
       request,
@@ -224,7 +225,7 @@ describe("Onboarding.makeRepository", () => {
 })
 
 describe("Onboarding.OnboardRequest", () => {
-  const decode = Schema.decodeUnknownEither(Onboarding.OnboardRequest)
+  const decode = Schema.decodeUnknownResult(Onboarding.OnboardRequest)
   const body: Onboarding.OnboardRequest = {
     vcsConnectionId: connectionId,
     externalRepoId: "1001",
@@ -234,7 +235,7 @@ describe("Onboarding.OnboardRequest", () => {
   }
 
   it("accepts the POST /repositories body", () => {
-    assert.deepStrictEqual(decode(body), Either.right(body))
+    assert.deepStrictEqual(decode(body), Result.succeed(body))
   })
 
   const invalid: ReadonlyArray<[string, unknown]> = [
@@ -249,28 +250,28 @@ describe("Onboarding.OnboardRequest", () => {
   ]
   for (const [name, input] of invalid) {
     it(`rejects ${name}`, () => {
-      assert.isTrue(Either.isLeft(decode(input)))
+      assert.isTrue(Result.isFailure(decode(input)))
     })
   }
 
   it("accepts 100 branches of 255 characters", () => {
     const branchNames = Array.from({ length: 100 }, (_, i) => `${i}`.padStart(255, "b"))
-    assert.isTrue(Either.isRight(decode({ ...body, branchNames })))
+    assert.isTrue(Result.isSuccess(decode({ ...body, branchNames })))
   })
 
-  it.prop("random JSON never throws: it decodes or returns a typed error", [fc.jsonValue()], ([json]) => {
+  prop("random JSON never throws: it decodes or returns a typed error", [fc.jsonValue()], ([json]) => {
     const result = decode(json)
-    assert.isTrue(Either.isLeft(result) || Either.isRight(result))
+    assert.isTrue(Result.isFailure(result) || Result.isSuccess(result))
   })
 
-  it.prop(
+  prop(
     "random branch lists never throw through the schema and the rule",
     [fc.array(fc.string(), { maxLength: 5 }).map((branchNames) => ({ ...body, branchNames }))],
     ([input]) => {
       const decoded = decode(input)
-      if (Either.isRight(decoded)) {
-        const result = Onboarding.validateOnboarding({ ...validInput, request: decoded.right })
-        assert.isTrue(Either.isLeft(result) || Either.isRight(result))
+      if (Result.isSuccess(decoded)) {
+        const result = Onboarding.validateOnboarding({ ...validInput, request: decoded.success })
+        assert.isTrue(Result.isFailure(result) || Result.isSuccess(result))
       }
     }
   )

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import * as Id from "../src/Id.js"
 import * as Organization from "../src/Organization.js"
 
@@ -15,20 +15,20 @@ const org = (edition: Organization.Edition, grants: Organization.Organization["g
 
 describe("Organization.checkAutomationApi (contracts 3, edition gate)", () => {
   it("enterprise always has the Automation API", () => {
-    assert.isTrue(Either.isRight(Organization.checkAutomationApi(org("enterprise"), now)))
+    assert.isTrue(Result.isSuccess(Organization.checkAutomationApi(org("enterprise"), now)))
   })
   it("free and team editions need an unexpired automation-api grant", () => {
-    assert.isTrue(Either.isLeft(Organization.checkAutomationApi(org("free"), now)))
-    assert.isTrue(Either.isLeft(Organization.checkAutomationApi(org("team"), now)))
+    assert.isTrue(Result.isFailure(Organization.checkAutomationApi(org("free"), now)))
+    assert.isTrue(Result.isFailure(Organization.checkAutomationApi(org("team"), now)))
     const valid = org("team", [{ feature: "automation-api", expiresAt: "2026-07-01T00:00:00Z" }])
-    assert.isTrue(Either.isRight(Organization.checkAutomationApi(valid, now)))
+    assert.isTrue(Result.isSuccess(Organization.checkAutomationApi(valid, now)))
     const unlimited = org("free", [{ feature: "automation-api", expiresAt: null }])
-    assert.isTrue(Either.isRight(Organization.checkAutomationApi(unlimited, now)))
+    assert.isTrue(Result.isSuccess(Organization.checkAutomationApi(unlimited, now)))
   })
   it("an expired grant (or one expiring exactly now) does not open the API", () => {
     const expired = org("team", [{ feature: "automation-api", expiresAt: "2026-05-31T23:59:59Z" }])
-    assert.isTrue(Either.isLeft(Organization.checkAutomationApi(expired, now)))
+    assert.isTrue(Result.isFailure(Organization.checkAutomationApi(expired, now)))
     const atNow = org("team", [{ feature: "automation-api", expiresAt: "2026-06-01T00:00:00Z" }])
-    assert.isTrue(Either.isLeft(Organization.checkAutomationApi(atNow, now)))
+    assert.isTrue(Result.isFailure(Organization.checkAutomationApi(atNow, now)))
   })
 })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Permission from "../src/Permission.js"
 
 describe("Permission (contracts section 3)", () => {
@@ -20,24 +22,24 @@ describe("Permission (contracts section 3)", () => {
 
   it("a key with only mappings:write cannot publish or manage keys (spec 5.4)", () => {
     const granted = Permission.permissionsOf({ permissions: ["mappings:write"] })
-    assert.isTrue(Either.isRight(Permission.requirePermissions(granted, ["mappings:write"])))
+    assert.isTrue(Result.isSuccess(Permission.requirePermissions(granted, ["mappings:write"])))
     const denied = Permission.requirePermissions(granted, ["policy:publish"])
-    assert.isTrue(Either.isLeft(denied))
-    if (Either.isLeft(denied)) assert.deepStrictEqual(denied.left.missing, ["policy:publish"])
-    assert.isTrue(Either.isLeft(Permission.requirePermissions(granted, ["api-keys:manage"])))
+    assert.isTrue(Result.isFailure(denied))
+    if (Result.isFailure(denied)) assert.deepStrictEqual(denied.failure.missing, ["policy:publish"])
+    assert.isTrue(Result.isFailure(Permission.requirePermissions(granted, ["api-keys:manage"])))
   })
 
   it("Policy Automation cannot manage webhooks; Security Administrator cannot manage API keys", () => {
-    assert.isTrue(Either.isLeft(Permission.requirePermissions(Permission.roles["Policy Automation"], ["webhooks:manage"])))
-    assert.isTrue(Either.isRight(Permission.requirePermissions(Permission.roles["Security Administrator"], ["webhooks:manage"])))
-    assert.isTrue(Either.isLeft(Permission.requirePermissions(Permission.roles["Security Administrator"], ["api-keys:manage"])))
+    assert.isTrue(Result.isFailure(Permission.requirePermissions(Permission.roles["Policy Automation"], ["webhooks:manage"])))
+    assert.isTrue(Result.isSuccess(Permission.requirePermissions(Permission.roles["Security Administrator"], ["webhooks:manage"])))
+    assert.isTrue(Result.isFailure(Permission.requirePermissions(Permission.roles["Security Administrator"], ["api-keys:manage"])))
   })
 
   const perms = fc.subarray([...Permission.allPermissions])
-  it.prop("required ⊆ granted exactly when the check passes, and `missing` is required \\ granted", [perms, perms], ([granted, required]) => {
+  prop("required ⊆ granted exactly when the check passes, and `missing` is required \\ granted", [perms, perms], ([granted, required]) => {
     const result = Permission.requirePermissions(granted, required)
     const missing = required.filter((p) => !granted.includes(p))
-    assert.strictEqual(Either.isRight(result), missing.length === 0)
-    if (Either.isLeft(result)) assert.deepStrictEqual(result.left.missing, missing)
+    assert.strictEqual(Result.isSuccess(result), missing.length === 0)
+    if (Result.isFailure(result)) assert.deepStrictEqual(result.failure.missing, missing)
   })
 })

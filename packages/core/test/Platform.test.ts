@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Platform from "../src/Platform.js"
 
-const canonical = (s: string) => Either.getOrThrow(Platform.normalizePlatformScope(s))
+const canonical = (s: string) => Result.getOrThrow(Platform.normalizePlatformScope(s))
 
 describe("Platform", () => {
   it("accepts os/arch[/variant] and normalizes like containerd", () => {
@@ -21,13 +23,13 @@ describe("Platform", () => {
   it("rejects unknown systems, architectures and variants with a reason", () => {
     for (const bad of ["linux", "linux/", "beos/amd64", "linux/z80", "linux/amd64/v9", "linux/386/v7", "a/b/c/d", "linux/arm/v9"]) {
       const result = Platform.normalizePlatformScope(bad)
-      assert.isTrue(Either.isLeft(result), bad)
+      assert.isTrue(Result.isFailure(result), bad)
     }
   })
 
-  it.prop("normalization is idempotent and never throws", [fc.string({ maxLength: 40 })], ([s]) => {
+  prop("normalization is idempotent and never throws", [fc.string({ maxLength: 40 })], ([s]) => {
     const result = Platform.normalizePlatformScope(s)
-    if (Either.isRight(result)) assert.strictEqual(canonical(result.right), result.right)
-    else assert.strictEqual(result.left._tag, "InvalidPlatform")
+    if (Result.isSuccess(result)) assert.strictEqual(canonical(result.success), result.success)
+    else assert.strictEqual(result.failure._tag, "InvalidPlatform")
   })
 })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Schema } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result, Schema } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
 
@@ -40,11 +42,11 @@ const draft = (n: number, phaseId: Id.PhaseId, toTag = "2"): PolicyGroup.DraftMa
 
 describe("PolicyGroup", () => {
   it("refuses API mapping edits on an external phase (rule 7) and names unknown phases", () => {
-    assert.isTrue(Either.isRight(PolicyGroup.ensureInternalPhase(group, internalA)))
+    assert.isTrue(Result.isSuccess(PolicyGroup.ensureInternalPhase(group, internalA)))
     const refused = PolicyGroup.ensureInternalPhase(group, external)
-    assert.isTrue(Either.isLeft(refused) && refused.left._tag === "ExternalPhaseReadOnly")
+    assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "ExternalPhaseReadOnly")
     const unknown = PolicyGroup.ensureInternalPhase(group, "ph_nope")
-    assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "PhaseNotFound")
+    assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "PhaseNotFound")
   })
 
   it("publishes the whole draft, unrelated changes included, and keeps external phases (rule 9)", () => {
@@ -60,7 +62,7 @@ describe("PolicyGroup", () => {
     assert.isTrue(second.published.some((m) => m.id === externalLive.id), "external phase untouched")
   })
 
-  it.prop("publishing twice without draft changes changes nothing the second time", [
+  prop("publishing twice without draft changes changes nothing the second time", [
     fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 20 }),
     fc.boolean()
   ], ([ns, toB]) => {
@@ -73,13 +75,13 @@ describe("PolicyGroup", () => {
     assert.strictEqual(once.published.length, drafts.length)
   })
 
-  it.prop("an external phase polls every 10 to 86400 whole seconds; the default is 60", [
+  prop("an external phase polls every 10 to 86400 whole seconds; the default is 60", [
     fc.oneof(fc.integer({ min: -100, max: 100_000 }), fc.double({ min: 10, max: 86_400, noNaN: true }))
   ], ([seconds]) => {
     const source = { ...group.phases[2]!.external!, pollIntervalSeconds: seconds }
-    const decoded = Schema.decodeUnknownEither(PolicyGroup.ExternalSource)(source)
-    assert.strictEqual(Either.isRight(decoded), Number.isInteger(seconds) && seconds >= 10 && seconds <= 86_400)
-    assert.isTrue(Either.isRight(Schema.decodeUnknownEither(PolicyGroup.ExternalSource)({ ...source, pollIntervalSeconds: PolicyGroup.defaultPollIntervalSeconds })))
+    const decoded = Schema.decodeUnknownResult(PolicyGroup.ExternalSource)(source)
+    assert.strictEqual(Result.isSuccess(decoded), Number.isInteger(seconds) && seconds >= 10 && seconds <= 86_400)
+    assert.isTrue(Result.isSuccess(Schema.decodeUnknownResult(PolicyGroup.ExternalSource)({ ...source, pollIntervalSeconds: PolicyGroup.defaultPollIntervalSeconds })))
   })
 
   it("details list phases by position with the external binding, never connection internals", () => {
@@ -116,19 +118,19 @@ describe("PolicyGroup.isPollDue (the external phase poll schedule)", () => {
   const synced = fc.option(time, { nil: null })
   const attempt = fc.option(time, { nil: undefined })
 
-  it.prop("due exactly when pollIntervalSeconds have passed since the later of the sync and the attempt", [synced, attempt, interval, fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 })], ([sync, tried, seconds, offset]) => {
+  prop("due exactly when pollIntervalSeconds have passed since the later of the sync and the attempt", [synced, attempt, interval, fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 })], ([sync, tried, seconds, offset]) => {
     const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
     if (sync === null && tried === undefined) return assert.isTrue(PolicyGroup.isPollDue(external, tried, offset))
     const last = Math.max(sync ?? -Infinity, tried ?? -Infinity)
     assert.strictEqual(PolicyGroup.isPollDue(external, tried, last + seconds * 1000 + offset), offset >= 0)
   })
 
-  it.prop("monotone in now: once due, due at every later time", [synced, attempt, interval, time, fc.nat(3 * 86_400_000)], ([sync, tried, seconds, now, later]) => {
+  prop("monotone in now: once due, due at every later time", [synced, attempt, interval, time, fc.nat(3 * 86_400_000)], ([sync, tried, seconds, now, later]) => {
     const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
     if (PolicyGroup.isPollDue(external, tried, now)) assert.isTrue(PolicyGroup.isPollDue(external, tried, now + later))
   })
 
-  it.prop("a poll just attempted is not due again within the interval, whatever lastSyncedAt says", [synced, time, interval, fc.nat()], ([sync, tried, seconds, wait]) => {
+  prop("a poll just attempted is not due again within the interval, whatever lastSyncedAt says", [synced, time, interval, fc.nat()], ([sync, tried, seconds, wait]) => {
     const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
     assert.isFalse(PolicyGroup.isPollDue(external, tried, tried + (wait % (seconds * 1000))))
   })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import type * as PolicyGroup from "../src/PolicyGroup.js"
@@ -23,7 +25,7 @@ const policy = (...groups: Array<ReadonlyArray<PolicyGroup.PublishedMapping>>): 
   groups.map((published, i) => ({ group: { id: gid(i + 1), name: `g${i}` }, phases: [{ id: pid(1), position: 0 }, { id: pid(2), position: 1 }], published }))
 const now = new Date("2026-06-01T00:00:00Z")
 const resolved = (p: Resolution.ResolutionPolicy, image: string, platform?: string) =>
-  Either.getOrThrow(Resolution.resolve({ policy: p, image, platform, now })).resolved?.toImage ?? null
+  Result.getOrThrow(Resolution.resolve({ policy: p, image, platform, now })).resolved?.toImage ?? null
 
 describe("Resolution precedence (docs/policy-resolution.md)", () => {
   it("exact match beats repository-wide match beats pattern", () => {
@@ -50,7 +52,7 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
 
   it("mappings not yet active are reported, not applied; every candidate says why", () => {
     const p = policy([live("nginx:1", "nginx:2", { activeFrom: "2027-01-01T00:00:00Z" }), live("nginx:*", "nginx:3")])
-    const r = Either.getOrThrow(Resolution.resolve({ policy: p, image: "nginx:1", now }))
+    const r = Result.getOrThrow(Resolution.resolve({ policy: p, image: "nginx:1", now }))
     assert.strictEqual(r.resolved?.toImage, "nginx:3")
     assert.strictEqual(r.image, "docker.io/library/nginx:1")
     assert.match(r.considered[0]!.reason, /not yet active/)
@@ -63,21 +65,21 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
     { maxLength: 12 }
   ).map((rows) => rows.map((r, i) => live(r.from, `target:${i}`, { ...(r.order !== undefined ? { order: r.order } : {}), platformScope: r.scope })))
 
-  it.prop("resolution does not depend on the order mappings are listed in", [mappings, fc.constantFrom("linux/amd64", undefined)], ([ms, platform]) => {
+  prop("resolution does not depend on the order mappings are listed in", [mappings, fc.constantFrom("linux/amd64", undefined)], ([ms, platform]) => {
     const a = resolved(policy(ms), "nginx:1", platform)
     const b = resolved(policy([...ms].reverse()), "nginx:1", platform)
     assert.strictEqual(a, b)
   })
 
-  it.prop("an exact match is always chosen over any pattern, and the result is always exact", [mappings], ([ms]) => {
+  prop("an exact match is always chosen over any pattern, and the result is always exact", [mappings], ([ms]) => {
     const withExact = [...ms, live("nginx:1", "exact:1", { order: 1_000_000 })]
-    const r = Either.getOrThrow(Resolution.resolve({ policy: policy(withExact), image: "nginx:1", now })).resolved!
+    const r = Result.getOrThrow(Resolution.resolve({ policy: policy(withExact), image: "nginx:1", now })).resolved!
     assert.isFalse(r.mapping.fromImage.includes("*"))
   })
 
-  it.prop("random image strings never throw", [fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 20 }), { nil: undefined })], ([image, platform]) => {
+  prop("random image strings never throw", [fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 20 }), { nil: undefined })], ([image, platform]) => {
     const r = Resolution.resolve({ policy: policy([live("nginx:*", "nginx:1")]), image, platform, now })
-    assert.isTrue(Either.isLeft(r) || Either.isRight(r))
+    assert.isTrue(Result.isFailure(r) || Result.isSuccess(r))
   })
 })
 
@@ -130,15 +132,15 @@ describe("Resolution.compile / resolveCompiled", () => {
   const platform = fc.constantFrom(undefined, "", "linux/amd64", "linux/aarch64", "linux/arm64/v8", "plan10/amd64")
 
   const same = (a: ReturnType<typeof Resolution.resolve>, b: ReturnType<typeof Resolution.resolve>) => {
-    if (Either.isLeft(a) || Either.isLeft(b)) {
-      assert.isTrue(Either.isLeft(a) && Either.isLeft(b))
-      assert.strictEqual(Either.isLeft(a) && a.left._tag, Either.isLeft(b) && b.left._tag)
+    if (Result.isFailure(a) || Result.isFailure(b)) {
+      assert.isTrue(Result.isFailure(a) && Result.isFailure(b))
+      assert.strictEqual(Result.isFailure(a) && a.failure._tag, Result.isFailure(b) && b.failure._tag)
       return
     }
-    assert.deepStrictEqual(b.right, a.right)
+    assert.deepStrictEqual(b.success, a.success)
   }
 
-  it.prop("resolveCompiled(compile(p)) answers exactly what resolve(p) answers", [randomPolicy, fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 5 })], ([p, queries]) => {
+  prop("resolveCompiled(compile(p)) answers exactly what resolve(p) answers", [randomPolicy, fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 5 })], ([p, queries]) => {
     const compiled = Resolution.compile(p)
     for (const [img, plat] of queries) {
       same(Resolution.resolve({ policy: p, image: img, platform: plat, now }), Resolution.resolveCompiled(compiled, { image: img, platform: plat, now }))
@@ -147,10 +149,10 @@ describe("Resolution.compile / resolveCompiled", () => {
 
   it("keeps the considered list in policy order across buckets", () => {
     const p = policy([live("nginx:*", "p:1"), live("nginx", "r:1"), live("nginx:1", "e:1", { order: 2 })], [live("*:1", "q:1")])
-    const r = Either.getOrThrow(Resolution.resolveCompiled(Resolution.compile(p), { image: "nginx:1", now }))
+    const r = Result.getOrThrow(Resolution.resolveCompiled(Resolution.compile(p), { image: "nginx:1", now }))
     assert.deepStrictEqual(r.considered.map((c) => c.fromImage), ["nginx:*", "nginx", "nginx:1", "*:1"])
     assert.strictEqual(r.resolved?.toImage, "e:1")
-    assert.deepStrictEqual(r, Either.getOrThrow(Resolution.resolve({ policy: p, image: "nginx:1", now })))
+    assert.deepStrictEqual(r, Result.getOrThrow(Resolution.resolve({ policy: p, image: "nginx:1", now })))
   })
 
   it("buckets references by repository and patterns apart; unparseable fromImages are left out", () => {

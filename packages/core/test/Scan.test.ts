@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Schema } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result, Schema, Struct } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import type * as PolicyGroup from "../src/PolicyGroup.js"
@@ -30,12 +32,12 @@ describe("Scan.isRoutineDue (the routine's schedule)", () => {
   })
 
   const time = fc.integer({ min: Date.parse("2020-01-01T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") })
-  it.prop("monotone in now: once due, due at every later time", [time, fc.option(time, { nil: null }), fc.integer({ min: 1, max: 90 }), time, fc.nat(400 * day)], ([tracked, last, days, now, later]) => {
+  prop("monotone in now: once due, due at every later time", [time, fc.option(time, { nil: null }), fc.integer({ min: 1, max: 90 }), time, fc.nat(400 * day)], ([tracked, last, days, now, later]) => {
     const t = target(days, new Date(tracked).toISOString(), last === null ? null : new Date(last).toISOString())
     if (Scan.isRoutineDue(t, new Date(now))) assert.isTrue(Scan.isRoutineDue(t, new Date(now + later)))
   })
 
-  it.prop("due exactly when intervalDays have passed since the reference time", [time, fc.integer({ min: 1, max: 90 }), fc.integer({ min: -10 * day, max: 10 * day })], ([since, days, offset]) => {
+  prop("due exactly when intervalDays have passed since the reference time", [time, fc.integer({ min: 1, max: 90 }), fc.integer({ min: -10 * day, max: 10 * day })], ([since, days, offset]) => {
     const t = target(days, new Date(since).toISOString(), null)
     assert.strictEqual(Scan.isRoutineDue(t, new Date(since + days * day + offset)), offset >= 0)
   })
@@ -58,21 +60,21 @@ describe("Scan.failureOf and the scan limits", () => {
   it("a tree is scanned up to the limits and refused (too-large) past them", () => {
     const other = (n: number) => Array.from({ length: n }, (_, i) => `src/f${i}.ts`)
     const manifests = (n: number) => Array.from({ length: n }, (_, i) => `k8s/m${i}.yaml`)
-    assert.deepStrictEqual(Scan.scannablePaths(["Dockerfile", "README.md", "compose.yaml"]), Either.right(["Dockerfile", "compose.yaml"]))
-    assert.isTrue(Either.isRight(Scan.scannablePaths([...other(50_000 - 5_000), ...manifests(5_000)])))
-    assert.deepStrictEqual(Scan.scannablePaths([...other(50_000), "Dockerfile"]), Either.left("too-large"))
-    assert.deepStrictEqual(Scan.scannablePaths(manifests(5_001)), Either.left("too-large"))
+    assert.deepStrictEqual(Scan.scannablePaths(["Dockerfile", "README.md", "compose.yaml"]), Result.succeed(["Dockerfile", "compose.yaml"]))
+    assert.isTrue(Result.isSuccess(Scan.scannablePaths([...other(50_000 - 5_000), ...manifests(5_000)])))
+    assert.deepStrictEqual(Scan.scannablePaths([...other(50_000), "Dockerfile"]), Result.fail("too-large"))
+    assert.deepStrictEqual(Scan.scannablePaths(manifests(5_001)), Result.fail("too-large"))
   })
 
-  it.prop("the scanned paths are exactly the scannable ones, in tree order", [fc.array(fc.constantFrom("Dockerfile", "a/b.yml", "x.md", "deploy.yaml", "src/main.go", ".github/workflows/ci.yml"), { maxLength: 30 })], ([paths]) => {
-    assert.deepStrictEqual(Scan.scannablePaths(paths), Either.right(paths.filter(Scanner.isScannable)))
+  prop("the scanned paths are exactly the scannable ones, in tree order", [fc.array(fc.constantFrom("Dockerfile", "a/b.yml", "x.md", "deploy.yaml", "src/main.go", ".github/workflows/ci.yml"), { maxLength: 30 })], ([paths]) => {
+    assert.deepStrictEqual(Scan.scannablePaths(paths), Result.succeed(paths.filter(Scanner.isScannable)))
   })
 
-  it.prop("a path longer than maxPathBytes of UTF-8, or holding a lone surrogate, is never scanned", [
+  prop("a path longer than maxPathBytes of UTF-8, or holding a lone surrogate, is never scanned", [
     fc.array(fc.tuple(fc.integer({ min: 0, max: 1100 }), fc.constantFrom("a", "é", "😀", "\uD800")), { maxLength: 12 })
   ], ([specs]) => {
     const paths = specs.map(([n, unit]) => `${unit.repeat(Math.ceil(n / unit.length))}/Dockerfile`)
-    const scanned = Either.getOrThrow(Scan.scannablePaths(paths))
+    const scanned = Result.getOrThrow(Scan.scannablePaths(paths))
     for (const path of scanned) {
       assert.isAtMost(Scan.utf8Length(path), Scan.maxPathBytes)
       assert.isTrue(Text.isStorableText(path))
@@ -80,7 +82,7 @@ describe("Scan.failureOf and the scan limits", () => {
     assert.deepStrictEqual(scanned, paths.filter((p) => Scan.utf8Length(p) <= Scan.maxPathBytes && Text.isStorableText(p)))
   })
 
-  it.prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(fc.fullUnicodeString(), fc.string({ unit: "binary" }) as fc.Arbitrary<string>, fc.string())], ([text]) => {
+  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)) }), fc.string({ unit: "binary" }), fc.string())], ([text]) => {
     assert.strictEqual(Scan.utf8Length(text), new TextEncoder().encode(text).length)
   })
 
@@ -147,7 +149,7 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
     for (const f of Scanner.scanFile("Dockerfile", dockerfile)) {
       const expected = f.normalized === undefined
         ? null
-        : Either.getOrThrow(Resolution.resolve({ policy: plain, image: f.normalized, platform: f.platform, now })).resolved?.toImage ?? null
+        : Result.getOrThrow(Resolution.resolve({ policy: plain, image: f.normalized, platform: f.platform, now })).resolved?.toImage ?? null
       assert.strictEqual(Scan.resolveFinding(compiled, f, now)?.toImage ?? null, expected)
     }
   })
@@ -159,7 +161,7 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
 
 describe("Scan.startedAt", () => {
   const iso = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
-  it.prop("a scan starts at the claim's time, never before it was queued", [iso, iso], ([queuedAt, claimedAt]) => {
+  prop("a scan starts at the claim's time, never before it was queued", [iso, iso], ([queuedAt, claimedAt]) => {
     const started = Scan.startedAt(queuedAt, claimedAt)
     assert.isAtLeast(Date.parse(started), Date.parse(queuedAt))
     assert.strictEqual(Date.parse(started), Math.max(Date.parse(queuedAt), Date.parse(claimedAt)))
@@ -187,7 +189,7 @@ describe("Scan.endedFields (how every store ends a scan)", () => {
     fc.record({ status: fc.constant("failed" as const), at, failure: fc.constantFrom(...Scan.ScanFailure.literals) })
   )
 
-  it.prop("status and finishing time are the outcome's; a success records its commit and counts, a failure only why", [outcome], ([o]) => {
+  prop("status and finishing time are the outcome's; a success records its commit and counts, a failure only why", [outcome], ([o]) => {
     const ended = Scan.endedFields(o as Parameters<typeof Scan.endedFields>[0])
     assert.strictEqual(ended.status, o.status)
     assert.strictEqual(ended.finishedAt, o.at)
@@ -197,6 +199,6 @@ describe("Scan.endedFields (how every store ends a scan)", () => {
       assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [o.failure, null, 0, 0])
     }
     // the fields are those of a valid stored scan
-    assert.isTrue(Schema.is(Scan.BranchScan.pick("status", "failure", "commitSha", "fileCount", "findingCount", "finishedAt"))(ended))
+    assert.isTrue(Schema.is(Scan.BranchScan.mapFields(Struct.pick(["status", "failure", "commitSha", "fileCount", "findingCount", "finishedAt"])))(ended))
   })
 })

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import * as fc from "fast-check"
 import * as Scanner from "../src/Scanner.js"
 
 const root = fileURLToPath(new URL("./fixtures/scanner", import.meta.url))
@@ -260,7 +261,7 @@ const yamlish = fc.array(
 const text = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 200 }), yamlish)
 
 describe("Scanner properties", () => {
-  it.prop("random text never throws, is deterministic, and every finding's line holds its reference", [paths, text], ([path, content]) => {
+  prop("random text never throws, is deterministic, and every finding's line holds its reference", [paths, text], ([path, content]) => {
     const a = Scanner.scanFile(path, content)
     assert.deepStrictEqual(Scanner.scanFile(path, content), a)
     for (const f of a) {
@@ -274,7 +275,7 @@ describe("Scanner properties", () => {
     }
   }, { fastCheck: { numRuns: 2000 } })
 
-  it.prop("scanFiles is scanFile over each file, in order", [fc.array(fc.tuple(paths, text), { maxLength: 5 })], ([files]) => {
+  prop("scanFiles is scanFile over each file, in order", [fc.array(fc.tuple(paths, text), { maxLength: 5 })], ([files]) => {
     const list = files.map(([path, content]) => ({ path, content }))
     assert.deepStrictEqual(Scanner.scanFiles(list), list.flatMap((f) => Scanner.scanFile(f.path, f.content)))
   })
@@ -299,7 +300,7 @@ describe("Scanner properties", () => {
   const quoting = fc.constantFrom((s: string) => s, (s: string) => `"${s}"`, (s: string) => `'${s}'`)
   const comment = fc.constantFrom("", "  # pinned", " #x")
 
-  it.prop("compose: every service image is found on its line", [fc.array(fc.tuple(image, quoting, comment), { minLength: 1, maxLength: 6 })], ([services]) => {
+  prop("compose: every service image is found on its line", [fc.array(fc.tuple(image, quoting, comment), { minLength: 1, maxLength: 6 })], ([services]) => {
     const lines = ["# generated", "services:"]
     const expected: Array<string> = []
     services.forEach(([img, quote, note], i) => {
@@ -309,7 +310,7 @@ describe("Scanner properties", () => {
     assert.deepStrictEqual(Scanner.scanFile("compose.yml", lines.join("\n")).map((f) => `${f.line}:${f.image}`), expected)
   })
 
-  it.prop("kubernetes: every container image of every document is found on its line", [fc.array(fc.array(fc.tuple(image, quoting), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })], ([docs]) => {
+  prop("kubernetes: every container image of every document is found on its line", [fc.array(fc.array(fc.tuple(image, quoting), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })], ([docs]) => {
     const lines: Array<string> = []
     const expected: Array<string> = []
     for (const containers of docs) {
@@ -322,7 +323,7 @@ describe("Scanner properties", () => {
     assert.deepStrictEqual(Scanner.scanFile("k8s.yaml", lines.join("\n")).map((f) => `${f.line}:${f.image}`), expected)
   })
 
-  it.prop("dockerfile: every FROM image is found, stage references are not", [fc.array(image, { minLength: 1, maxLength: 5 })], ([images]) => {
+  prop("dockerfile: every FROM image is found, stage references are not", [fc.array(image, { minLength: 1, maxLength: 5 })], ([images]) => {
     const lines: Array<string> = []
     images.forEach((img, i) => lines.push(`FROM ${img} AS s${i}`, "RUN true"))
     lines.push("FROM s0")

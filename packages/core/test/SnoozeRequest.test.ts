@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Snooze from "../src/SnoozeRequest.js"
 
@@ -11,7 +13,7 @@ const input: Snooze.SnoozeCreateRequest = {
   until: "2026-02-01T00:00:00Z"
 }
 const id = Id.make("snoozeRequest", new Uint8Array(16)) as Id.SnoozeRequestId
-const fresh = () => Either.getOrThrow(Snooze.create(input, { id, now }))
+const fresh = () => Result.getOrThrow(Snooze.create(input, { id, now }))
 
 describe("SnoozeRequest (contracts 6 state machine)", () => {
   it("creation is pending with previous status null and action created (spec 3, 6)", () => {
@@ -23,22 +25,22 @@ describe("SnoozeRequest (contracts 6 state machine)", () => {
 
   it("refuses an `until` that is not in the future", () => {
     const result = Snooze.create({ ...input, until: "2025-12-31T00:00:00Z" }, { id, now })
-    assert.isTrue(Either.isLeft(result))
+    assert.isTrue(Result.isFailure(result))
   })
 
   it("pending -> approved -> expired -> pending, and pending -> rejected -> pending", () => {
-    const approved = Either.getOrThrow(Snooze.review(fresh().request, { decision: "approve" }, now))
+    const approved = Result.getOrThrow(Snooze.review(fresh().request, { decision: "approve" }, now))
     assert.strictEqual(approved.event.action, "reviewed")
     assert.strictEqual(approved.request.status, "approved")
     assert.isTrue(Snooze.isActive(approved.request, now))
-    assert.isTrue(Either.isLeft(Snooze.expire(approved.request, now)), "not expired before until")
-    const expired = Either.getOrThrow(Snooze.expire(approved.request, new Date("2026-02-01T00:00:00Z")))
+    assert.isTrue(Result.isFailure(Snooze.expire(approved.request, now)), "not expired before until")
+    const expired = Result.getOrThrow(Snooze.expire(approved.request, new Date("2026-02-01T00:00:00Z")))
     assert.deepStrictEqual(expired.event, { action: "status_changed", previousStatus: "approved", currentStatus: "expired" })
-    const reopened = Either.getOrThrow(Snooze.reopen(expired.request))
+    const reopened = Result.getOrThrow(Snooze.reopen(expired.request))
     assert.deepStrictEqual(reopened.event, { action: "reopened", previousStatus: "expired", currentStatus: "pending" })
-    const rejected = Either.getOrThrow(Snooze.review(fresh().request, { decision: "reject", comment: "no" }, now))
+    const rejected = Result.getOrThrow(Snooze.review(fresh().request, { decision: "reject", comment: "no" }, now))
     assert.strictEqual(rejected.request.reviewComment, "no")
-    assert.strictEqual(Either.getOrThrow(Snooze.reopen(rejected.request)).request.status, "pending")
+    assert.strictEqual(Result.getOrThrow(Snooze.reopen(rejected.request)).request.status, "pending")
   })
 
   const allowed: Record<Snooze.SnoozeStatus, ReadonlyArray<string>> = {
@@ -57,16 +59,16 @@ describe("SnoozeRequest (contracts 6 state machine)", () => {
       ? Snooze.expire(r, later)
       : Snooze.reopen(r)
 
-  it.prop("random action sequences follow the machine exactly: allowed moves succeed, others are refused", [
+  prop("random action sequences follow the machine exactly: allowed moves succeed, others are refused", [
     fc.array(fc.constantFrom("approve", "reject", "expire", "reopen"), { maxLength: 30 })
   ], ([actions]) => {
     let current = fresh().request
     for (const action of actions) {
       const result = apply(current, action)
-      assert.strictEqual(Either.isRight(result), allowed[current.status].includes(action), `${current.status} ${action}`)
-      if (Either.isRight(result)) {
-        assert.strictEqual(result.right.event.previousStatus, current.status)
-        current = result.right.request
+      assert.strictEqual(Result.isSuccess(result), allowed[current.status].includes(action), `${current.status} ${action}`)
+      if (Result.isSuccess(result)) {
+        assert.strictEqual(result.success.event.previousStatus, current.status)
+        current = result.success.request
       }
     }
   })

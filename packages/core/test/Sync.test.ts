@@ -3,7 +3,9 @@
  * PolicyGroup helpers the sync workflow uses, stated as the laws users rely on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as MappingsFile from "../src/MappingsFile.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
@@ -55,17 +57,17 @@ const after = (s: { path: string; lastVersion: string | null; lastError: string 
     : { ...s, lastVersion: d.version, lastError: null }
 
 describe("decideSync", () => {
-  it.prop("the same read processed twice changes nothing the second time", [source, read], ([s, r]) => {
+  prop("the same read processed twice changes nothing the second time", [source, read], ([s, r]) => {
     const first = MappingsFile.decideSync(s, r)
     assert.strictEqual(MappingsFile.decideSync(after(s, first), r)._tag, "Unchanged")
   })
 
-  it.prop("a file version equal to lastVersion is never processed again, whatever its content", [source, fc.oneof(validFile, invalidFile)], ([s, content]) => {
+  prop("a file version equal to lastVersion is never processed again, whatever its content", [source, fc.oneof(validFile, invalidFile)], ([s, content]) => {
     const v = "f".repeat(40)
     assert.deepStrictEqual(MappingsFile.decideSync({ ...s, lastVersion: v }, { _tag: "Found", content, version: v }), { _tag: "Unchanged", version: v })
   })
 
-  it.prop("an invalid file is never accepted; its error is short and names the file name only", [source, invalidFile, version], ([s, content, v]) => {
+  prop("an invalid file is never accepted; its error is short and names the file name only", [source, invalidFile, version], ([s, content, v]) => {
     const d = MappingsFile.decideSync(s, { _tag: "Found", content, version: v })
     if (d._tag === "Unchanged") return
     assert.strictEqual(d._tag, "Rejected")
@@ -76,13 +78,13 @@ describe("decideSync", () => {
     assert.notInclude(d.lastError, hiddenDir)
   })
 
-  it.prop("a valid new version is accepted as exactly the decoded file", [source, validFile, version], ([s, content, v]) => {
+  prop("a valid new version is accepted as exactly the decoded file", [source, validFile, version], ([s, content, v]) => {
     fc.pre(v !== s.lastVersion)
     const d = MappingsFile.decideSync(s, { _tag: "Found", content, version: v })
-    assert.deepStrictEqual(d, { _tag: "Accepted", version: v, mappings: Either.getOrThrow(MappingsFile.decodeMappingsFile(content)) })
+    assert.deepStrictEqual(d, { _tag: "Accepted", version: v, mappings: Result.getOrThrow(MappingsFile.decodeMappingsFile(content)) })
   })
 
-  it.prop("after a missing file or an unknown branch, the file's return is always processed, even with its old content", [
+  prop("after a missing file or an unknown branch, the file's return is always processed, even with its old content", [
     source,
     fc.constantFrom<MappingsFile.SourceRead>({ _tag: "Missing" }, { _tag: "Unreachable", problem: "repository-or-branch-not-found" }),
     fc.oneof(validFile, invalidFile)
@@ -114,7 +116,7 @@ describe("pushes", () => {
   const otherPath = fc.stringMatching(/^[a-z]{1,8}(\/[a-z]{1,8}){0,2}\.(json|md|ts)$/).filter((p) => p !== phaseSource.path)
   const branch = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/)
 
-  it.prop("a push to another branch, or a tag, never concerns the phase", [branch, fc.option(fc.array(otherPath), { nil: null })], ([b, paths]) => {
+  prop("a push to another branch, or a tag, never concerns the phase", [branch, fc.option(fc.array(otherPath), { nil: null })], ([b, paths]) => {
     fc.pre(b !== "main")
     for (const ref of [`refs/heads/${b}`, "refs/tags/main", "main", "refs/heads/"]) {
       assert.isFalse(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref, changedPaths: paths }))
@@ -122,7 +124,7 @@ describe("pushes", () => {
     }
   })
 
-  it.prop("a push to the branch concerns the phase exactly when its file changed, or when the provider could not list every file", [
+  prop("a push to the branch concerns the phase exactly when its file changed, or when the provider could not list every file", [
     fc.array(otherPath, { maxLength: 6 }),
     fc.boolean(),
     fc.constantFrom("", "/", "./")
@@ -168,7 +170,7 @@ describe("PolicyGroup helpers of the sync", () => {
     ]
   })
 
-  it.prop("the group's cooldown wins over the organization's; null means the organization's", [
+  prop("the group's cooldown wins over the organization's; null means the organization's", [
     fc.option(fc.nat(100_000), { nil: null }),
     fc.nat(100_000)
   ], ([own, org]) => {
@@ -177,10 +179,10 @@ describe("PolicyGroup helpers of the sync", () => {
 
   it("only an external phase can be synced", () => {
     const g = group(null)
-    assert.isTrue(Either.isRight(PolicyGroup.ensureExternalPhase(g, id("phase", 2))))
+    assert.isTrue(Result.isSuccess(PolicyGroup.ensureExternalPhase(g, id("phase", 2))))
     const internal = PolicyGroup.ensureExternalPhase(g, id("phase", 1))
-    assert.isTrue(Either.isLeft(internal) && internal.left._tag === "PhaseNotExternal")
+    assert.isTrue(Result.isFailure(internal) && internal.failure._tag === "PhaseNotExternal")
     const unknown = PolicyGroup.ensureExternalPhase(g, "ph_unknown")
-    assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "PhaseNotFound")
+    assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "PhaseNotFound")
   })
 })

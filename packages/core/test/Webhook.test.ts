@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "./support/fcProp.js"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Webhook from "../src/Webhook.js"
 
@@ -69,7 +70,7 @@ describe("Webhook.route (contracts section 5, Routing)", () => {
     assert.deepStrictEqual(ids, [notSubscribed.id])
   })
 
-  it.prop("never routes to a disabled destination or one that did not select the type", [
+  prop("never routes to a disabled destination or one that did not select the type", [
     fc.constantFrom("service.policy_group.published", "service.snooze_request.created", "service.policy_mapping.created"),
     fc.boolean()
   ], ([type, policy]) => {

@@ -3,13 +3,11 @@
  * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
  * (runtime/deno.ts) serve this same application.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { ApiKeyHash, Ids, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
-import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/Access.js"
 import { AuditHandlers, SnoozeRequestsHandlers } from "./handlers/Exceptions.js"
@@ -23,6 +21,7 @@ import { WebhooksHandlers } from "./handlers/Webhooks.js"
 import * as Auth from "./http/Auth.js"
 import * as BodyGuard from "./http/BodyGuard.js"
 import * as Lifecycle from "./http/Lifecycle.js"
+import * as Problems from "./http/Problems.js"
 import * as RateLimit from "./http/RateLimit.js"
 
 export interface Options {
@@ -40,22 +39,19 @@ export const defaults: Options = {
   accessLog: true
 }
 
-/**
- * The platform's request span only when spans are recorded (`Lifecycle.requestSpans`), read from
- * the tracer flag both runtimes set before they build the application (`--tracing`).
- */
-const requestSpans = Layer.unwrapEffect(Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), Lifecycle.requestSpans))
-
-/** What a runtime adds to the application: its own body reader (Node). */
+/** What a runtime adds to the application: its own body reader (Node; optional, the bench measures both). */
 export interface RuntimeOptions {
   readonly bodyReader?: BodyGuard.BodyReader | undefined
 }
 
-/** The API with every handler; needs the workflows' services (see `services`). */
+/**
+ * The API's routes with every handler, its endpoint middleware (authentication, problem answers) and
+ * the request lifecycle, registered on the runtime's `HttpRouter`; needs the workflows' services (see
+ * `services`). The platform records a request span only while the tracer is on (`--tracing`).
+ */
 export const apiLayer = (options: Options, runtime: RuntimeOptions = {}) =>
   Layer.mergeAll(
-    requestSpans,
-    HttpApiBuilder.api(Api).pipe(
+    HttpApiBuilder.layer(Api).pipe(
       Layer.provide([
         MetaHandlers(options),
         OrganizationHandlers,
@@ -68,9 +64,9 @@ export const apiLayer = (options: Options, runtime: RuntimeOptions = {}) =>
         WebhooksHandlers,
         VcsEventsHandlers(options)
       ]),
-      Layer.provide(Auth.layer(options))
+      Layer.provide([Auth.layer(options), Problems.layer])
     ),
-    HttpApiBuilder.middleware(Lifecycle.middleware({ ...options, bodyReader: runtime.bodyReader }))
+    Lifecycle.layer({ ...options, bodyReader: runtime.bodyReader })
   )
 
 export interface ServiceOptions {
@@ -94,8 +90,14 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
     VcsProviders.layer(options.vcs)
   )
 
-/** The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch runtime). */
+/**
+ * The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch
+ * runtime), and `dispose` to release it. The host writes its own access log (`accessLog`).
+ */
 export const webHandler = <E>(options: Options, store: Layer.Layer<Store, E>, serviceOptions: ServiceOptions = {}) =>
-  HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(apiLayer(options), HttpServer.layerContext).pipe(Layer.provide(services(store, serviceOptions)))
+  HttpRouter.toWebHandler(
+    // merged, not only provided: the handlers' services are request requirements, which the handler
+    // finds in the application's own context
+    apiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(services(store, serviceOptions))),
+    { disableLogger: true }
   )

@@ -6,7 +6,7 @@
 import { Workflows } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { demoOrgId, demoSeed } from "./seed/demo.js"
 import * as Seed from "./seed/Seed.js"
 
@@ -23,7 +23,7 @@ export interface BootResult {
 export const boot = Effect.fn("Boot.boot")(function*(options: BootOptions) {
   const seeded = options.seed ? yield* Seed.load(options.seed) : []
   if (!options.demo) return { seeded } satisfies BootResult
-  yield* Seed.load(Either.getOrThrow(Seed.parse(JSON.stringify(demoSeed))))
+  yield* Seed.load(Result.getOrThrow(Seed.parse(JSON.stringify(demoSeed))))
   const key = yield* Workflows.ApiKeys.create(
     { orgId: demoOrgId as Id.OrgId, actor: { kind: "system", name: "demo" }, correlationId: "boot" },
     { name: `demo ${new Date().toISOString()}`, role: "Owner", expiresInDays: 30 }

@@ -10,12 +10,12 @@
  * secrets, VCS tokens) turns the answer into a SecretBox with `SecretBox.layerFromKey(key.base64)`.
  * Nothing here ever logs or echoes the key.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { SecretBox, type StoreConfig } from "@image-policy/adapters"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 
 export const envVar = "IMAGE_POLICY_SECRET_KEY"
 export const fileName = "secret.key"
@@ -38,9 +38,9 @@ export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{
 export const filePath = (path: Path.Path, dataDir: string) => path.join(dataDir, fileName)
 
 const checked = (base64: string, where: string) =>
-  Either.match(SecretBox.decodeKey(base64), {
-    onLeft: (e) => Effect.fail(new SecretKeyError({ reason: "invalid", message: `${where}: ${e.message}` })),
-    onRight: () => Effect.succeed(base64.trim())
+  Result.match(SecretBox.decodeKey(base64), {
+    onFailure: (e) => Effect.fail(new SecretKeyError({ reason: "invalid", message: `${where}: ${e.message}` })),
+    onSuccess: () => Effect.succeed(base64.trim())
   })
 
 const io = (what: string) => (e: { readonly message: string }) =>
@@ -56,13 +56,13 @@ const fromFile = (file: string, dataDir: string) =>
     const base64 = SecretBox.generateKey()
     yield* Effect.mapError(fs.makeDirectory(dataDir, { recursive: true }), io(`cannot create ${dataDir}`))
     // `wx`: two hosts starting on one new directory must not overwrite each other's key
-    const written = yield* fs.writeFileString(file, `${base64}\n`, { flag: "wx", mode: 0o600 }).pipe(Effect.either)
-    if (Either.isLeft(written)) {
-      if (written.left._tag === "SystemError" && written.left.reason === "AlreadyExists") {
+    const written = yield* fs.writeFileString(file, `${base64}\n`, { flag: "wx", mode: 0o600 }).pipe(Effect.result)
+    if (Result.isFailure(written)) {
+      if (written.failure.reason._tag === "AlreadyExists") {
         const text = yield* Effect.mapError(fs.readFileString(file), io(`cannot read ${file}`))
         return { base64: yield* checked(text, file), source: "file", path: file } satisfies SecretKey
       }
-      return yield* Effect.fail(io(`cannot write ${file}`)(written.left))
+      return yield* Effect.fail(io(`cannot write ${file}`)(written.failure))
     }
     return { base64, source: "generated", path: file } satisfies SecretKey
   })

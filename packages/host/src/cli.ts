@@ -4,24 +4,21 @@
  * user's page. Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
  * secret key), 2 the command line is wrong.
  */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Migrations, PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
-import { ApiKey, Id, Permission, Store, version, Workflows } from "@image-policy/core"
+import { ApiKey, Id, Input, Permission, Store, version, Workflows } from "@image-policy/core"
 import * as Cause from "effect/Cause"
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as App from "./App.js"
 import { type Running, start } from "./runtime/node.js"
@@ -30,37 +27,36 @@ import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
 /** A failure the user can act on: printed on stderr as is, then the process exits with `exitCode`. */
-class CliError extends Data.TaggedError("CliError")<{
+class CommandFailure extends Data.TaggedError("CommandFailure")<{
   readonly message: string
   readonly details?: ReadonlyArray<string> | undefined
   readonly exitCode: 1 | 2
 }> {}
 
-const usage = (message: string) => new CliError({ message, exitCode: 2 })
+const usage = (message: string) => new CommandFailure({ message, exitCode: 2 })
 
 const messageOf = (cause: Cause.Cause<unknown>): string => ServeOptions.reasonOf(Cause.squash(cause))
 
-const argv = Either.getOrElse(ServeOptions.takeLogLevel(process.argv), (message) => {
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(process.argv.slice(2)), (message) => {
   console.error(`image-policy: ${message}`)
   return process.exit(2)
 })
 
 // One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
 // never mix into it, and only warnings unless `--log-level` asks for more.
-const quietLogs = Layer.merge(
-  Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
-  Logger.minimumLogLevel(argv.level ?? LogLevel.Warning)
-)
+const quietLogs = ServeOptions.stderrLoggerLayer(argv.level ?? "Warn")
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
 const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
   Effect.scoped(Effect.gen(function*() {
     const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey })).pipe(
-      Effect.catchAllCause((cause) =>
-        new CliError({
-          message: `cannot open the store ${ServeOptions.describeStore(spec)}: ${ServeOptions.scrub(messageOf(cause), spec)}`,
-          exitCode: 1
-        })
+      Effect.catchCause((cause) =>
+        Effect.fail(
+          new CommandFailure({
+            message: `cannot open the store ${ServeOptions.describeStore(spec)}: ${ServeOptions.scrub(messageOf(cause), spec)}`,
+            exitCode: 1
+          })
+        )
       )
     )
     return yield* Effect.provide(use, services)
@@ -104,7 +100,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           deliveryWorker: { schedule: config.webhookRetrySchedule }
         }),
       catch: (e) =>
-        new CliError({
+        new CommandFailure({
           message: `cannot start: ${ServeOptions.scrub(ServeOptions.reasonOf(e), config.store)}`,
           exitCode: 1
         })
@@ -115,7 +111,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
     if (running.boot.demo) yield* Console.log(ServeOptions.demoBanner(running.boot.demo, running.url, config.app.publicUrl))
     yield* Effect.tryPromise({
       try: () => stopped,
-      catch: (e) => new CliError({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
+      catch: (e) => new CommandFailure({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
     })
   })).pipe(Command.withDescription(
   "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
@@ -130,8 +126,8 @@ const migrate = Command.make("migrate", { store: ServeOptions.store }, ({ store 
     const client = store._tag === "pglite" ? PgliteClient.layer({ dataDir: store.dataDir }) : PgClient.layerFromUrl(store.url)
     const applied = yield* Migrations.run.pipe(
       Effect.provide(client),
-      Effect.catchAllCause((cause) =>
-        new CliError({ message: `cannot migrate ${where}: ${ServeOptions.scrub(messageOf(cause), store)}`, exitCode: 1 })
+      Effect.catchCause((cause) =>
+        Effect.fail(new CommandFailure({ message: `cannot migrate ${where}: ${ServeOptions.scrub(messageOf(cause), store)}`, exitCode: 1 }))
       )
     )
     yield* Console.log(
@@ -145,14 +141,16 @@ const migrate = Command.make("migrate", { store: ServeOptions.store }, ({ store 
 
 const seed = Command.make(
   "seed",
-  { store: ServeOptions.store, file: Args.file({ name: "FILE", exists: "yes" }) },
+  { store: ServeOptions.store, file: Argument.File("FILE", { mustExist: true }) },
   ({ file, store }) =>
     Effect.gen(function*() {
       // validated whole before the store is even opened: an invalid seed writes nothing
       const parsed = yield* ServeOptions.readSeed(file)
       // sealed values must open on the hosts that serve this store: seal with their key (SecretKey.ts)
       const secretKey = Seed.sealsSecrets(parsed)
-        ? (yield* SecretKey.resolve(store, process.env).pipe(Effect.mapError((e) => new CliError({ message: e.message, exitCode: 1 })))).base64
+        ? (yield* SecretKey.resolve(store, process.env).pipe(
+          Effect.mapError((e) => new CommandFailure({ message: e.message, exitCode: 1 }))
+        )).base64
         : undefined
       const seeded = yield* withStore(store, Seed.load(parsed), secretKey)
       yield* Console.log(JSON.stringify({ organizations: seeded }, null, 2))
@@ -161,26 +159,30 @@ const seed = Command.make(
 
 // keys create ------------------------------------------------------------------------------------
 
-const ExpiresInDays = Schema.Union(Schema.Literal("unlimited"), Schema.NumberFromString.pipe(Schema.compose(ApiKey.ExpiresInDays)))
+const ExpiresInDays = Schema.Union([
+  Schema.Literal("unlimited"),
+  // "abc" decodes to NaN here, which the integer check of ExpiresInDays refuses
+  Schema.NumberFromString.pipe(Schema.decodeTo(ApiKey.ExpiresInDays))
+])
 
 const keysCreate = Command.make(
   "create",
   {
     store: ServeOptions.store,
-    org: Options.text("org").pipe(Options.withPseudoName("ORG_ID"), Options.withDescription("the organization the key belongs to")),
-    name: Options.text("name").pipe(Options.withPseudoName("NAME"), Options.withDescription("a name to recognise the key by")),
-    role: Options.choice("role", Permission.RoleName.literals).pipe(
-      Options.withDescription("a built-in role (or give --permission instead)"),
-      Options.optional
+    org: Flag.String("org").pipe(Flag.withMetavar("ORG_ID"), Flag.withDescription("the organization the key belongs to")),
+    name: Flag.String("name").pipe(Flag.withMetavar("NAME"), Flag.withDescription("a name to recognise the key by")),
+    role: Flag.Literals("role", Permission.RoleName.literals).pipe(
+      Flag.withDescription("a built-in role (or give --permission instead)"),
+      Flag.optional
     ),
-    permissions: Options.choice("permission", Permission.allPermissions).pipe(
-      Options.withDescription("a permission; repeat for several (instead of --role)"),
-      Options.repeated
+    permissions: Flag.Literals("permission", Permission.allPermissions).pipe(
+      Flag.withDescription("a permission; repeat for several (instead of --role)"),
+      Flag.atLeast(0)
     ),
-    expiresInDays: Options.text("expires-in-days").pipe(
-      Options.withPseudoName("N|unlimited"),
-      Options.withDescription("days until the key expires, 1..365, or `unlimited`"),
-      Options.withDefault("90")
+    expiresInDays: Flag.String("expires-in-days").pipe(
+      Flag.withMetavar("N|unlimited"),
+      Flag.withDescription("days until the key expires, 1..365, or `unlimited`"),
+      Flag.withDefault("90")
     )
   },
   (flags) =>
@@ -188,16 +190,16 @@ const keysCreate = Command.make(
       if (Option.isSome(flags.role) === flags.permissions.length > 0) {
         return yield* usage("keys create: give exactly one of --role or --permission (repeatable)")
       }
-      const expiry = Schema.decodeUnknownEither(ExpiresInDays)(flags.expiresInDays.trim())
-      if (Either.isLeft(expiry)) return yield* usage("--expires-in-days must be an integer from 1 to 365, or `unlimited`")
-      const expiresInDays = expiry.right === "unlimited" ? null : expiry.right
-      const request = Schema.decodeUnknownEither(ApiKey.ApiKeyCreateRequest)(
+      const expiry = Schema.decodeUnknownResult(ExpiresInDays)(flags.expiresInDays.trim())
+      if (Result.isFailure(expiry)) return yield* usage("--expires-in-days must be an integer from 1 to 365, or `unlimited`")
+      const expiresInDays = expiry.success === "unlimited" ? null : expiry.success
+      const request = Schema.decodeUnknownResult(ApiKey.ApiKeyCreateRequest)(
         Option.isSome(flags.role)
           ? { name: flags.name, role: flags.role.value, expiresInDays }
           : { name: flags.name, permissions: flags.permissions, expiresInDays }
       )
-      if (Either.isLeft(request)) {
-        return yield* usage(`invalid key: ${ParseResult.ArrayFormatter.formatErrorSync(request.left).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+      if (Result.isFailure(request)) {
+        return yield* usage(`invalid key: ${Input.fieldErrors(request.failure).map((e) => `${e.path}: ${e.message}`).join("; ")}`)
       }
       const orgId = Schema.decodeUnknownOption(Id.OrgId)(flags.org)
       if (Option.isNone(orgId)) return yield* usage(`--org: ${JSON.stringify(flags.org)} is not an organization id (org_…)`)
@@ -206,14 +208,14 @@ const keysCreate = Command.make(
         Effect.gen(function*() {
           const store = yield* Store
           if (Option.isNone(yield* store.organizations.get(orgId.value))) {
-            return yield* new CliError({
+            return yield* new CommandFailure({
               message: `no organization ${orgId.value} in ${ServeOptions.describeStore(flags.store)}`,
               exitCode: 1
             })
           }
           return yield* Workflows.ApiKeys.create(
             { orgId: orgId.value, actor: { kind: "system", name: "cli" }, correlationId: "cli-keys-create" },
-            request.right
+            request.success
           )
         })
       )
@@ -223,7 +225,8 @@ const keysCreate = Command.make(
 ).pipe(Command.withDescription("create an API key and print it as JSON, its secret shown this once"))
 
 const keys = Command.make("keys", {}, () => usage("give a subcommand: keys create (see image-policy keys --help)")).pipe(
-  Command.withDescription("manage API keys"),
+  // the root help lists `keys` only: name its subcommand there
+  Command.withDescription("manage API keys (keys create)"),
   Command.withSubcommands([keysCreate])
 )
 
@@ -231,11 +234,13 @@ const keys = Command.make("keys", {}, () => usage("give a subcommand: keys creat
 
 const command = Command.make("image-policy", {}, () =>
   usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")).pipe(
-    Command.withDescription("container-image policy service"),
+    Command.withDescription(
+      "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written)"
+    ),
     Command.withSubcommands([serve, migrate, seed, keys])
   )
 
-const cli = Command.run(command, { name: "image-policy", version })
+const cli = Command.runWith(command, { version })
 
 /** Waits until stdout and stderr have flushed (pipes may be asynchronous), then exits. */
 const exit = (code: number) => {
@@ -243,20 +248,20 @@ const exit = (code: number) => {
   process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
 }
 
-Effect.runPromiseExit(Effect.provide(cli(argv.args), NodeContext.layer)).then((result) => {
+Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeServices.layer, ServeOptions.cliLayer)))).then((result) => {
   if (Exit.isSuccess(result)) return exit(0)
-  const failure = Cause.failureOption(result.cause)
+  const failure = Cause.findErrorOption(result.cause)
   if (Option.isNone(failure)) {
     console.error(`image-policy: unexpected error\n${Cause.pretty(result.cause)}`)
     return exit(1)
   }
   const error: unknown = failure.value
-  // @effect/cli has printed its own usage errors already
-  if (ValidationError.isValidationError(error)) return exit(2)
-  if (error instanceof CliError || error instanceof ServeOptions.StartupError) {
+  // effect/cli has presented its own usage errors already (ServeOptions.cliLayer)
+  if (CliError.isCliError(error)) return exit(2)
+  if (error instanceof CommandFailure || error instanceof ServeOptions.StartupError) {
     console.error(`image-policy: ${error.message}`)
     for (const line of error.details ?? []) console.error(line)
-    return exit(error instanceof CliError ? error.exitCode : 1)
+    return exit(error instanceof CommandFailure ? error.exitCode : 1)
   }
   console.error(`image-policy: ${error instanceof Error ? error.message : String(error)}`)
   return exit(1)

@@ -36,7 +36,7 @@ const memorySetup = (): Setup => {
     outbox: {
       ...instance.outbox,
       append: (orgId, rows) =>
-        Effect.zipRight(
+        Effect.andThen(
           Effect.sync(() => {
             if (orgId === "org_acme") events.push(...rows.map((r) => r.event))
           }),

@@ -5,7 +5,7 @@
  * is problem JSON (contracts 4). Strings include NUL and unpaired surrogates, which PostgreSQL
  * cannot store, so the suite runs on the memory store and on PostgreSQL.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"

@@ -216,7 +216,13 @@ await onEveryStore("remediation", (storeName, makeStore) =>
         const r = await ofBranch("release")
         return m.length === 1 && r.length === 1 && [m[0], r[0]]
       })
-      expect((await scans()).filter((s: any) => s.trigger === "routine").map((s: any) => [s.branchName, s.status]).sort()).toEqual([
+      // a request is written while its scan is still being finished: wait for both scans to end
+      // (whatever their outcome) before asserting how they ended
+      const routineScans = await until("the routine scans to finish", async () => {
+        const list = (await scans()).filter((s: any) => s.trigger === "routine")
+        return list.length === 2 && list.every((s: any) => s.status !== "queued" && s.status !== "running") && list
+      })
+      expect(routineScans.map((s: any) => [s.branchName, s.status]).sort()).toEqual([
         ["main", "succeeded"],
         ["release", "succeeded"]
       ])
@@ -239,7 +245,7 @@ await onEveryStore("remediation", (storeName, makeStore) =>
         failure: null,
         number: opened.number,
         url: opened.url,
-        scanId: (await scans()).find((s: any) => s.trigger === "routine" && s.branchName === "main").id,
+        scanId: routineScans.find((s: any) => s.branchName === "main").id,
         // busybox waits for its cooldown, rabbitmq is snoozed, ${BASE} is not written literally,
         // postgres has no mapping; the pending nginx snooze suppresses nothing
         changes: [

@@ -57,7 +57,7 @@ const providers = [
 for (const p of providers) {
   describe(`scans and remediation through a ${p.provider} API (local stub)`, () => {
     const time = shiftedClock()
-    let scope: Scope.CloseableScope
+    let scope: Scope.Closeable
     let stub: Stubs.Stub
     let host: TestHost
     let receiver: Receiver.Receiver
@@ -73,7 +73,7 @@ for (const p of providers) {
     beforeAll(async () => {
       process.env[p.tokenEnv] = p.token
       scope = await Effect.runPromise(Scope.make())
-      stub = await Effect.runPromise(Scope.extend(p.start({ token: p.token, repositories: [repo] }), scope))
+      stub = await Effect.runPromise(Scope.provide(p.start({ token: p.token, repositories: [repo] }), scope))
       const seed = structuredClone(testSeed) as any
       seed.organizations[0].vcsConnections.push({
         provider: p.provider, externalAccountName: "acme-cloud", status: "active", api: { baseUrl: stub.baseUrl, tokenEnv: p.tokenEnv }

@@ -35,7 +35,7 @@ const withListFiles = (
   ...fixture,
   listFiles: (ctx, at) => {
     const before = listFiles(at)
-    return before === undefined ? fixture.listFiles(ctx, at) : Effect.zipRight(before, fixture.listFiles(ctx, at))
+    return before === undefined ? fixture.listFiles(ctx, at) : Effect.andThen(before, fixture.listFiles(ctx, at))
   }
 })
 

@@ -99,7 +99,7 @@ await onEveryStore("scans", (storeName, makeStore) =>
               at.fullName !== "acme/web"
                 ? fixture.provider.listFiles(ctx, at)
                 : Effect.promise(() => webGate.wait()).pipe(
-                  Effect.zipRight(
+                  Effect.andThen(
                     Effect.suspend(() =>
                       webUnavailable ? Effect.fail(new VcsProviderError({ reason: "unavailable" })) : fixture.provider.listFiles(ctx, at)
                     )

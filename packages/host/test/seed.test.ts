@@ -3,16 +3,16 @@ import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
 import { SecretBox, Store, Workflows } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as App from "../src/App.js"
 import * as Seed from "../src/seed/Seed.js"
 
 const problemsOf = (seed: unknown): ReadonlyArray<Seed.SeedProblem> => {
   const parsed = Seed.parse(JSON.stringify(seed))
-  assert.isTrue(Either.isLeft(parsed), "the seed should be rejected")
-  return Either.isLeft(parsed) ? parsed.left.problems : []
+  assert.isTrue(Result.isFailure(parsed), "the seed should be rejected")
+  return Result.isFailure(parsed) ? parsed.failure.problems : []
 }
 
 const hasProblem = (problems: ReadonlyArray<Seed.SeedProblem>, path: string, message: RegExp) =>
@@ -23,8 +23,8 @@ const hasProblem = (problems: ReadonlyArray<Seed.SeedProblem>, path: string, mes
 
 const parseOk = (seed: unknown): Seed.SeedFile => {
   const parsed = Seed.parse(JSON.stringify(seed))
-  if (Either.isLeft(parsed)) assert.fail(parsed.left.message)
-  return Either.getOrThrow(parsed)
+  if (Result.isFailure(parsed)) assert.fail(parsed.failure.message)
+  return Result.getOrThrow(parsed)
 }
 
 const ownerSecret = "seed-test-owner-0123456789abcdefghijklmnopqr"
@@ -136,7 +136,7 @@ describe("Seed.parse", () => {
     hasProblem(problems, "$.organizations[0].vcsConnections[0].fixture.repositories[0].files.main.Dockerfile", /surrogate/)
     assert.strictEqual(problems.length, 2)
     const deep = Seed.parse(`{"organizations":${"[".repeat(100)}${"]".repeat(100)}}`)
-    assert.isTrue(Either.isLeft(deep) && /nests more than/.test(deep.left.problems[0]!.message))
+    assert.isTrue(Result.isFailure(deep) && /nests more than/.test(deep.failure.problems[0]!.message))
   })
 
   it("bounds what it turns into instants: cooldowns at most a year, grants' expiresAt a full ISO 8601 date-time", () => {
@@ -157,8 +157,8 @@ describe("Seed.parse", () => {
 
   it("rejects text that is not JSON at the root path", () => {
     const parsed = Seed.parse("{ organizations: [")
-    assert.isTrue(Either.isLeft(parsed))
-    if (Either.isLeft(parsed)) assert.deepStrictEqual(parsed.left.problems, [{ path: "$", message: "not valid JSON" }])
+    assert.isTrue(Result.isFailure(parsed))
+    if (Result.isFailure(parsed)) assert.deepStrictEqual(parsed.failure.problems, [{ path: "$", message: "not valid JSON" }])
   })
 
   it("never echoes an API key secret in a problem", () => {

@@ -515,7 +515,7 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
   const token = "ghp_SYNCSTUBTOKEN0123456789abcdef"
   const hookSecret = "stub-webhook-secret-0123456789abcdef"
   const path = "policy/service-mappings.json"
-  let scope: Scope.CloseableScope
+  let scope: Scope.Closeable
   let stub: Stubs.Stub
   let host: TestHost
   const repo = Stubs.repository(42, "acme/platform-policy", {
@@ -527,7 +527,7 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
     process.env.SYNC_TEST_GITHUB_TOKEN = token
     process.env.SYNC_TEST_GITHUB_WEBHOOK_SECRET = hookSecret
     scope = await Effect.runPromise(Scope.make())
-    stub = await Effect.runPromise(Scope.extend(Stubs.github({ token, repositories: [repo] }), scope))
+    stub = await Effect.runPromise(Scope.provide(Stubs.github({ token, repositories: [repo] }), scope))
     const seed = syncSeed()
     seed.organizations[0].vcsConnections.push({
       provider: "github", externalAccountName: "acme-cloud", status: "active",
@@ -622,7 +622,7 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     { fromImage: "postgres:16", toImage: "postgres:16.2", reason: "patch release" },
     { fromImage: "bitnami/*:latest", toImage: "bitnami/redis:7.2.4" }
   )
-  let scope: Scope.CloseableScope
+  let scope: Scope.Closeable
   let stub: Stubs.Stub
   let host: TestHost
   let hookId: string
@@ -632,7 +632,7 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     process.env.SYNC_TEST_GITLAB_TOKEN = token
     process.env.SYNC_TEST_GITLAB_WEBHOOK_SECRET = hookSecret
     scope = await Effect.runPromise(Scope.make())
-    stub = await Effect.runPromise(Scope.extend(Stubs.gitlab({ token, repositories: [repo] }), scope))
+    stub = await Effect.runPromise(Scope.provide(Stubs.gitlab({ token, repositories: [repo] }), scope))
     const seed = syncSeed()
     seed.organizations[0].vcsConnections.push({
       provider: "gitlab", externalAccountName: "acme-gitlab", status: "active",

@@ -48,7 +48,7 @@ const suite = (storeName: string, shared: () => SharedStore) =>
   describe(`sealed provider token and webhook secret (${storeName})`, () => {
     const key = SecretBox.generateKey()
     const otherKey = SecretBox.generateKey()
-    let scope: Scope.CloseableScope
+    let scope: Scope.Closeable
     let github: Stubs.Stub
     let gitlab: Stubs.Stub
     let host: TestHost
@@ -78,8 +78,8 @@ const suite = (storeName: string, shared: () => SharedStore) =>
 
     beforeAll(async () => {
       scope = await Effect.runPromise(Scope.make())
-      github = await Effect.runPromise(Scope.extend(Stubs.github({ token: githubToken, repositories: [githubRepo] }), scope))
-      gitlab = await Effect.runPromise(Scope.extend(Stubs.gitlab({ token: gitlabToken, repositories: [gitlabRepo] }), scope))
+      github = await Effect.runPromise(Scope.provide(Stubs.github({ token: githubToken, repositories: [githubRepo] }), scope))
+      gitlab = await Effect.runPromise(Scope.provide(Stubs.gitlab({ token: gitlabToken, repositories: [gitlabRepo] }), scope))
       host = await start(key)
     })
     afterAll(async () => {

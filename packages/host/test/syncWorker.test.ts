@@ -7,11 +7,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
 import { PolicyGroup, Store, VcsProvider, VcsProviderError } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as Result from "effect/Result"
+import { TestClock } from "effect/testing"
 import * as App from "../src/App.js"
 import * as Seed from "../src/seed/Seed.js"
 import * as Sync from "../src/workers/Sync.js"
@@ -38,7 +40,7 @@ const recordingProvider = () => {
         inFlight++
         maxInFlight = Math.max(maxInFlight, inFlight)
         // let the other reads of the tick start
-        for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+        for (let i = 0; i < 5; i++) yield* Effect.yieldNow
         inFlight--
         const trouble = broken.get(file.path)
         if (trouble === "unavailable") return yield* Effect.fail(new VcsProviderError({ reason: "unavailable" }))
@@ -84,9 +86,59 @@ const seedWith = (phases: ReadonlyArray<{ readonly name: string; readonly path: 
       }]
     }]
   }))
-  if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
-  return parsed.right
+  if (Result.isFailure(parsed)) throw new Error(parsed.failure.message)
+  return parsed.success
 }
+
+/**
+ * The test clock as the worker sees it, knowing when the worker sleeps until its next tick. The
+ * test clock wakes a sleeping fiber but does not wait for work it did not wake (the first tick) or
+ * that outlives its wake-up, so `advance` steps from one wake-up of the worker to the next and,
+ * after each, waits until the worker sleeps again: every tick on the way has run to its end, as
+ * the Effect 3 test clock ensured by waiting for every fiber to suspend.
+ */
+const workerClock = Effect.gen(function*() {
+  const test = yield* TestClock.testClockWith(Effect.succeed)
+  // when the worker's current sleep ends; undefined while it works
+  let wakeAt: number | undefined
+  const clock: Clock.Clock = {
+    currentTimeMillisUnsafe: () => test.currentTimeMillisUnsafe(),
+    currentTimeMillis: test.currentTimeMillis,
+    currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe(),
+    currentTimeNanos: test.currentTimeNanos,
+    monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: test.monotonicTimeNanos,
+    sleep: (duration) =>
+      Effect.suspend(() => {
+        wakeAt = test.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+        return test.sleep(duration)
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        wakeAt = undefined
+      })))
+  }
+  const asleep = () => wakeAt !== undefined && wakeAt > test.currentTimeMillisUnsafe()
+  // yields until the worker sleeps again (bounded in real time, so a worker that never does fails the test)
+  const idle = Effect.suspend(() => {
+    const deadline = Date.now() + 10_000
+    const loop: Effect.Effect<void> = Effect.suspend(() =>
+      asleep() ? Effect.void
+        : Date.now() > deadline ? Effect.die(new Error("the sync worker did not go back to sleep"))
+        : Effect.andThen(Effect.yieldNow, loop)
+    )
+    return loop
+  })
+  const advance = (duration: Duration.Input) =>
+    Effect.gen(function*() {
+      yield* idle
+      const target = test.currentTimeMillisUnsafe() + Duration.toMillis(Duration.fromInputUnsafe(duration))
+      while (wakeAt! <= target) {
+        yield* TestClock.adjust(wakeAt! - test.currentTimeMillisUnsafe())
+        yield* idle
+      }
+      yield* TestClock.adjust(target - test.currentTimeMillisUnsafe())
+    })
+  return { clock, advance }
+})
 
 /** Seeds `phases`, starts the worker (tick 5 s) and hands the test what it needs; the worker stops with the test's scope. */
 const withWorker = <A, E>(
@@ -96,6 +148,8 @@ const withWorker = <A, E>(
     readonly vcs: ReturnType<typeof recordingProvider>
     readonly published: (phase: string) => Effect.Effect<ReadonlyArray<string>, never, Store>
     readonly external: (phase: string) => Effect.Effect<{ readonly lastSyncedAt: string | null; readonly lastError: string | null }, never, Store>
+    /** Moves the test clock on, letting every tick that comes due on the way run to its end. */
+    readonly advance: (duration: Duration.Input) => Effect.Effect<void>
   }) => Effect.Effect<A, E, Store>,
   options: { readonly concurrency?: number } = {}
 ) => {
@@ -114,10 +168,13 @@ const withWorker = <A, E>(
         const found = Option.getOrThrow(group).phases.find((p) => p.id === phaseId(phase))!.external!
         return { lastSyncedAt: found.lastSyncedAt, lastError: found.lastError }
       })
-    const worker = yield* Effect.fork(Sync.run({ ...Sync.defaults("test"), concurrency: options.concurrency ?? 4 }))
+    const clock = yield* workerClock
+    const worker = yield* Effect.forkChild(
+      Sync.run({ ...Sync.defaults("test"), concurrency: options.concurrency ?? 4 }).pipe(Effect.provideService(Clock.Clock, clock.clock))
+    )
     // the first tick runs at once
-    yield* TestClock.adjust("0 millis")
-    const result = yield* body({ vcs, published, external })
+    yield* clock.advance("0 millis")
+    const result = yield* body({ vcs, published, external, advance: clock.advance })
     yield* Fiber.interrupt(worker)
     return result
   }).pipe(Effect.provide(App.services(MemoryStore.layer, { vcs: { fixture: vcs.provider } })))
@@ -140,7 +197,7 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
     withWorker(
       [{ name: "Fast", path: "fast.json", pollIntervalSeconds: 10 }, { name: "Slow", path: "slow.json", pollIntervalSeconds: 3600 }],
       { "fast.json": mappings("node:20.11.1"), "slow.json": mappings("node:20.11.1") },
-      ({ external, published, vcs }) =>
+      ({ advance, external, published, vcs }) =>
         Effect.gen(function*() {
           // both were never synced: the first tick reads both
           assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("slow.json")], [1, 1])
@@ -148,22 +205,22 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
           assert.strictEqual((yield* external("Slow")).lastSyncedAt, new Date(0).toISOString())
 
           // the 5 s tick finds nothing due
-          yield* TestClock.adjust("5 seconds")
+          yield* advance("5 seconds")
           assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("slow.json")], [1, 1])
-          yield* TestClock.adjust("5 seconds")
+          yield* advance("5 seconds")
           assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("slow.json")], [2, 1])
 
           // a new version of both files: the fast phase follows at its next poll, the slow one does not
           vcs.files.set("fast.json", mappings("node:20.12.0"))
           vcs.files.set("slow.json", mappings("node:20.12.0"))
-          yield* TestClock.adjust("50 seconds")
+          yield* advance("50 seconds")
           assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("slow.json")], [7, 1])
           assert.deepStrictEqual(yield* published("Fast"), ["node:20.12.0"])
           assert.strictEqual((yield* external("Fast")).lastSyncedAt, new Date(20_000).toISOString())
           assert.deepStrictEqual(yield* published("Slow"), ["node:20.11.1"])
 
           // an hour after its last sync the slow phase is read again and follows its file
-          yield* TestClock.adjust("3540 seconds")
+          yield* advance("3540 seconds")
           assert.strictEqual(vcs.count("slow.json"), 2)
           assert.deepStrictEqual(yield* published("Slow"), ["node:20.12.0"])
           assert.strictEqual((yield* external("Slow")).lastSyncedAt, new Date(3_600_000).toISOString())
@@ -175,14 +232,14 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
     withWorker(
       [{ name: "Default", path: "default.json" }],
       { "default.json": mappings("node:20.11.1") },
-      ({ vcs }) =>
+      ({ advance, vcs }) =>
         Effect.gen(function*() {
           assert.strictEqual(vcs.count("default.json"), 1)
-          yield* TestClock.adjust("55 seconds")
+          yield* advance("55 seconds")
           assert.strictEqual(vcs.count("default.json"), 1)
-          yield* TestClock.adjust("5 seconds")
+          yield* advance("5 seconds")
           assert.strictEqual(vcs.count("default.json"), 2)
-          yield* TestClock.adjust("120 seconds")
+          yield* advance("120 seconds")
           assert.strictEqual(vcs.count("default.json"), 4)
         })
     ))
@@ -196,21 +253,21 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
         { name: "Fine", path: "fine.json", pollIntervalSeconds: 30 }
       ],
       { "down.json": mappings("node:20.11.1"), "dies.json": mappings("node:20.11.1"), "fine.json": mappings("node:20.11.1") },
-      ({ external, published, vcs }) =>
+      ({ advance, external, published, vcs }) =>
         Effect.gen(function*() {
           // the first tick read every phase before the trouble began
           vcs.broken.set("down.json", "unavailable")
           vcs.broken.set("dies.json", "defect")
           vcs.files.set("fine.json", mappings("node:20.12.0"))
           assert.match((yield* external("Missing")).lastError ?? "", /missing\.json was not found/)
-          for (const seconds of [5, 5, 5, 5, 5, 5]) yield* TestClock.adjust(`${seconds} seconds`)
+          for (const seconds of [5, 5, 5, 5, 5, 5]) yield* advance(`${seconds} seconds`)
           // 30 s later: every phase read once more, no more
           assert.deepStrictEqual(["missing.json", "down.json", "dies.json", "fine.json"].map(vcs.count), [2, 2, 2, 2])
           assert.deepStrictEqual(yield* published("Fine"), ["node:20.12.0"])
           // the outage changed nothing on its phase (still the first version)
           assert.deepStrictEqual(yield* published("Down"), ["node:20.11.1"])
           assert.isNull((yield* external("Down")).lastError)
-          yield* TestClock.adjust("30 seconds")
+          yield* advance("30 seconds")
           assert.deepStrictEqual(["missing.json", "down.json", "dies.json", "fine.json"].map(vcs.count), [3, 3, 3, 3])
         })
     ))
@@ -219,9 +276,9 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
     withWorker(
       Array.from({ length: 6 }, (_, i) => ({ name: `P${i}`, path: `p${i}.json`, pollIntervalSeconds: 10 })),
       Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}.json`, mappings("node:20.11.1")])),
-      ({ vcs }) =>
+      ({ advance, vcs }) =>
         Effect.gen(function*() {
-          yield* TestClock.adjust("10 seconds")
+          yield* advance("10 seconds")
           assert.strictEqual(vcs.reads.length, 12)
           assert.strictEqual(vcs.maxInFlight(), 2)
         }),

@@ -18,7 +18,7 @@ const secureBytes = (n: number): Uint8Array => {
   return out
 }
 
-const fromBytes = (bytes: (n: number) => Uint8Array): Ids["Type"] =>
+const fromBytes = (bytes: (n: number) => Uint8Array): typeof Ids.Service =>
   Ids.of({
     next: (kind) => Effect.sync(() => Id.make(kind, bytes(ID_BYTES))),
     randomBytes: (n) => Effect.sync(() => bytes(n))

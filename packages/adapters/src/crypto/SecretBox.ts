@@ -10,9 +10,10 @@
 import { SecretBox, SecretUnavailable } from "@image-policy/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
-import * as Either from "effect/Either"
+import * as Base64 from "effect/encoding/Base64"
+import * as Base64Url from "effect/encoding/Base64Url"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 
 export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{
   readonly reason: "malformed" | "decrypt-failed" | "bad-key"
@@ -31,13 +32,14 @@ const TAG_BYTES = 16
 const subtle = () => globalThis.crypto.subtle
 
 /** A new random key, base64 (the format of `IMAGE_POLICY_SECRET_KEY`). */
-export const generateKey = (): string => Encoding.encodeBase64(globalThis.crypto.getRandomValues(new Uint8Array(KEY_BYTES)))
+export const generateKey = (): string => Base64.encode(globalThis.crypto.getRandomValues(new Uint8Array(KEY_BYTES)))
 
 /** Decodes and checks a base64 key; the error never echoes the key. */
-export const decodeKey = (base64: string): Either.Either<Uint8Array, SecretBoxError> =>
-  Encoding.decodeBase64(base64.trim()).pipe(
-    Either.mapLeft(() => new SecretBoxError({ reason: "bad-key", message: "secret key is not valid base64" })),
-    Either.filterOrLeft(
+export const decodeKey = (base64: string): Result.Result<Uint8Array, SecretBoxError> =>
+  Base64.decode(base64.trim()).pipe(
+    // the decoder's own error quotes its input (the key): only our message goes on
+    Result.mapError(() => new SecretBoxError({ reason: "bad-key", message: "secret key is not valid base64" })),
+    Result.filterOrFail(
       (bytes) => bytes.length === KEY_BYTES,
       (bytes) =>
         new SecretBoxError({
@@ -63,19 +65,19 @@ export const make = (rawKey: Uint8Array): Effect.Effect<typeof SecretBox.Service
         Effect.promise(async () => {
           const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES))
           const ciphertext = await subtle().encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext))
-          return `${VERSION}.${Encoding.encodeBase64Url(iv)}.${Encoding.encodeBase64Url(new Uint8Array(ciphertext))}`
+          return `${VERSION}.${Base64Url.encode(iv)}.${Base64Url.encode(new Uint8Array(ciphertext))}`
         }),
       open: (sealed) => {
         const parts = sealed.split(".")
         if (parts.length !== 3 || parts[0] !== VERSION) return Effect.fail(malformed)
-        const iv = Encoding.decodeBase64Url(parts[1]!)
-        const ciphertext = Encoding.decodeBase64Url(parts[2]!)
+        const iv = Base64Url.decode(parts[1]!)
+        const ciphertext = Base64Url.decode(parts[2]!)
         if (
-          Either.isLeft(iv) || Either.isLeft(ciphertext) || iv.right.length !== IV_BYTES ||
-          ciphertext.right.length < TAG_BYTES
+          Result.isFailure(iv) || Result.isFailure(ciphertext) || iv.success.length !== IV_BYTES ||
+          ciphertext.success.length < TAG_BYTES
         ) return Effect.fail(malformed)
         return Effect.tryPromise({
-          try: () => subtle().decrypt({ name: "AES-GCM", iv: Uint8Array.from(iv.right) }, key, Uint8Array.from(ciphertext.right)),
+          try: () => subtle().decrypt({ name: "AES-GCM", iv: Uint8Array.from(iv.success) }, key, Uint8Array.from(ciphertext.success)),
           catch: () => decryptFailed
         }).pipe(
           Effect.flatMap((plain) =>
@@ -91,4 +93,4 @@ export const make = (rawKey: Uint8Array): Effect.Effect<typeof SecretBox.Service
 
 /** The SecretBox for a base64 key (`IMAGE_POLICY_SECRET_KEY`); fails with `bad-key` when it is not 32 bytes. */
 export const layerFromKey = (base64Key: string): Layer.Layer<SecretBox, SecretBoxError> =>
-  Layer.effect(SecretBox, Effect.flatMap(decodeKey(base64Key), make))
+  Layer.effect(SecretBox, Effect.flatMap(Effect.fromResult(decodeKey(base64Key)), make))

@@ -3,12 +3,12 @@
  * embedded default, a data directory and no server) or a `postgres://` / `postgresql://` URL.
  * SQL stores are migrated when the layer is built.
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
 import { Store } from "@image-policy/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import type * as SqlClient from "effect/sql/SqlClient"
 import * as MemoryStore from "./memory/MemoryStore.js"
 import * as Migrations from "./sql/Migrations.js"
 import * as PgClient from "./sql/PgClient.js"
@@ -28,20 +28,24 @@ export class InvalidStoreSpec extends Data.TaggedError("InvalidStoreSpec")<{ rea
   }
 }
 
-export const parse = (input: string): Either.Either<StoreSpec, InvalidStoreSpec> => {
+export const parse = (input: string): Result.Result<StoreSpec, InvalidStoreSpec> => {
   const text = input.trim()
-  if (text === "memory") return Either.right({ _tag: "memory" })
+  if (text === "memory") return Result.succeed({ _tag: "memory" })
   if (text.startsWith("pglite:") && text.length > "pglite:".length) {
-    return Either.right({ _tag: "pglite", dataDir: text.slice("pglite:".length) })
+    return Result.succeed({ _tag: "pglite", dataDir: text.slice("pglite:".length) })
   }
-  if (/^postgres(ql)?:\/\//.test(text)) return Either.right({ _tag: "postgres", url: text })
+  if (/^postgres(ql)?:\/\//.test(text)) return Result.succeed({ _tag: "postgres", url: text })
   // never echo the input: a mistyped URL may hold a password
-  return Either.left(new InvalidStoreSpec({ input: text.startsWith("postgres") ? "postgres…" : text.slice(0, 40) }))
+  return Result.fail(new InvalidStoreSpec({ input: text.startsWith("postgres") ? "postgres…" : text.slice(0, 40) }))
 }
 
-/** The SQL store over a client, migrated before anyone can use it. */
+/**
+ * The SQL store over a client, migrated before anyone can use it. The migrations are the store's
+ * first statements: a PostgreSQL server that cannot be reached fails here, while the layer is
+ * built (the client itself connects lazily), with the connection error in the defect's cause.
+ */
 export const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>): Layer.Layer<Store, E> =>
-  Layer.effect(Store, Effect.zipRight(Effect.orDie(Migrations.run), SqlStore.make)).pipe(Layer.provide(client))
+  Layer.effect(Store, Effect.andThen(Effect.orDie(Migrations.run), SqlStore.make)).pipe(Layer.provide(client))
 
 /** The `Store` layer of a spec; SQL stores run their migrations first. */
 export const layer = (spec: StoreSpec): Layer.Layer<Store, unknown> => {

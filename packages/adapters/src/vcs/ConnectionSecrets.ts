@@ -36,7 +36,7 @@ export const read = (
     if (box === undefined) return Effect.succeed(missing("no-secret-box"))
     return box.open(sealed).pipe(
       Effect.map((value) => found(value, `sealed:${sealed}`)),
-      Effect.catchAll((e) => Effect.succeed(missing(`sealed-${name}-${e.reason}`)))
+      Effect.catch((e) => Effect.succeed(missing(`sealed-${name}-${e.reason}`)))
     )
   }
   if (source.envName === undefined) return Effect.succeed(missing("not-configured"))

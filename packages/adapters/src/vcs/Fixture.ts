@@ -14,17 +14,19 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const FixtureRepository = Schema.Struct({
-  externalRepoId: Schema.NonEmptyString.pipe(Schema.maxLength(255)),
-  fullName: Schema.String.pipe(Schema.maxLength(1024), Schema.pattern(/^[^/\s]+(\/[^/\s]+)+$/, { message: () => "must be owner/name" })),
+  externalRepoId: Schema.NonEmptyString.check(Schema.isMaxLength(255)),
+  fullName: Schema.String.check(Schema.isMaxLength(1024), Schema.isPattern(/^[^/\s]+(\/[^/\s]+)+$/, { message: "must be owner/name" })),
   defaultBranch: Onboarding.BranchName,
   branches: Schema.Array(Onboarding.BranchName),
-  files: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.String }) }), {
-    default: () => ({})
-  })
-}).pipe(Schema.filter((r) => r.branches.includes(r.defaultBranch) || {
-  path: ["branches"],
-  message: `must include the default branch ${r.defaultBranch}`
-}))
+  files: Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.String)).pipe(
+    Schema.withDecodingDefaultType(Effect.succeed({}))
+  )
+}).check(Schema.makeFilter((r) =>
+  r.branches.includes(r.defaultBranch) || {
+    path: ["branches"],
+    issue: `must include the default branch ${r.defaultBranch}`
+  }
+))
 export type FixtureRepository = typeof FixtureRepository.Type
 
 /**
@@ -34,9 +36,10 @@ export type FixtureRepository = typeof FixtureRepository.Type
  * provider's push webhooks is the fixture's own `webhookSecret` (tests, demos) or, for a real
  * provider, read from the variable `webhookSecretEnv` names or opened from `sealedWebhookSecret`.
  * Neither is ever logged or answered. A seed gives at most one source of each (Seed.ts checks it);
- * should a row hold both, the sealed value wins.
+ * should a row hold both, the sealed value wins. Only ever decoded (a memory store keeps the object
+ * as written, so a key may hold `undefined`): `optional`, as in Effect 3.
  */
-export const ConnectionSettings = Schema.Union(
+export const ConnectionSettings = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("fixture"),
     repositories: Schema.Array(FixtureRepository),
@@ -50,15 +53,17 @@ export const ConnectionSettings = Schema.Union(
     webhookSecretEnv: Schema.optional(Schema.String),
     sealedWebhookSecret: Schema.optional(Schema.String)
   })
-)
+])
 export type ConnectionSettings = typeof ConnectionSettings.Type
 
 const decodeSettings = Schema.decodeUnknownOption(ConnectionSettings)
 
-const fixtureOf = (settings: unknown) =>
-  Effect.flatMap(decodeSettings(settings), (s) => s.kind === "fixture" ? Effect.succeed(s.repositories) : Effect.fail(undefined)).pipe(
-    Effect.mapError(() => new VcsProviderError({ reason: "not-configured" }))
-  )
+const fixtureOf = (settings: unknown): Effect.Effect<ReadonlyArray<FixtureRepository>, VcsProviderError> => {
+  const decoded = decodeSettings(settings)
+  return Option.isSome(decoded) && decoded.value.kind === "fixture"
+    ? Effect.succeed(decoded.value.repositories)
+    : Effect.fail(new VcsProviderError({ reason: "not-configured" }))
+}
 
 const sha1Hex = (bytes: Uint8Array) =>
   Effect.promise(async () => {

@@ -37,12 +37,12 @@ const repoPath = (fullName: string): Effect.Effect<string, VcsProviderError> => 
 }
 
 const RepositoryJson = Schema.Struct({
-  id: Schema.Union(Schema.Number, ProviderHttp.RepositoryIdText),
+  id: Schema.Union([Schema.Number, ProviderHttp.RepositoryIdText]),
   full_name: ProviderHttp.RepositoryName,
   default_branch: ProviderHttp.BranchName
 })
 /** A listed repository whose names no store can hold is left out of the listing (the others stay). */
-const RepositoryShape = Schema.Struct({ id: Schema.Union(Schema.Number, Schema.String), full_name: Schema.String, default_branch: Schema.String })
+const RepositoryShape = Schema.Struct({ id: Schema.Union([Schema.Number, Schema.String]), full_name: Schema.String, default_branch: Schema.String })
 const toRepository = (r: typeof RepositoryJson.Type): Onboarding.ProviderRepository => ({
   externalRepoId: String(r.id),
   fullName: r.full_name,
@@ -52,8 +52,8 @@ const toRepository = (r: typeof RepositoryJson.Type): Onboarding.ProviderReposit
 /** All pages of a listing; entries of `shape` that `entry` refuses are left out (`ProviderHttp.decodeEntries`). */
 const pages = <A, I, S, SI>(
   client: ProviderHttp.Client,
-  entry: Schema.Schema<A, I>,
-  shape: Schema.Schema<S, SI> | undefined,
+  entry: Schema.Codec<A, I>,
+  shape: Schema.Codec<S, SI> | undefined,
   request: ProviderHttp.Request
 ) =>
   ProviderHttp.collectPages(
@@ -98,8 +98,8 @@ export const listBranches = (
 const ContentJson = Schema.Struct({
   type: Schema.String,
   sha: ProviderHttp.GitObjectId,
-  encoding: Schema.optional(Schema.String),
-  content: Schema.optional(Schema.String)
+  encoding: Schema.optionalKey(Schema.String),
+  content: Schema.optionalKey(Schema.String)
 })
 const BlobJson = Schema.Struct({ sha: ProviderHttp.GitObjectId, encoding: Schema.String, content: Schema.String })
 
@@ -300,7 +300,7 @@ export const openRemediation = (
     }
 
     // 3. one commit on the base head
-    const written = <A, I>(schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+    const written = <A, I>(schema: Schema.Codec<A, I>, request: ProviderHttp.Request) =>
       client.exchange(request).pipe(
         Effect.flatMap(ProviderHttp.ensureWritten(client)),
         Effect.flatMap((answer) => ProviderHttp.decode(schema, answer.body))

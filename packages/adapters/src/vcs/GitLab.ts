@@ -12,7 +12,9 @@ import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree 
 import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as ProviderHttp from "./ProviderHttp.js"
 
 export const defaultBaseUrl = "https://gitlab.com/api/v4"
@@ -37,8 +39,8 @@ const projectPath = (fullName: string): Effect.Effect<string, VcsProviderError> 
  */
 const pages = <A, I, S, SI>(
   client: ProviderHttp.Client,
-  entry: Schema.Schema<A, I>,
-  shape: Schema.Schema<S, SI> | undefined,
+  entry: Schema.Codec<A, I>,
+  shape: Schema.Codec<S, SI> | undefined,
   request: ProviderHttp.Request,
   maxPages?: number
 ) =>
@@ -55,15 +57,25 @@ const pages = <A, I, S, SI>(
     maxPages
   )
 
+/**
+ * GitLab sends `default_branch: null` for an empty project: null reads as an absent key (v3's
+ * `optionalWith(X, { nullable: true })`).
+ */
+const optionalNullable = <S extends Schema.Top>(schema: S) =>
+  Schema.optionalKey(Schema.NullOr(schema)).pipe(Schema.decodeTo(Schema.optionalKey(schema), {
+    decode: SchemaGetter.transformOptional(Option.filter(Predicate.isNotNull)),
+    encode: SchemaGetter.passthroughSupertype()
+  }))
+
 const ProjectJson = Schema.Struct({
-  id: Schema.Union(Schema.Number, ProviderHttp.RepositoryIdText),
+  id: Schema.Union([Schema.Number, ProviderHttp.RepositoryIdText]),
   path_with_namespace: ProviderHttp.RepositoryName,
-  default_branch: Schema.optionalWith(ProviderHttp.BranchName, { nullable: true })
+  default_branch: optionalNullable(ProviderHttp.BranchName)
 })
 const ProjectShape = Schema.Struct({
-  id: Schema.Union(Schema.Number, Schema.String),
+  id: Schema.Union([Schema.Number, Schema.String]),
   path_with_namespace: Schema.String,
-  default_branch: Schema.optionalWith(Schema.String, { nullable: true })
+  default_branch: optionalNullable(Schema.String)
 })
 
 /**
@@ -82,7 +94,7 @@ export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<Rea
       )
   )
 
-const BranchJson = Schema.Struct({ name: ProviderHttp.BranchName, default: Schema.optionalWith(Schema.Boolean, { default: () => false }) })
+const BranchJson = Schema.Struct({ name: ProviderHttp.BranchName, default: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(false))) })
 /** A branch whose name no store can hold is left out of the listing. */
 const BranchShape = Schema.Struct({ ...BranchJson.fields, name: Schema.String })
 
@@ -155,7 +167,7 @@ export const branchHead = (
     return branch.commit.id
   })
 
-const TreeItemJson = Schema.Struct({ path: ProviderHttp.FilePath, type: Schema.String, mode: Schema.optional(Schema.String) })
+const TreeItemJson = Schema.Struct({ path: ProviderHttp.FilePath, type: Schema.String, mode: Schema.optionalKey(Schema.String) })
 /** An item whose path no store can hold is left out (a scan skips it); any other malformed item fails the tree. */
 const TreeItemShape = Schema.Struct({ ...TreeItemJson.fields, path: Schema.String })
 
@@ -187,8 +199,8 @@ export const listFiles = (
 const conflict = () => new ProviderHttp.VcsWriteRejected({ reason: "conflict", status: 409 })
 const OpenMergeRequestJson = Schema.Struct({
   iid: ProviderHttp.RequestNumber,
-  source_project_id: Schema.optional(Schema.Number),
-  target_project_id: Schema.optional(Schema.Number)
+  source_project_id: Schema.optionalKey(Schema.Number),
+  target_project_id: Schema.optionalKey(Schema.Number)
 })
 
 /**
@@ -227,7 +239,7 @@ export const openRemediation = (
       if (answer.headers.get("x-gitlab-blob-id") !== file.previousVersion) return yield* Effect.fail(conflict())
     }
 
-    const written = <A, I>(schema: Schema.Schema<A, I>, request: ProviderHttp.Request) =>
+    const written = <A, I>(schema: Schema.Codec<A, I>, request: ProviderHttp.Request) =>
       client.exchange(request).pipe(
         Effect.flatMap(ProviderHttp.ensureWritten(client)),
         Effect.flatMap((answer) => ProviderHttp.decode(schema, answer.body))

@@ -11,7 +11,7 @@ import { Text, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 /** The platform `fetch` (`globalThis.fetch` on Node and Deno), injectable for tests. */
@@ -156,7 +156,7 @@ export const makeClient = (
       },
       // whatever the platform threw (it may name the URL): only the reason goes on
       catch: unavailable
-    }).pipe(Effect.timeoutFail({ duration: timeout, onTimeout: unavailable }))
+    }).pipe(Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(unavailable()) }))
 
   return {
     provider,
@@ -192,22 +192,22 @@ export const makeClient = (
  * SHA-256 (64 digits). The core compares it with the one it stored, so a malformed id fails the
  * answer (`unavailable`); it is never rewritten into something storable.
  */
-export const GitObjectId = Schema.String.pipe(Schema.pattern(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))
+export const GitObjectId = Schema.String.check(Schema.isPattern(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))
 
 /** A repository's or project's provider id when it comes as text (GitHub and GitLab send numbers). */
-export const RepositoryIdText = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+export const RepositoryIdText = Text.StorableString.check(Schema.isNonEmpty(), Schema.isMaxLength(255))
 
 /** `owner/repo`, or a GitLab `path_with_namespace` with nested groups. */
-export const RepositoryName = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(1024))
+export const RepositoryName = Text.StorableString.check(Schema.isNonEmpty(), Schema.isMaxLength(1024))
 
 /** A branch name: at most what the core accepts in an onboarding request (`Onboarding.BranchName`). */
-export const BranchName = Text.StorableString.pipe(Schema.nonEmptyString(), Schema.maxLength(255))
+export const BranchName = Text.StorableString.check(Schema.isNonEmpty(), Schema.isMaxLength(255))
 
 /** A file path in a tree. */
-export const FilePath = Text.StorableString.pipe(Schema.nonEmptyString())
+export const FilePath = Text.StorableString.check(Schema.isNonEmpty())
 
 /** A pull or merge request number (GitHub's `number`, GitLab's `iid`): the core stores an integer. */
-export const RequestNumber = Schema.Int.pipe(Schema.positive())
+export const RequestNumber = Schema.Int.check(Schema.isGreaterThan(0))
 
 // ---------------------------------------------------------------------------------------------
 // Answers to errors
@@ -305,13 +305,13 @@ export const ensureWritten = (client: Client) => (answer: Answer): Effect.Effect
 }
 
 /** A request whose answer must be a success, decoded with a schema (a malformed answer is `unavailable`). */
-export const getJson = <A, I>(client: Client, schema: Schema.Schema<A, I>, request: Request) =>
+export const getJson = <A, I>(client: Client, schema: Schema.Codec<A, I>, request: Request) =>
   client.exchange(request).pipe(Effect.flatMap(ensureSuccess(client)), Effect.flatMap((answer) => decode(schema, answer.body)))
 
-export const decode = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect.Effect<A, VcsProviderError> =>
-  Either.match(Schema.decodeUnknownEither(schema)(body), {
-    onLeft: () => Effect.fail(unavailable()),
-    onRight: Effect.succeed
+export const decode = <A, I>(schema: Schema.Codec<A, I>, body: unknown): Effect.Effect<A, VcsProviderError> =>
+  Result.match(Schema.decodeUnknownResult(schema)(body), {
+    onFailure: () => Effect.fail(unavailable()),
+    onSuccess: Effect.succeed
   })
 
 /**
@@ -321,18 +321,18 @@ export const decode = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect
  * not hide the others. Without `shape`, every entry must satisfy `entry`.
  */
 export const decodeEntries = <A, I, S, SI>(
-  entry: Schema.Schema<A, I>,
-  shape: Schema.Schema<S, SI> | undefined,
+  entry: Schema.Codec<A, I>,
+  shape: Schema.Codec<S, SI> | undefined,
   body: unknown
 ): Effect.Effect<ReadonlyArray<A>, VcsProviderError> => {
   if (!Array.isArray(body)) return Effect.fail(unavailable())
-  const decodeEntry = Schema.decodeUnknownEither(entry)
-  const decodeShape = shape === undefined ? undefined : Schema.decodeUnknownEither(shape)
-  const hasShape = (item: unknown) => decodeShape !== undefined && Either.isRight(decodeShape(item))
+  const decodeEntry = Schema.decodeUnknownResult(entry)
+  const decodeShape = shape === undefined ? undefined : Schema.decodeUnknownResult(shape)
+  const hasShape = (item: unknown) => decodeShape !== undefined && Result.isSuccess(decodeShape(item))
   const kept: Array<A> = []
   for (const item of body) {
     const decoded = decodeEntry(item)
-    if (Either.isRight(decoded)) kept.push(decoded.right)
+    if (Result.isSuccess(decoded)) kept.push(decoded.success)
     else if (!hasShape(item)) return Effect.fail(unavailable())
   }
   return Effect.succeed(kept)

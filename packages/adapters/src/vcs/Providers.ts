@@ -24,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import * as ConnectionSecrets from "./ConnectionSecrets.js"
 import * as Fixture from "./Fixture.js"
 import * as GitHub from "./GitHub.js"
@@ -75,7 +76,7 @@ type ApiSettings = Extract<Fixture.ConnectionSettings, { readonly kind: "api" }>
 const tokenMissing = (ctx: ConnectionContext, reason: string) =>
   Effect.logWarning("VCS connection token unavailable").pipe(
     Effect.annotateLogs({ orgId: ctx.orgId, connectionId: ctx.connection.id, reason }),
-    Effect.zipRight(Effect.fail(notConfigured()))
+    Effect.andThen(Effect.fail(notConfigured()))
   )
 
 export const make = (options: Options = {}): typeof VcsProvider.Service => {
@@ -87,12 +88,12 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
   const repositories = new Map<string, ReadonlyArray<Onboarding.ProviderRepository>>()
   const branches = new Map<string, { readonly expiresAt: number; readonly value: ReadonlyArray<Onboarding.AvailableBranch> }>()
   const rateLimitedUntil = new Map<string, number>()
-  const locks = new Map<string, Effect.Semaphore>()
+  const locks = new Map<string, Semaphore.Semaphore>()
 
   const serialized = (key: string) => {
     let lock = locks.get(key)
     if (lock === undefined) {
-      lock = Effect.unsafeMakeSemaphore(1)
+      lock = Semaphore.makeUnsafe(1)
       locks.set(key, lock)
     }
     return lock.withPermits(1)

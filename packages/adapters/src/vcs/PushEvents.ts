@@ -9,9 +9,8 @@
  */
 import { type MappingsFile, SecretBox } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as ConnectionSecrets from "./ConnectionSecrets.js"
 import * as Fixture from "./Fixture.js"
@@ -107,8 +106,9 @@ export const verify = (provider: Provider, secret: string, body: Uint8Array<Arra
   provider === "github" ? verifyGithub(secret, body, headers["x-hub-signature-256"]) : verifyGitlab(secret, headers["x-gitlab-token"])
 
 // Push payloads, reduced to what decides which phases a push concerns ---------------------------
+// Decoded only, never encoded: `optional` (key absent or `undefined`) reads as Effect 3's did.
 
-const Paths = Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+const Paths = Schema.Array(Schema.String).pipe(Schema.withDecodingDefaultType(Effect.succeed([])))
 const Commit = Schema.Struct({ added: Paths, modified: Paths, removed: Paths })
 const zeroSha = /^0+$/
 
@@ -121,7 +121,7 @@ const GithubPush = Schema.Struct({
   repository: Schema.Struct({
     full_name: Schema.String,
     // GitHub sends the push time as Unix seconds in push events
-    pushed_at: Schema.optional(Schema.Union(Schema.Number, Schema.String, Schema.Null))
+    pushed_at: Schema.optional(Schema.Union([Schema.Number, Schema.String, Schema.Null]))
   }),
   commits: Schema.optional(Schema.Array(Commit))
 })
@@ -149,9 +149,9 @@ export interface ParsedPush {
 }
 
 /** A push event's JSON in the provider's shape, or the schema's error (its paths name the bad fields). */
-export const parsePush = (provider: Provider, json: unknown): Either.Either<ParsedPush, ParseResult.ParseError> => {
+export const parsePush = (provider: Provider, json: unknown): Result.Result<ParsedPush, Schema.SchemaError> => {
   if (provider === "github") {
-    return Either.map(Schema.decodeUnknownEither(GithubPush, { errors: "all" })(json), (p) => {
+    return Result.map(Schema.decodeUnknownResult(GithubPush, { errors: "all" })(json), (p) => {
       const complete = p.commits !== undefined && p.commits.length < listedCommitsLimit && p.created !== true &&
         p.deleted !== true && p.forced !== true && !(p.after !== undefined && zeroSha.test(p.after))
       const at = p.repository.pushed_at
@@ -162,7 +162,7 @@ export const parsePush = (provider: Provider, json: unknown): Either.Either<Pars
       }
     })
   }
-  return Either.map(Schema.decodeUnknownEither(GitlabPush, { errors: "all" })(json), (p) => {
+  return Result.map(Schema.decodeUnknownResult(GitlabPush, { errors: "all" })(json), (p) => {
     const listed = p.commits?.length ?? 0
     const complete = p.commits !== undefined && (p.total_commits_count === undefined || p.total_commits_count <= listed) &&
       !(p.before !== undefined && zeroSha.test(p.before)) && !(p.after !== undefined && zeroSha.test(p.after))

@@ -13,7 +13,7 @@
 import { Event, type Outbox } from "@image-policy/core"
 import { CloudEvent, HTTP } from "cloudevents"
 import * as Data from "effect/Data"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 
 export const CONTENT_TYPE = "application/cloudevents+json; charset=utf-8"
 
@@ -31,7 +31,7 @@ export interface Input {
 }
 
 /** The validated SDK event (attributes from the core's `Event.cloudEventAttributes`). */
-export const make = (input: Input): Either.Either<CloudEvent<unknown>, InvalidCloudEvent> => {
+export const make = (input: Input): Result.Result<CloudEvent<unknown>, InvalidCloudEvent> => {
   const attributes = Event.cloudEventAttributes({
     id: input.event.id,
     // the outbox stores the type as text; the catalog is the core's, the SDK validates the rest
@@ -42,7 +42,7 @@ export const make = (input: Input): Either.Either<CloudEvent<unknown>, InvalidCl
     publicUrl: input.publicUrl,
     correlationId: input.event.correlationId
   })
-  return Either.try({
+  return Result.try({
     // strict mode: the constructor validates against the CloudEvents 1.0 JSON schema and freezes
     try: () => new CloudEvent<unknown>({ ...attributes, data: input.event.data }, true),
     catch: (error) => new InvalidCloudEvent({ eventId: input.event.id, issue: describe(error) })
@@ -57,13 +57,13 @@ export interface Structured {
 }
 
 /** The structured-mode HTTP message: content type and the exact JSON body. */
-export const structured = (input: Input): Either.Either<Structured, InvalidCloudEvent> =>
-  Either.flatMap(make(input), (event) => {
+export const structured = (input: Input): Result.Result<Structured, InvalidCloudEvent> =>
+  Result.flatMap(make(input), (event) => {
     const message = HTTP.structured(event)
     if (typeof message.body !== "string") {
-      return Either.left(new InvalidCloudEvent({ eventId: input.event.id, issue: "the SDK did not produce a JSON body" }))
+      return Result.fail(new InvalidCloudEvent({ eventId: input.event.id, issue: "the SDK did not produce a JSON body" }))
     }
-    return Either.right({ id: event.id, contentType: CONTENT_TYPE, body: message.body })
+    return Result.succeed({ id: event.id, contentType: CONTENT_TYPE, body: message.body })
   })
 
 // The SDK's messages name attributes ("invalid attribute name", ajv's "/time must match format");

@@ -9,8 +9,8 @@
  * with the core's `parseLooseIPv4`, so a runtime whose URL parser differs cannot smuggle one past.
  */
 import { Address, InvalidEndpoint } from "@image-policy/core"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 export interface Target {
   readonly secure: boolean
@@ -38,19 +38,19 @@ export const literalAddress = (hostname: string): Option.Option<Address.IpAddres
  * never a user name or password (they would travel in clear in logs of proxies and receivers, and
  * a URL with credentials cannot be shown masked safely).
  */
-export const parse = (url: string, options: { readonly allowHttp: boolean }): Either.Either<Target, InvalidEndpoint> => {
+export const parse = (url: string, options: { readonly allowHttp: boolean }): Result.Result<Target, InvalidEndpoint> => {
   let parsed: URL
   try {
     parsed = new URL(url)
   } catch {
-    return Either.left(invalid("malformed"))
+    return Result.fail(invalid("malformed"))
   }
   const secure = parsed.protocol === "https:"
-  if (!secure && !(options.allowHttp && parsed.protocol === "http:")) return Either.left(invalid("not-https"))
-  if (parsed.username !== "" || parsed.password !== "") return Either.left(invalid("credentials"))
+  if (!secure && !(options.allowHttp && parsed.protocol === "http:")) return Result.fail(invalid("not-https"))
+  if (parsed.username !== "" || parsed.password !== "") return Result.fail(invalid("credentials"))
   const hostname = parsed.hostname.startsWith("[") ? parsed.hostname.slice(1, -1) : parsed.hostname
-  if (hostname === "") return Either.left(invalid("malformed"))
-  return Either.right({
+  if (hostname === "") return Result.fail(invalid("malformed"))
+  return Result.succeed({
     secure,
     hostname: hostname.toLowerCase(),
     literal: literalAddress(hostname),
@@ -69,15 +69,15 @@ export const checkAddresses = (
   hostname: string,
   addresses: ReadonlyArray<string>,
   options: { readonly allowUnsafe: boolean }
-): Either.Either<ReadonlyArray<Address.IpAddress>, Address.UnsafeDestination> => {
+): Result.Result<ReadonlyArray<Address.IpAddress>, Address.UnsafeDestination> => {
   if (!options.allowUnsafe) return Address.checkResolvedAddresses(hostname, addresses)
   if (addresses.length === 0) {
-    return Either.left(new Address.UnsafeDestination({ host: hostname, reason: "no-addresses", classes: [] }))
+    return Result.fail(new Address.UnsafeDestination({ host: hostname, reason: "no-addresses", classes: [] }))
   }
   const parsed = addresses.map((a) => Address.parseIpAddress(a))
   return parsed.every(Option.isSome)
-    ? Either.right(parsed.map((p) => p.value))
-    : Either.left(new Address.UnsafeDestination({ host: hostname, reason: "not-an-ip", classes: [] }))
+    ? Result.succeed(parsed.map((p) => p.value))
+    : Result.fail(new Address.UnsafeDestination({ host: hostname, reason: "not-an-ip", classes: [] }))
 }
 
 /**

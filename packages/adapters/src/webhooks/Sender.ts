@@ -24,7 +24,7 @@
  * more CPU than signing and sending the delivery (docs/performance.md, "Webhook delivery").
  *
  * The hot path is plain `Effect.flatMap`s, with the time limit enforced by the transport's timer
- * (one `Effect.timeoutFail` only around a host name's resolution): `Effect.fn` and a per-attempt
+ * (one `Effect.timeoutOrElse` only around a host name's resolution): `Effect.fn` and a per-attempt
  * Effect race cost more than the HTTP request.
  */
 import { Address, type Attempt, type AttemptResult, InvalidEndpoint, SendFailure, WebhookSender } from "@image-policy/core"
@@ -32,9 +32,9 @@ import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as ChatMessage from "./ChatMessage.js"
 import * as CloudEvent from "./CloudEvent.js"
 import * as Destination from "./Destination.js"
@@ -96,19 +96,19 @@ export class UnrenderableAttempt extends Data.TaggedError("UnrenderableAttempt")
  * Standard Webhooks headers signed at `timestampSeconds`). The body depends only on the event,
  * so every attempt of one event sends the same bytes with a fresh timestamp and signature.
  */
-export const render = (attempt: Attempt, timestampSeconds: number): Either.Either<Rendered, UnrenderableAttempt> => {
+export const render = (attempt: Attempt, timestampSeconds: number): Result.Result<Rendered, UnrenderableAttempt> => {
   const input = { orgId: attempt.orgId, publicUrl: attempt.publicUrl, event: attempt.event }
   if (attempt.type === "chat") {
-    return Either.right({ body: ChatMessage.body(input), headers: { "content-type": ChatMessage.CONTENT_TYPE } })
+    return Result.succeed({ body: ChatMessage.body(input), headers: { "content-type": ChatMessage.CONTENT_TYPE } })
   }
-  if (attempt.signingSecret === null) return Either.left(new UnrenderableAttempt({ reason: "missing-signing-secret" }))
+  if (attempt.signingSecret === null) return Result.fail(new UnrenderableAttempt({ reason: "missing-signing-secret" }))
   const secret = attempt.signingSecret
   return CloudEvent.structured(input).pipe(
-    Either.mapLeft(() => new UnrenderableAttempt({ reason: "invalid-cloud-event" })),
-    Either.flatMap((message) =>
+    Result.mapError(() => new UnrenderableAttempt({ reason: "invalid-cloud-event" })),
+    Result.flatMap((message) =>
       Signing.sign({ secret, id: message.id, timestampSeconds, body: message.body }).pipe(
-        Either.mapLeft(() => new UnrenderableAttempt({ reason: "invalid-signing-secret" })),
-        Either.map((signature) => ({ body: message.body, headers: { "content-type": message.contentType, ...signature } }))
+        Result.mapError(() => new UnrenderableAttempt({ reason: "invalid-signing-secret" })),
+        Result.map((signature) => ({ body: message.body, headers: { "content-type": message.contentType, ...signature } }))
       )
     )
   )
@@ -160,8 +160,8 @@ export const make = (options: Options): typeof WebhookSender.Service => {
     started: number
   ): Effect.Effect<AttemptResult, SendFailure> => {
     const checked = Destination.checkAddresses(target.hostname, answers, { allowUnsafe })
-    if (Either.isLeft(checked)) return Effect.fail(refused)
-    const ip = Destination.pick(checked.right)
+    if (Result.isFailure(checked)) return Effect.fail(refused)
+    const ip = Destination.pick(checked.success)
     const pinned: PinnedAddress = { address: Address.formatIpAddress(ip), family: ip.version, port: target.port }
     const dial = options.connectTo?.(pinned) ?? pinned
     const servername = Option.isSome(target.literal) ? undefined : target.hostname
@@ -170,7 +170,7 @@ export const make = (options: Options): typeof WebhookSender.Service => {
       const left = attempt.timeoutMs - (now - started)
       if (left <= 0) return Effect.fail(timedOut)
       const rendered = render(attempt, Math.floor(now / 1000))
-      if (Either.isLeft(rendered)) return Effect.die(rendered.left)
+      if (Result.isFailure(rendered)) return Effect.die(rendered.failure)
       return Effect.flatMap(
         Transport.post({
           secure: target.secure,
@@ -180,8 +180,8 @@ export const make = (options: Options): typeof WebhookSender.Service => {
           servername,
           hostHeader: target.hostHeader,
           path: target.path,
-          headers: { ...rendered.right.headers, "user-agent": userAgent },
-          body: Signing.bodyBytes(rendered.right.body),
+          headers: { ...rendered.success.headers, "user-agent": userAgent },
+          body: Signing.bodyBytes(rendered.success.body),
           ca: options.ca,
           maxResponseBytes,
           drainTimeoutMs: attempt.timeoutMs,
@@ -201,24 +201,24 @@ export const make = (options: Options): typeof WebhookSender.Service => {
   const send = (attempt: Attempt): Effect.Effect<AttemptResult, SendFailure> =>
     Effect.flatMap(Clock.currentTimeMillis, (started) => {
       const target = Destination.parse(attempt.endpointUrl, { allowHttp: allowUnsafe })
-      if (Either.isLeft(target)) return Effect.fail(refused)
-      return Option.isSome(target.right.literal)
-        ? sendTo(attempt, target.right, [Address.formatIpAddress(target.right.literal.value)], started)
-        : addressesOf(target.right, () => new SendFailure({ code: "dns" })).pipe(
-          Effect.timeoutFail({ duration: Duration.millis(attempt.timeoutMs), onTimeout: () => timedOut }),
-          Effect.flatMap((answers) => sendTo(attempt, target.right, answers, started))
+      if (Result.isFailure(target)) return Effect.fail(refused)
+      return Option.isSome(target.success.literal)
+        ? sendTo(attempt, target.success, [Address.formatIpAddress(target.success.literal.value)], started)
+        : addressesOf(target.success, () => new SendFailure({ code: "dns" })).pipe(
+          Effect.timeoutOrElse({ duration: Duration.millis(attempt.timeoutMs), orElse: () => Effect.fail(timedOut) }),
+          Effect.flatMap((answers) => sendTo(attempt, target.success, answers, started))
         )
-    }).pipe(Effect.withSpan("WebhookSender.send", { captureStackTrace: false }))
+    }).pipe(Effect.withSpan("WebhookSender.send", undefined, { captureStackTrace: false }))
 
   const checkEndpoint = Effect.fn("WebhookSender.checkEndpoint")(function*(url: string) {
-    const target = yield* Destination.parse(url, { allowHttp: allowUnsafe })
+    const target = yield* Effect.fromResult(Destination.parse(url, { allowHttp: allowUnsafe }))
     // unsafe mode: a local test receiver may not even be listening yet
     if (allowUnsafe) return
     const unresolvable = () => new InvalidEndpoint({ path: "endpointUrl", reason: "unresolvable" })
     const answers = yield* addressesOf(target, unresolvable).pipe(
-      Effect.timeoutFail({ duration: checkTimeout, onTimeout: unresolvable })
+      Effect.timeoutOrElse({ duration: checkTimeout, orElse: () => Effect.fail(unresolvable()) })
     )
-    yield* Destination.checkAddresses(target.hostname, answers, { allowUnsafe })
+    yield* Effect.fromResult(Destination.checkAddresses(target.hostname, answers, { allowUnsafe }))
   })
 
   return WebhookSender.of({ send, checkEndpoint })

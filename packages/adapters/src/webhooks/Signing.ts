@@ -8,8 +8,8 @@
  * that encoding (`bodyBytes`): the bytes signed are the bytes sent.
  */
 import * as Data from "effect/Data"
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
+import * as Result from "effect/Result"
 import { Webhook } from "standardwebhooks"
 
 export const SECRET_PREFIX = "whsec_"
@@ -37,26 +37,27 @@ export const generateSigningSecret = (bytes: Uint8Array): string => {
   if (bytes.length < MIN_SECRET_BYTES || bytes.length > MAX_SECRET_BYTES) {
     throw new RangeError(`a signing secret needs ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes`)
   }
-  return SECRET_PREFIX + Encoding.encodeBase64(bytes)
+  return SECRET_PREFIX + Base64.encode(bytes)
 }
 
 /** Checks the `whsec_<base64>` format and the decoded length; returns the raw key. */
-export const decodeSigningSecret = (secret: string): Either.Either<Uint8Array, InvalidSigningSecret> => {
-  if (!secret.startsWith(SECRET_PREFIX)) return Either.left(new InvalidSigningSecret({ reason: "format" }))
+export const decodeSigningSecret = (secret: string): Result.Result<Uint8Array, InvalidSigningSecret> => {
+  if (!secret.startsWith(SECRET_PREFIX)) return Result.fail(new InvalidSigningSecret({ reason: "format" }))
   const encoded = secret.slice(SECRET_PREFIX.length)
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
-    return Either.left(new InvalidSigningSecret({ reason: "format" }))
+    return Result.fail(new InvalidSigningSecret({ reason: "format" }))
   }
-  return Encoding.decodeBase64(encoded).pipe(
-    Either.mapLeft(() => new InvalidSigningSecret({ reason: "format" })),
-    Either.filterOrLeft(
+  return Base64.decode(encoded).pipe(
+    // the decoder's error quotes its input (the secret): only the reason goes on
+    Result.mapError(() => new InvalidSigningSecret({ reason: "format" })),
+    Result.filterOrFail(
       (key) => key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES,
       () => new InvalidSigningSecret({ reason: "length" })
     )
   )
 }
 
-export const isSigningSecret = (secret: string): boolean => Either.isRight(decodeSigningSecret(secret))
+export const isSigningSecret = (secret: string): boolean => Result.isSuccess(decodeSigningSecret(secret))
 
 export interface SignatureHeaders {
   readonly "webhook-id": string
@@ -73,8 +74,8 @@ export const sign = (input: {
   readonly id: string
   readonly timestampSeconds: number
   readonly body: string
-}): Either.Either<SignatureHeaders, InvalidSigningSecret> =>
-  Either.map(decodeSigningSecret(input.secret), (key) => {
+}): Result.Result<SignatureHeaders, InvalidSigningSecret> =>
+  Result.map(decodeSigningSecret(input.secret), (key) => {
     const timestamp = Math.floor(input.timestampSeconds)
     // the raw key, so the library never parses the secret text itself (its errors could differ)
     const signature = new Webhook(key, { format: "raw" }).sign(input.id, new Date(timestamp * 1000), input.body)

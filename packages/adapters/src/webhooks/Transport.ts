@@ -82,7 +82,7 @@ const staleSocket = (error: unknown) => {
 }
 
 export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
-  Effect.async<Response, SendFailure>((resume) => {
+  Effect.callback<Response, SendFailure>((resume) => {
     let settled = false
     let current: http.ClientRequest | undefined
     const deadline = request.timeoutMs === undefined ? undefined : setTimeout(() => {
@@ -136,7 +136,15 @@ export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
           return
         }
         const retryAfter = res.headers["retry-after"]
-        settle(Effect.succeed({ statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined }))
+        const answer = Effect.succeed({ statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined })
+        // Effect 4 resumes the fiber synchronously, inside this event: the caller's next attempt
+        // would start before Node has read the (usually already received) rest of the answer and
+        // freed the pooled socket, and would open a second connection. A microtask runs after
+        // Node's nextTick queue (where the body's end and the socket's release happen), as the
+        // Effect 3 scheduler did; the body is still never waited for.
+        settled = true
+        clearTimeout(deadline)
+        queueMicrotask(() => resume(answer))
         // drain in the background: the answer is known, the body is never needed
         let received = 0
         const timer = setTimeout(() => req.destroy(), request.drainTimeoutMs)

@@ -6,9 +6,9 @@ import type { Kind } from "../Id.js"
  * Source of identifiers and secret randomness. The core never calls `Math.random` or
  * `crypto`: adapters provide a cryptographically secure implementation, tests a seeded one.
  */
-export class Ids extends Context.Tag("@image-policy/core/Ids")<Ids, {
+export class Ids extends Context.Service<Ids, {
   /** A fresh random id of the given kind, e.g. `repo_01h…`. */
   readonly next: (kind: Kind) => Effect.Effect<string>
   /** `n` cryptographically secure random bytes (API key secrets, signing secrets). */
   readonly randomBytes: (n: number) => Effect.Effect<Uint8Array>
-}>() {}
+}>()("@image-policy/core/Ids") {}

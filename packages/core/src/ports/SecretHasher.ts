@@ -5,6 +5,6 @@ import type * as Effect from "effect/Effect"
  * Hashes API key secrets for storage and lookup. The adapters implement it with SHA-256 over
  * WebCrypto (`ApiKeyHash`); the core never sees a stored secret, only its hash.
  */
-export class SecretHasher extends Context.Tag("@image-policy/core/SecretHasher")<SecretHasher, {
+export class SecretHasher extends Context.Service<SecretHasher, {
   readonly hash: (secret: string) => Effect.Effect<string>
-}>() {}
+}>()("@image-policy/core/SecretHasher") {}

@@ -379,5 +379,5 @@ export interface StoreService {
   }
 }
 
-export class Store extends Context.Tag("@image-policy/core/Store")<Store, StoreService>() {}
+export class Store extends Context.Service<Store, StoreService>()("@image-policy/core/Store") {}
 

@@ -10,8 +10,8 @@ import type { AvailableBranch, ProviderRepository, VcsConnection } from "../Onbo
  * down (answered as 429 with `Retry-After`). Never carries a token or the provider's raw text.
  */
 export class VcsProviderError extends Schema.TaggedError<VcsProviderError>()("VcsProviderError", {
-  reason: Schema.Literal("not-configured", "unauthorized", "not-found", "rate-limited", "unavailable"),
-  retryAfterSeconds: Schema.optional(Schema.Number)
+  reason: Schema.Literals(["not-configured", "unauthorized", "not-found", "rate-limited", "unavailable"]),
+  retryAfterSeconds: Schema.optionalKey(Schema.Number)
 }) {
   override get message() {
     switch (this.reason) {
@@ -35,7 +35,7 @@ export class VcsProviderError extends Schema.TaggedError<VcsProviderError>()("Vc
  * for any other refusal. Carries the HTTP status, never the provider's text.
  */
 export class VcsWriteRejected extends Schema.TaggedError<VcsWriteRejected>()("VcsWriteRejected", {
-  reason: Schema.Literal("conflict", "forbidden", "invalid"),
+  reason: Schema.Literals(["conflict", "forbidden", "invalid"]),
   status: Schema.Number
 }) {
   override get message() {
@@ -85,7 +85,7 @@ export interface ConnectionContext {
  * A code-hosting provider (GitHub, GitLab, or the fixture provider of seed files). Provider quota
  * is spent only when `refresh` is set or nothing is cached yet (spec 4, rule 1).
  */
-export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<VcsProvider, {
+export class VcsProvider extends Context.Service<VcsProvider, {
   readonly listRepositories: (
     ctx: ConnectionContext,
     options: { readonly refresh: boolean }
@@ -113,7 +113,7 @@ export class VcsProvider extends Context.Tag("@image-policy/core/VcsProvider")<V
     ctx: ConnectionContext,
     write: RemediationWrite
   ) => Effect.Effect<RemediationOpened, VcsProviderError | VcsWriteRejected>
-}>() {}
+}>()("@image-policy/core/VcsProvider") {}
 
 export interface VcsFile {
   readonly content: string

@@ -10,13 +10,17 @@ import type { WebhookType } from "../Webhook.js"
  * (which could quote the endpoint URL).
  */
 export class SendFailure extends Schema.TaggedError<SendFailure>()("SendFailure", {
-  code: Schema.Literal("timeout", "network", "dns", "tls", "ssrf-refused", "redirect-refused")
-}) {}
+  code: Schema.Literals(["timeout", "network", "dns", "tls", "ssrf-refused", "redirect-refused"])
+}) {
+  override get message() {
+    return `webhook delivery failed: ${this.code}`
+  }
+}
 
 /** The endpoint URL is not acceptable as a webhook destination (checked at creation and replacement). */
 export class InvalidEndpoint extends Schema.TaggedError<InvalidEndpoint>()("InvalidEndpoint", {
   path: Schema.Literal("endpointUrl"),
-  reason: Schema.Literal("not-https", "malformed", "credentials", "unsafe-destination", "unresolvable")
+  reason: Schema.Literals(["not-https", "malformed", "credentials", "unsafe-destination", "unresolvable"])
 }) {
   override get message() {
     switch (this.reason) {
@@ -59,8 +63,8 @@ export interface AttemptResult {
  * Standard Webhooks, or a chat message), resolves the host once, refuses unsafe addresses, and
  * connects to the pinned address without following redirects.
  */
-export class WebhookSender extends Context.Tag("@image-policy/core/WebhookSender")<WebhookSender, {
+export class WebhookSender extends Context.Service<WebhookSender, {
   readonly send: (attempt: Attempt) => Effect.Effect<AttemptResult, SendFailure>
   /** Syntax, scheme and SSRF checks of an endpoint URL before it is stored. */
   readonly checkEndpoint: (url: string) => Effect.Effect<void, InvalidEndpoint | UnsafeDestination>
-}>() {}
+}>()("@image-policy/core/WebhookSender") {}

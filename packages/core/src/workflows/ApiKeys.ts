@@ -4,7 +4,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Input from "../Input.js"
@@ -86,13 +86,21 @@ export const lastUsedResolutionMs = 60_000
 
 /** 401: no key, unknown, expired or revoked. The reason is for logs; the answer never says which. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
-  reason: Schema.Literal("missing", "unknown", "expired", "revoked")
-}) {}
+  reason: Schema.Literals(["missing", "unknown", "expired", "revoked"])
+}) {
+  override get message() {
+    return `unauthenticated: API key ${this.reason}`
+  }
+}
 
 /** 404: the organization in the path is not the key's (nothing cross-organization is disclosed). */
 export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>()("OrganizationNotFound", {
   orgId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no organization ${this.orgId} for this API key`
+  }
+}
 
 export interface Principal {
   readonly orgId: OrgId
@@ -125,7 +133,7 @@ export const authenticate = (
           if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
           return Effect.clockWith((clock) => {
             const { key, orgId, organization } = match.value
-            const at = clock.unsafeCurrentTimeMillis()
+            const at = clock.currentTimeMillisUnsafe()
             const status = ApiKey.status(key, at)
             if (status !== "active") return Effect.fail(new Unauthenticated({ reason: status }))
             const checked = checkAccess(key, orgId, organization, orgIdInPath, required, at)
@@ -133,7 +141,7 @@ export const authenticate = (
             // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
             // request; `touch` sets only that field, so it never undoes a concurrent revocation.
             return key.lastUsedAt === null || at - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs
-              ? Effect.zipRight(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
+              ? Effect.andThen(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
               : checked
           })
         }
@@ -153,10 +161,10 @@ const checkAccess = (
 ): Effect.Effect<Principal, AuthenticationError> => {
   if (orgId !== orgIdInPath) return Effect.fail(new OrganizationNotFound({ orgId: orgIdInPath }))
   const edition = checkAutomationApi(organization, at)
-  if (Either.isLeft(edition)) return Effect.fail(edition.left)
+  if (Result.isFailure(edition)) return Effect.fail(edition.failure)
   const permissions = ApiKey.grantedPermissions(key)
   const granted = requirePermissions(permissions, required)
-  if (Either.isLeft(granted)) return Effect.fail(granted.left)
+  if (Result.isFailure(granted)) return Effect.fail(granted.failure)
   return Effect.succeed({ orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions })
 }
 

@@ -43,11 +43,11 @@ export const replaceAssignments = Effect.fnUntraced(function*(
     yield* store.repositories.lock(caller.orgId, repositoryId)
     const repository = yield* loadRepository(caller, repositoryId)
     const groups = yield* store.policyGroups.all(caller.orgId)
-    const assignments = yield* Assignment.replaceAssignments({
+    const assignments = yield* Effect.fromResult(Assignment.replaceAssignments({
       request,
       groups: new Map(groups.map((g) => [g.id, g])),
       trackedBranchNames: repository.branches.map((b) => b.branchName)
-    })
+    }))
     yield* store.assignments.replace(caller.orgId, repositoryId, assignments)
     yield* audit(caller, "assignments.replace", "repository", repositoryId)
     return yield* view(caller, repositoryId)

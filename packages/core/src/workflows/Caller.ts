@@ -3,7 +3,7 @@
  * leaves in the same transaction: its audit row and its outbox events.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { Actor, Outcome } from "../Audit.js"
 import * as Event from "../Event.js"
@@ -26,7 +26,7 @@ export class InvalidReferenceInBody extends Schema.TaggedError<InvalidReferenceI
 }) {}
 
 /** The clock's time (a `TestClock` in tests), read in one step: every request reads it at least once. */
-export const now: Effect.Effect<Date> = Effect.clockWith((clock) => Effect.succeed(new Date(clock.unsafeCurrentTimeMillis())))
+export const now: Effect.Effect<Date> = Effect.clockWith((clock) => Effect.succeed(new Date(clock.currentTimeMillisUnsafe())))
 
 /**
  * Appends the audit row of a change (inside the caller's transaction): a success unless `outcome`
@@ -73,7 +73,7 @@ export const emit = (
     const rows: Array<NewOutboxEvent> = []
     for (const { data, type } of events) {
       // a builder that does not fit its own schema is a bug in the workflow, not user input
-      const draft = Either.getOrThrow(Event.buildEvent(type, data))
+      const draft = Result.getOrThrow(Event.buildEvent(type, data))
       rows.push({
         event: {
           id: (yield* ids.next("event")) as EventId,

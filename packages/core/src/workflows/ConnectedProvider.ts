@@ -10,6 +10,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ConnectionHealth from "../ConnectionHealth.js"
@@ -41,7 +42,7 @@ const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): Connected
   // with different outcomes leave the store at the last one
   let known = ctx.connection.status
   let stored = known
-  const writing = Effect.unsafeMakeSemaphore(1)
+  const writing = Semaphore.makeUnsafe(1)
   const write = writing.withPermits(1)(Effect.suspend(() => {
     const status = known
     // `inactive` is never a decision (ConnectionHealth.statusAfter keeps it where it was)
@@ -65,7 +66,7 @@ const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): Connected
   // provider: their success proves nothing about the credentials, only their failures count
   const settleFailure = (exit: Exit.Exit<unknown, VcsProviderError | VcsWriteRejected>): Effect.Effect<void> => {
     if (Exit.isSuccess(exit)) return Effect.void
-    const failure = Cause.failureOption(exit.cause)
+    const failure = Cause.findErrorOption(exit.cause)
     return Option.isSome(failure) ? note(failure.value) : Effect.void
   }
   return {

@@ -133,7 +133,7 @@ export const onboardRepository = Effect.fnUntraced(function*(
     repository = listed.find((r) => r.externalRepoId === request.externalRepoId)
     if (repository !== undefined) branches = yield* provider.listBranches(repository)
   }
-  const plan = yield* Onboarding.validateOnboarding({
+  const plan = yield* Effect.fromResult(Onboarding.validateOnboarding({
     request,
     connection: ctx.connection,
     repository: Option.isSome(existing) ? { ...existing.value } : repository,
@@ -141,7 +141,7 @@ export const onboardRepository = Effect.fnUntraced(function*(
     team,
     routine,
     existing: Option.getOrUndefined(existing)
-  })
+  }))
   const created = Onboarding.makeRepository(plan, {
     id: (yield* ids.next("repository")) as RepositoryId,
     request,

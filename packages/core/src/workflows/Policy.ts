@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import type { MappingId, PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
 import * as Mapping from "../Mapping.js"
 import { Ids } from "../ports/Ids.js"
@@ -33,8 +33,8 @@ export const addDraftMapping = Effect.fnUntraced(function*(
       onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
       onSome: Effect.succeed
     }))
-    const phase = yield* PolicyGroup.ensureInternalPhase(group, phaseId)
-    const valid = yield* Mapping.validateMappingInput(input, { source: "api" })
+    const phase = yield* Effect.fromResult(PolicyGroup.ensureInternalPhase(group, phaseId))
+    const valid = yield* Effect.fromResult(Mapping.validateMappingInput(input, { source: "api" }))
     const key = Mapping.mappingKey(valid.fromImage, valid.platformScope)
     const existing = yield* store.drafts.findByKey(caller.orgId, groupId, phase.id, key)
     // a retried upsert of an equal mapping (rule 8) needs no fresh id and no timestamp; an update
@@ -109,7 +109,7 @@ export const listDraftMappings = Effect.fnUntraced(function*(
 ) {
   const store = yield* Store
   const group = yield* loadGroup(caller, groupId)
-  const phase = yield* PolicyGroup.findPhase(group, phaseId)
+  const phase = yield* Effect.fromResult(PolicyGroup.findPhase(group, phaseId))
   return yield* store.drafts.listByPhase(caller.orgId, groupId, phase.id, page)
 })
 
@@ -130,6 +130,6 @@ export const resolve = Effect.fnUntraced(function*(
   const branch = yield* trackedBranch(repository, query.branch, "branch")
   const policy = yield* policyForBranch(caller.orgId, repositoryId, branch)
   const result = Resolution.resolve({ policy, image: query.image, platform: query.platform, now: yield* now })
-  return yield* Either.mapLeft(result, (e) =>
-    new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message }))
+  return yield* Effect.fromResult(Result.mapError(result, (e) =>
+    new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message })))
 })

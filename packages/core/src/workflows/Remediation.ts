@@ -5,9 +5,8 @@
  * is updated, not duplicated. The provider is called outside any transaction; the request row, its
  * audit row and its event are then written together.
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
@@ -67,7 +66,7 @@ const rewriteFiles = (
 
 /** Whether a re-run found exactly the changes already recorded (then it records nothing). */
 const sameChanges = (a: ReadonlyArray<Remediation.RemediationChange>, b: ReadonlyArray<Remediation.RemediationChange>) =>
-  a.length === b.length && a.every((c, i) => Equal.equals(Data.struct(c), Data.struct(b[i]!)))
+  a.length === b.length && a.every((c, i) => Equal.equals(c, b[i]!))
 
 /**
  * Remediates one tracked branch from its findings (`Remediation.plan` over the branch's policy and
@@ -108,7 +107,7 @@ export const remediateBranch = (target: {
 
     // the provider is called outside any transaction: no row lock is held across network calls
     const headBranch = Remediation.headBranchFor(branchName)
-    const attempt = yield* Effect.either(Effect.gen(function*() {
+    const attempt = yield* Effect.result(Effect.gen(function*() {
       const provider = target.provider ?? (yield* connectedRepository(orgId, repository))
       const { applied, files } = yield* rewriteFiles(provider, repository, branchName, planned)
       if (applied.length === 0) return Option.none()
@@ -124,7 +123,7 @@ export const remediateBranch = (target: {
       }
       return Option.some({ opened: yield* provider.openRemediation(write), applied })
     }))
-    if (Either.isRight(attempt) && Option.isNone(attempt.right)) return Option.none()
+    if (Result.isSuccess(attempt) && Option.isNone(attempt.success)) return Option.none()
 
     const caller: Caller = { orgId, actor: { kind: "system", name: "routine-worker" }, correlationId: scanId }
     const routing = { family: "remediation" as const, repositoryTeamId: repository.assignedTeamId }
@@ -153,8 +152,8 @@ export const remediateBranch = (target: {
       const latest = yield* store.remediations.latest(orgId, repositoryId, branchName)
       const recorded = Option.filter(latest, (r) => r.scanId === scanId)
 
-      if (Either.isLeft(attempt)) {
-        const failure = Remediation.failureKind(attempt.left)
+      if (Result.isFailure(attempt)) {
+        const failure = Remediation.failureKind(attempt.failure)
         if (Option.isSome(recorded) && recorded.value.status === "failed" && recorded.value.failure === failure) return recorded
         const request: Remediation.RemediationRequest = { ...(yield* fresh(planned)), status: "failed", failure }
         yield* store.remediations.put(orgId, request)
@@ -166,7 +165,7 @@ export const remediateBranch = (target: {
         return Option.some(request)
       }
 
-      const { applied, opened } = Option.getOrThrow(attempt.right)
+      const { applied, opened } = Option.getOrThrow(attempt.success)
       // the provider's text, stored and told as every store can hold it
       const url = Text.storableText(opened.url)
       const current = yield* openRequestOf(orgId, repositoryId, branchName)

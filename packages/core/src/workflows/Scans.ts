@@ -5,7 +5,7 @@
  * `Scanner` findings; a provider that cannot answer fails the scan with a reason, never the worker.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import type { OrgId, RepositoryId, ScanId } from "../Id.js"
 import type { Repository } from "../Onboarding.js"
@@ -151,9 +151,9 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
     const at = { fullName: repository.fullName, branch: branchName }
     const tree = yield* provider.listFiles(at)
     const paths = Scan.scannablePaths(tree.paths)
-    if (Either.isLeft(paths)) return { status: "failed", failure: paths.left } as const
+    if (Result.isFailure(paths)) return { status: "failed", failure: paths.failure } as const
     // each file is scanned as soon as it is read: at most `readConcurrency` contents are held at once
-    const perFile = yield* Effect.forEach(paths.right, (path) =>
+    const perFile = yield* Effect.forEach(paths.success, (path) =>
       // read at the listed commit, not the branch: a push during the scan cannot mix two commits
       Effect.map(provider.readFile({ fullName: at.fullName, branch: tree.commitSha, path }), Option.match({
         // gone since the listing, or over the size limit: skipped

@@ -1,6 +1,6 @@
 /** Snooze requests: create, review, reopen, each with its event (spec 3, 6; contracts 6). */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Input from "../Input.js"
@@ -16,7 +16,11 @@ export { InvalidReferenceInBody }
 
 export class SnoozeRequestNotFound extends Schema.TaggedError<SnoozeRequestNotFound>()("SnoozeRequestNotFound", {
   snoozeRequestId: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `no snooze request ${this.snoozeRequestId} in this organization`
+  }
+}
 
 const emitTransition = (caller: Caller, request: SnoozeRequest.SnoozeRequest, t: SnoozeRequest.SnoozeTransition, at: Date) =>
   Effect.gen(function*() {
@@ -49,14 +53,14 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
     if (Option.isNone(yield* store.repositories.get(caller.orgId, input.repositoryId))) {
       return yield* new InvalidReferenceInBody({ path: "repositoryId", message: "no tracked repository has this id" })
     }
-    if (Either.isLeft(normalizeImageReference(input.fromImage))) {
+    if (Result.isFailure(normalizeImageReference(input.fromImage))) {
       return yield* new InvalidReferenceInBody({ path: "fromImage", message: "not a valid image reference" })
     }
     const at = yield* now
-    const { event, request } = yield* SnoozeRequest.create(input, {
+    const { event, request } = yield* Effect.fromResult(SnoozeRequest.create(input, {
       id: (yield* ids.next("snoozeRequest")) as SnoozeRequestId,
       now: at
-    })
+    }))
     yield* store.snoozeRequests.insert(caller.orgId, request)
     yield* audit(caller, "snooze_request.create", "snooze_request", request.id)
     yield* emitTransition(caller, request, event, at)
@@ -66,7 +70,7 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
 
 const transition = (
   name: string,
-  apply: (r: SnoozeRequest.SnoozeRequest, at: Date) => Either.Either<
+  apply: (r: SnoozeRequest.SnoozeRequest, at: Date) => Result.Result<
     { readonly request: SnoozeRequest.SnoozeRequest; readonly event: SnoozeRequest.SnoozeTransition },
     SnoozeRequest.InvalidSnoozeTransition
   >
@@ -77,7 +81,7 @@ const transition = (
       const current = yield* store.snoozeRequests.get(caller.orgId, id)
       if (Option.isNone(current)) return yield* new SnoozeRequestNotFound({ snoozeRequestId: id })
       const at = yield* now
-      const { event, request } = yield* apply(current.value, at)
+      const { event, request } = yield* Effect.fromResult(apply(current.value, at))
       yield* store.snoozeRequests.update(caller.orgId, request)
       yield* audit(caller, `snooze_request.${name}`, "snooze_request", id)
       yield* emitTransition(caller, request, event, at)
@@ -85,7 +89,7 @@ const transition = (
     })))
 
 export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decision: SnoozeRequest.SnoozeReviewRequest) =>
-  Effect.zipRight(
+  Effect.andThen(
     Input.validate(SnoozeRequest.SnoozeReviewRequest, decision),
     transition("review", (r, at) => SnoozeRequest.review(r, decision, at))(caller, id)
   )

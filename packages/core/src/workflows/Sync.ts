@@ -71,14 +71,14 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
 ) {
   const store = yield* Store
   const ids = yield* Ids
-  const before = yield* PolicyGroup.ensureExternalPhase(yield* loadGroup(caller, groupId), phaseId)
+  const before = yield* Effect.fromResult(PolicyGroup.ensureExternalPhase(yield* loadGroup(caller, groupId), phaseId))
   // the provider is asked outside the transaction: no row lock is held across a network call
   const read = yield* readSource(caller, before.external)
   return yield* store.transaction(Effect.gen(function*() {
     yield* store.policyGroups.lock(caller.orgId, groupId)
     // decided on the state under the lock: a racing sync of the same version finds it processed
     const group = yield* loadGroup(caller, groupId)
-    const phase = yield* PolicyGroup.ensureExternalPhase(group, phaseId)
+    const phase = yield* Effect.fromResult(PolicyGroup.ensureExternalPhase(group, phaseId))
     const decision = MappingsFile.decideSync(phase.external, read)
     const unchanged = { phaseId: phase.id, changed: false, created: 0, updated: 0, removed: 0 }
     if (decision._tag === "Unchanged") {

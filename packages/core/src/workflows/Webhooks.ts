@@ -263,7 +263,7 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
     event,
     publicUrl: config.publicUrl,
     timeoutMs: config.timeoutMs
-  }).pipe(Effect.merge)
+  }).pipe(Effect.match({ onFailure: (failure) => failure, onSuccess: (success) => success }))
   const classification = Delivery.classifyResponse(outcomeOf(result))
   const finished = yield* Clock.currentTimeMillis
   const retryAfter = "statusCode" in result ? Delivery.parseRetryAfter(result.retryAfter, finished) : Option.none()

@@ -2,33 +2,38 @@
  * The `/api/v1` contract. `GET /api/v1/openapi.json` is generated from this definition, so paths,
  * schemas, problems and `x-required-permissions` cannot drift from what the handlers serve.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as OpenApi from "@effect/platform/OpenApi"
 import { version } from "@image-policy/core"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./Access.js"
 import { AuditGroup, SnoozeRequestsGroup } from "./Exceptions.js"
 import { MetaGroup } from "./Meta.js"
 import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
-import { Problem } from "./Problem.js"
+import { ProblemResponses } from "./Problem.js"
 import { RepositoriesGroup } from "./Repositories.js"
 import { ScansGroup } from "./Scans.js"
 import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
 
 export class Api extends HttpApi.make("image-policy")
-  .add(MetaGroup)
-  .add(OrganizationGroup)
-  .add(RepositoriesGroup)
-  .add(ScansGroup)
-  .add(PolicyGroupApi)
-  .add(ApiKeysGroup)
-  .add(SnoozeRequestsGroup)
-  .add(AuditGroup)
-  .add(WebhooksGroup)
-  .add(VcsEventsGroup)
-  .addError(Problem)
+  .add(
+    MetaGroup,
+    OrganizationGroup,
+    RepositoriesGroup,
+    ScansGroup,
+    PolicyGroupApi,
+    ApiKeysGroup,
+    SnoozeRequestsGroup,
+    AuditGroup,
+    WebhooksGroup,
+    VcsEventsGroup
+  )
+  // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
+  .middleware(ProblemResponses)
   .prefix("/api/v1")
+  // request bodies are checked whole and strictly: every offending field is named at once, and a field
+  // the route does not know is an error, so a misspelt optional field never passes silently
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(OpenApi.Title, "image-policy")
   .annotate(OpenApi.Version, version)
   .annotate(

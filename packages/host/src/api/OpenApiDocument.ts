@@ -1,31 +1,38 @@
 /**
  * `GET /api/v1/openapi.json`: generated from the `Api` definition, then finished in one pass so the
  * document says exactly what the server does: every error answer is `application/problem+json`
- * (the framework's own decode-error shape never leaves the server, see http/Lifecycle.ts).
+ * with the one `Problem` schema, 429 carries Retry-After, and every organization route may answer
+ * 500 with a correlation id.
  */
-import * as OpenApi from "@effect/platform/OpenApi"
+import { OpenApi } from "effect/http-api"
 import { Api } from "./Api.js"
 
 const problemRef = { $ref: "#/components/schemas/Problem" }
 
-/**
- * Effect's JSON Schema of its built-in schemas (`Schema.Object`, `Schema.Never`, ...) carries a
- * fixed `$id` such as `/schemas/object`; used twice, the document defines one `$id` twice and is no
- * longer valid OpenAPI 3.1. Those ids identify nothing a client needs: drop them.
- */
-const dropBuiltInIds = (node: unknown): void => {
-  if (Array.isArray(node)) return node.forEach(dropBuiltInIds)
+const renameRefs = (node: unknown, from: string, to: string): void => {
+  if (Array.isArray(node)) return node.forEach((item) => renameRefs(item, from, to))
   if (typeof node !== "object" || node === null) return
   const record = node as Record<string, unknown>
-  if (typeof record.$id === "string" && record.$id.startsWith("/schemas/")) delete record.$id
-  Object.values(record).forEach(dropBuiltInIds)
+  if (record.$ref === from) record.$ref = to
+  Object.values(record).forEach((value) => renameRefs(value, from, to))
 }
 
 export const make = (options: { readonly publicUrl?: string | undefined } = {}): Record<string, unknown> => {
-  const spec = structuredClone(OpenApi.fromApi(Api)) as any
+  const spec = structuredClone(OpenApi.fromApi(options.publicUrl ? Api.annotate(OpenApi.Servers, [{ url: options.publicUrl }]) : Api)) as any
+  // a schema with a transformation is named after its encoded side (`ScanRequestEncoded`, `ProblemEncoded`):
+  // clients know these components by their own names
+  const schemas: Record<string, unknown> = spec.components?.schemas ?? {}
+  for (const name of Object.keys(schemas)) {
+    const plain = name.replace(/Encoded$/, "")
+    if (plain === name || plain in schemas) continue
+    schemas[plain] = schemas[name]
+    delete schemas[name]
+    renameRefs(spec, `#/components/schemas/${name}`, `#/components/schemas/${plain}`)
+  }
   for (const item of Object.values(spec.paths ?? {}) as Array<Record<string, any>>) {
     for (const operation of Object.values(item)) {
-      for (const [status, response] of Object.entries(operation.responses ?? {}) as Array<[string, any]>) {
+      if (typeof operation !== "object" || operation === null || operation.responses === undefined) continue
+      for (const [status, response] of Object.entries(operation.responses) as Array<[string, any]>) {
         if (Number(status) < 400) continue
         response.content = { "application/problem+json": { schema: problemRef } }
         if (status === "429") {
@@ -40,11 +47,5 @@ export const make = (options: { readonly publicUrl?: string | undefined } = {}):
       }
     }
   }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
-  for (const name of Object.keys(spec.components?.schemas ?? {})) {
-    if (/^Problem\d{3}$/.test(name)) delete spec.components.schemas[name]
-  }
-  dropBuiltInIds(spec)
-  if (options.publicUrl) spec.servers = [{ url: options.publicUrl }]
   return spec
 }

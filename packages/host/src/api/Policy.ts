@@ -1,16 +1,14 @@
 /** Policy groups, draft mappings, publish and external phase sync (spec 4 rules 7-9; contracts 5). */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
 import { Mapping, PolicyGroup } from "@image-policy/core"
 import * as Schema from "effect/Schema"
-import { OrgPath, Page, PageParams, PathId, strictPayload } from "./Common.js"
-import { Problem401, Problem403, Problem404, Problem409, Problem413, Problem429 } from "./Problem.js"
-import { Problem503 } from "./VcsEvents.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { OrgPath, Page, PageParams, pathId } from "./Common.js"
+import { Problem409, Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
+import { Problem503 } from "./VcsEvents.js"
 
-const GroupPath = Schema.Struct({ orgId: PathId, groupId: PathId })
-const PhasePath = Schema.Struct({ orgId: PathId, groupId: PathId, phaseId: PathId })
+const GroupPath = { ...OrgPath, groupId: pathId("PolicyGroupId") }
+const PhasePath = { ...GroupPath, phaseId: pathId("PhaseId") }
 
 export const DraftMapping = Schema.Struct({ ...Mapping.Mapping.fields, phaseId: Schema.String })
 
@@ -26,70 +24,62 @@ export const PublishResult = Schema.Struct({
 /** What POST .../sync did (core `Sync.SyncSummary`). */
 export const SyncResult = Schema.Struct({
   phaseId: Schema.String,
-  version: Schema.NullOr(Schema.String).annotations({
+  version: Schema.NullOr(Schema.String).annotate({
     description: "The file version read (its git blob sha); null when the phase's file could not be read"
   }),
-  changed: Schema.Boolean.annotations({ description: "Whether the phase's published mappings changed" }),
+  changed: Schema.Boolean.annotate({ description: "Whether the phase's published mappings changed" }),
   created: Schema.Int,
   updated: Schema.Int,
   removed: Schema.Int,
-  error: Schema.optional(Schema.String).annotations({
+  error: Schema.optionalKey(Schema.String.annotate({
     description: "Why the phase's file is not applied (also the phase's `lastError` in the details); the published mappings were kept"
-  })
+  }))
 })
 
 export const PolicyGroupApi = HttpApiGroup.make("policy")
   .add(
-    HttpApiEndpoint.get("listPolicyGroups", "/org/:orgId/policy-groups")
-      .setPath(OrgPath)
-      .setUrlParams(PageParams)
-      .addSuccess(Page(PolicyGroup.PolicyGroupListItem))
-      .pipe(requires("policy:read"))
-  )
-  .add(
-    HttpApiEndpoint.get("getPolicyGroupDetails", "/org/:orgId/policy-groups/:groupId/details")
-      .setPath(GroupPath)
-      .addSuccess(PolicyGroup.PolicyGroupDetails)
-      .pipe(requires("policy:read"))
-  )
-  .add(
-    HttpApiEndpoint.get("listDraftMappings", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings")
-      .setPath(PhasePath)
-      .setUrlParams(PageParams)
-      .addSuccess(Page(DraftMapping))
+    HttpApiEndpoint.get("listPolicyGroups", "/org/:orgId/policy-groups", {
+      params: OrgPath,
+      query: PageParams,
+      success: Page(PolicyGroup.PolicyGroupListItem)
+    }).pipe(requires("policy:read")),
+    HttpApiEndpoint.get("getPolicyGroupDetails", "/org/:orgId/policy-groups/:groupId/details", {
+      params: GroupPath,
+      success: PolicyGroup.PolicyGroupDetails
+    }).pipe(requires("policy:read")),
+    HttpApiEndpoint.get("listDraftMappings", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings", {
+      params: PhasePath,
+      query: PageParams,
+      success: Page(DraftMapping)
+    })
       .annotate(OpenApi.Description, "The phase's draft mappings: read them before retrying a mapping POST (spec rule 8).")
-      .pipe(requires("policy:read"))
-  )
-  .add(
-    HttpApiEndpoint.post("upsertDraftMapping", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings")
-      .setPath(PhasePath)
-      .setPayload(strictPayload(MappingBody))
-      .addSuccess(DraftMapping, { status: 200 })
-      .addSuccess(DraftMapping, { status: 201 })
-      .addError(Problem409)
-      .addError(Problem413)
+      .pipe(requires("policy:read")),
+    HttpApiEndpoint.post("upsertDraftMapping", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings", {
+      params: PhasePath,
+      payload: MappingBody,
+      // the handler answers the status itself (handlers/Policy.ts): a success union encodes with its first member
+      success: [DraftMapping, DraftMapping.pipe(HttpApiSchema.status(201))],
+      error: [Problem409, Problem413]
+    })
       .annotate(
         OpenApi.Description,
         "Creates (201) or replaces (200) the draft mapping with the same fromImage and platformScope in an internal phase. 409 on an external phase."
       )
-      .pipe(requires("mappings:write"))
-  )
-  .add(
-    HttpApiEndpoint.post("publishPolicyGroup", "/org/:orgId/policy-groups/:groupId/publish")
-      .setPath(GroupPath)
-      .addSuccess(PublishResult)
+      .pipe(requires("mappings:write")),
+    HttpApiEndpoint.post("publishPolicyGroup", "/org/:orgId/policy-groups/:groupId/publish", {
+      params: GroupPath,
+      success: PublishResult
+    })
       .annotate(
         OpenApi.Description,
         "Publishes the group's complete draft, unrelated draft changes included. Opens no remediation pull or merge requests."
       )
-      .pipe(requires("policy:publish"))
-  )
-  .add(
-    HttpApiEndpoint.post("syncPhase", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/sync")
-      .setPath(PhasePath)
-      .addSuccess(SyncResult)
-      .addError(Problem409)
-      .addError(Problem503)
+      .pipe(requires("policy:publish")),
+    HttpApiEndpoint.post("syncPhase", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/sync", {
+      params: PhasePath,
+      success: SyncResult,
+      error: [Problem409, Problem503]
+    })
       .annotate(
         OpenApi.Description,
         "Syncs an external phase from its mappings file now: a new valid file version becomes the phase's published mappings " +
@@ -100,7 +90,3 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
       .pipe(requires("policy:publish"))
   )
   .middleware(Authentication)
-  .addError(Problem401)
-  .addError(Problem403)
-  .addError(Problem404)
-  .addError(Problem429)

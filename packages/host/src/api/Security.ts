@@ -1,36 +1,36 @@
 /**
  * `x-api-key` security (spec 5) and the permissions each operation requires (contracts 3). The
  * required permissions are an annotation of the endpoint, so the OpenAPI document
- * (`x-required-permissions`) and the check at run time read the same value.
+ * (`x-required-permissions`) and the check at run time (http/Auth.ts, which reads the annotation
+ * of the endpoint it wraps) read the same value.
  */
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as OpenApi from "@effect/platform/OpenApi"
 import type { Permission, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
-import { Problem } from "./Problem.js"
+import { type HttpApiEndpoint, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { Problem401, Problem403, Problem404, Problem429 } from "./Problem.js"
 
-export class RequiredPermissions extends Context.Tag("@image-policy/host/RequiredPermissions")<
-  RequiredPermissions,
-  ReadonlyArray<Permission.Permission>
->() {}
+export class RequiredPermissions extends Context.Service<RequiredPermissions, ReadonlyArray<Permission.Permission>>()(
+  "@image-policy/host/RequiredPermissions"
+) {}
 
 /** Annotates an endpoint with the permissions it needs (checked after the key and the organization). */
 export const requires = (...permissions: ReadonlyArray<Permission.Permission>) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any)
+<E extends HttpApiEndpoint.Constraint>(endpoint: E): E =>
+  (endpoint as unknown as HttpApiEndpoint.Top)
     .annotate(RequiredPermissions, permissions)
-    .annotate(OpenApi.Override, { "x-required-permissions": permissions }) as E
+    .annotate(OpenApi.Override, { "x-required-permissions": permissions }) as unknown as E
 
 /** The authenticated caller of an organization route: who acts, in which organization, with which permissions. */
-export class CurrentCaller extends Context.Tag("@image-policy/host/CurrentCaller")<
+export class CurrentCaller extends Context.Service<
   CurrentCaller,
   Workflows.Caller.Caller & { readonly permissions: ReadonlyArray<Permission.Permission> }
->() {}
+>()("@image-policy/host/CurrentCaller") {}
 
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: Problem,
-  provides: CurrentCaller,
-  security: { apiKey: HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }) }
-}) {}
+/** Every organization route: the key, its organization, its permissions, its rate limit, then the body. */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentCaller }>()(
+  "Authentication",
+  {
+    error: [Problem401, Problem403, Problem404, Problem429],
+    security: { apiKey: HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }) }
+  }
+) {}

@@ -5,24 +5,21 @@
  * secret), a GitLab one by `X-Gitlab-Token`. Connection ids are global, so the path names no
  * organization.
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { PathId } from "./Common.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { pathId } from "./Common.js"
 import { Problem400, Problem413, problemFor } from "./Problem.js"
 
 export const Problem401Push = problemFor(
   401,
   "The delivery is not signed with the connection's webhook secret, the connection is unknown, or the delivery is a replay or stale"
-).annotations({ identifier: "Problem401Push" })
+)
 export const Problem503 = problemFor(503, "The provider could not be reached; retry after the Retry-After header")
 
-const ConnectionPath = Schema.Struct({ connectionId: PathId })
+const ConnectionPath = { connectionId: pathId("VcsConnectionId") }
 
 /** The provider's push event as it sends it; read raw (the signature covers the exact bytes). */
-const PushEventBody = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+const PushEventBody = Schema.Record(Schema.String, Schema.Unknown).annotate({
   description: "The provider's push event, JSON, exactly as the provider sends it"
 })
 
@@ -33,53 +30,47 @@ export const SyncedPhase = Schema.Struct({
   created: Schema.Int,
   updated: Schema.Int,
   removed: Schema.Int,
-  error: Schema.optional(Schema.String)
+  error: Schema.optionalKey(Schema.String)
 })
 
 export const PushAccepted = Schema.Struct({
-  synced: Schema.Array(SyncedPhase).annotations({
+  synced: Schema.Array(SyncedPhase).annotate({
     description: "The external phases the push concerned, each with what its sync did; empty for another branch, other files or other events"
   })
-}).annotations(HttpApiSchema.annotations({ status: 202 }))
+}).pipe(HttpApiSchema.status(202))
 
-const optionalHeader = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+const optionalHeader = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
 
 export const VcsEventsGroup = HttpApiGroup.make("vcsEvents")
   .add(
-    HttpApiEndpoint.post("githubPushEvent", "/vcs-events/github/:connectionId")
-      .setPath(ConnectionPath)
-      .setHeaders(Schema.Struct({
+    HttpApiEndpoint.post("githubPushEvent", "/vcs-events/github/:connectionId", {
+      params: ConnectionPath,
+      headers: {
         "x-hub-signature-256": optionalHeader("`sha256=` + hex HMAC-SHA256 of the raw body with the connection's webhook secret"),
         "x-github-event": optionalHeader("`push` syncs; `ping` and other events are acknowledged and ignored"),
         "x-github-delivery": optionalHeader("Delivery id; a delivery seen in the last 10 minutes is refused as a replay")
-      }))
-      .setPayload(PushEventBody)
-      .addSuccess(PushAccepted)
-      .addError(Problem400)
-      .addError(Problem401Push)
-      .addError(Problem413)
-      .annotate(
-        OpenApi.Description,
-        "GitHub push webhook of a VCS connection (content type application/json). A push to the branch of an external phase " +
-          "that changes its file syncs that phase; a push to another branch or touching other files does nothing. No API key."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("gitlabPushEvent", "/vcs-events/gitlab/:connectionId")
-      .setPath(ConnectionPath)
-      .setHeaders(Schema.Struct({
+      },
+      payload: PushEventBody,
+      success: PushAccepted,
+      error: [Problem400, Problem401Push, Problem413]
+    }).annotate(
+      OpenApi.Description,
+      "GitHub push webhook of a VCS connection (content type application/json). A push to the branch of an external phase " +
+        "that changes its file syncs that phase; a push to another branch or touching other files does nothing. No API key."
+    ),
+    HttpApiEndpoint.post("gitlabPushEvent", "/vcs-events/gitlab/:connectionId", {
+      params: ConnectionPath,
+      headers: {
         "x-gitlab-token": optionalHeader("The connection's webhook secret, as set in the GitLab webhook"),
         "x-gitlab-event": optionalHeader("`Push Hook` syncs; other events are acknowledged and ignored"),
         "x-gitlab-event-uuid": optionalHeader("Delivery id; a delivery seen in the last 10 minutes is refused as a replay")
-      }))
-      .setPayload(PushEventBody)
-      .addSuccess(PushAccepted)
-      .addError(Problem400)
-      .addError(Problem401Push)
-      .addError(Problem413)
-      .annotate(
-        OpenApi.Description,
-        "GitLab push webhook of a VCS connection. A push to the branch of an external phase that changes its file syncs that " +
-          "phase; a push to another branch or touching other files does nothing. No API key."
-      )
+      },
+      payload: PushEventBody,
+      success: PushAccepted,
+      error: [Problem400, Problem401Push, Problem413]
+    }).annotate(
+      OpenApi.Description,
+      "GitLab push webhook of a VCS connection. A push to the branch of an external phase that changes its file syncs that " +
+        "phase; a push to another branch or touching other files does nothing. No API key."
+    )
   )

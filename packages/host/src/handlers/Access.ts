@@ -1,6 +1,6 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { type Id, Workflows } from "@image-policy/core"
+import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
@@ -9,7 +9,6 @@ const { ApiKeys } = Workflows
 
 export const ApiKeysHandlers = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
   handlers
-    .handle("listApiKeys", ({ urlParams }) => withCaller((c) => Effect.map(ApiKeys.list(c, urlParams), toPage)))
+    .handle("listApiKeys", ({ query }) => withCaller((c) => Effect.map(ApiKeys.list(c, query), toPage)))
     .handle("createApiKey", ({ payload }) => withCaller((c) => ApiKeys.create(c, payload)))
-    .handle("revokeApiKey", ({ path }) => withCaller((c) => ApiKeys.revoke(c, path.keyId as Id.ApiKeyId)))
-)
+    .handle("revokeApiKey", ({ params }) => withCaller((c) => ApiKeys.revoke(c, params.keyId))))

@@ -1,7 +1,7 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Event } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import * as OpenApiDocument from "../api/OpenApiDocument.js"
 import * as Problems from "../http/Problems.js"
@@ -9,16 +9,16 @@ import * as Problems from "../http/Problems.js"
 /** The document and the catalog never change while the process runs: build them once. */
 export const MetaHandlers = (options: { readonly publicUrl?: string | undefined }) =>
   HttpApiBuilder.group(Api, "meta", (handlers) => {
-    const openApi = HttpServerResponse.unsafeJson(OpenApiDocument.make(options))
+    const openApi = HttpServerResponse.jsonUnsafe(OpenApiDocument.make(options))
     const catalog = Event.catalog()
     const byType = new Map(catalog.map((entry) => [entry.type as string, entry]))
     return handlers
       .handleRaw("openApi", () => Effect.succeed(openApi))
-      .handle("listEventTypes", () => Effect.succeed({ items: catalog as Array<any> }))
-      .handle("getEventType", ({ path }) => {
-        const entry = byType.get(path.type)
+      .handle("listEventTypes", () => Effect.succeed({ items: catalog }))
+      .handle("getEventType", ({ params }) => {
+        const entry = byType.get(params.type)
         return entry === undefined
           ? Effect.fail(Problems.make({ status: 404, type: "/problems/event-type-not-found", detail: "no such event type; see GET /api/v1/event-types" }))
-          : Effect.succeed(entry as any)
+          : Effect.succeed(entry)
       })
   })

@@ -1,6 +1,6 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { type Id, Workflows } from "@image-policy/core"
+import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
@@ -9,29 +9,25 @@ const { Onboarding } = Workflows
 
 export const OrganizationHandlers = HttpApiBuilder.group(Api, "organization", (handlers) =>
   handlers
-    .handle("listTeams", ({ urlParams }) => withCaller((c) => Effect.map(Onboarding.listTeams(c, urlParams), toPage)))
-    .handle("listTeamRoutines", ({ path, urlParams }) =>
-      withCaller((c) => Effect.map(Onboarding.listTeamRoutines(c, path.teamId as Id.TeamId, urlParams), toPage)))
-    .handle("listRoutines", ({ urlParams }) => withCaller((c) => Effect.map(Onboarding.listRoutines(c, urlParams), toPage)))
-    .handle("listVcsConnections", ({ urlParams }) =>
-      withCaller((c) => Effect.map(Onboarding.listConnections(c, urlParams), toPage)))
-    .handle("listAvailableRepositories", ({ path, urlParams }) =>
+    .handle("listTeams", ({ query }) => withCaller((c) => Effect.map(Onboarding.listTeams(c, query), toPage)))
+    .handle("listTeamRoutines", ({ params, query }) =>
+      withCaller((c) => Effect.map(Onboarding.listTeamRoutines(c, params.teamId, query), toPage)))
+    .handle("listRoutines", ({ query }) => withCaller((c) => Effect.map(Onboarding.listRoutines(c, query), toPage)))
+    .handle("listVcsConnections", ({ query }) => withCaller((c) => Effect.map(Onboarding.listConnections(c, query), toPage)))
+    .handle("listAvailableRepositories", ({ params, query }) =>
       withCaller((c) =>
         Effect.map(
-          Onboarding.availableRepositories(c, path.connectionId as Id.VcsConnectionId, {
-            refresh: urlParams.refresh === "1" || urlParams.refresh === "true"
-          }),
+          Onboarding.availableRepositories(c, params.connectionId, { refresh: query.refresh === "1" || query.refresh === "true" }),
           (items) => ({ items })
         )
       ))
-    .handle("listAvailableBranches", ({ path, urlParams }) =>
+    .handle("listAvailableBranches", ({ params, query }) =>
       withCaller((c) =>
         Effect.map(
-          Onboarding.availableBranches(c, path.connectionId as Id.VcsConnectionId, {
-            fullName: urlParams.repositoryFullName,
-            defaultBranch: urlParams.defaultBranch
+          Onboarding.availableBranches(c, params.connectionId, {
+            fullName: query.repositoryFullName,
+            defaultBranch: query.defaultBranch
           }),
           (items) => ({ items })
         )
-      ))
-)
+      )))

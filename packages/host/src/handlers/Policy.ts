@@ -1,47 +1,38 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type Id, Workflows } from "@image-policy/core"
+import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { DraftMapping } from "../api/Policy.js"
 import { withCaller } from "./Call.js"
 
 const { Policy } = Workflows
-// synchronous: the answer of the busiest write needs no Effect steps of its own to encode
-const encodeDraft = Schema.encodeEither(DraftMapping)
+// the upsert answers 201 or 200 itself (a success union encodes with its first member), as JSON
+const encodeDraft = Schema.encodeEffect(Schema.toCodecJson(DraftMapping))
 
 export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
   handlers
-    .handle("listPolicyGroups", ({ urlParams }) => withCaller((c) => Effect.map(Policy.listGroups(c, urlParams), toPage)))
-    .handle("getPolicyGroupDetails", ({ path }) =>
-      withCaller((c) => Policy.groupDetails(c, path.groupId as Id.PolicyGroupId)))
-    .handle("listDraftMappings", ({ path, urlParams }) =>
-      withCaller((c) =>
-        Effect.map(Policy.listDraftMappings(c, path.groupId as Id.PolicyGroupId, path.phaseId as Id.PhaseId, urlParams), toPage)
-      ))
+    .handle("listPolicyGroups", ({ query }) => withCaller((c) => Effect.map(Policy.listGroups(c, query), toPage)))
+    .handle("getPolicyGroupDetails", ({ params }) => withCaller((c) => Policy.groupDetails(c, params.groupId)))
+    .handle("listDraftMappings", ({ params, query }) =>
+      withCaller((c) => Effect.map(Policy.listDraftMappings(c, params.groupId, params.phaseId, query), toPage)))
     // 201 when the draft was created, 200 when the draft with the same key was replaced (or was already equal)
-    .handle("upsertDraftMapping", ({ path, payload }) =>
+    .handle("upsertDraftMapping", ({ params, payload }) =>
       withCaller((c) =>
-        Policy.addDraftMapping(c, path.groupId as Id.PolicyGroupId, path.phaseId as Id.PhaseId, payload).pipe(
-          Effect.flatMap(({ mapping, outcome }) =>
-            Either.match(encodeDraft(mapping), {
-              onLeft: Effect.die,
-              onRight: (body) => Effect.succeed(HttpServerResponse.unsafeJson(body, { status: outcome === "created" ? 201 : 200 }))
-            })
-          )
-        )
+        Effect.flatMap(Policy.addDraftMapping(c, params.groupId, params.phaseId, payload), ({ mapping, outcome }) =>
+          Effect.map(
+            Effect.orDie(encodeDraft(mapping)),
+            (body) => HttpServerResponse.jsonUnsafe(body, { status: outcome === "created" ? 201 : 200 })
+          ))
       ))
-    .handle("publishPolicyGroup", ({ path }) =>
+    .handle("publishPolicyGroup", ({ params }) =>
       withCaller((c) =>
-        Effect.map(Policy.publishGroup(c, path.groupId as Id.PolicyGroupId), ({ changes, group, published }) => ({
+        Effect.map(Policy.publishGroup(c, params.groupId), ({ changes, group, published }) => ({
           id: group.id,
           publishedMappings: published,
           changes: { created: changes.created.length, updated: changes.updated.length, removed: changes.removed.length }
         }))
       ))
-    .handle("syncPhase", ({ path }) =>
-      withCaller((c) => Policy.syncPhase(c, path.groupId as Id.PolicyGroupId, path.phaseId as Id.PhaseId)))
-)
+    .handle("syncPhase", ({ params }) => withCaller((c) => Policy.syncPhase(c, params.groupId, params.phaseId))))

@@ -1,6 +1,6 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { type Id, Workflows } from "@image-policy/core"
+import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
@@ -9,18 +9,10 @@ const { Assignments, Onboarding, Policy } = Workflows
 
 export const RepositoriesHandlers = HttpApiBuilder.group(Api, "repositories", (handlers) =>
   handlers
-    .handle("listRepositories", ({ urlParams: { repositoryId, ...page } }) =>
-      withCaller((c) =>
-        Effect.map(
-          Onboarding.listRepositories(c, page, repositoryId === undefined ? {} : { repositoryId: repositoryId as Id.RepositoryId }),
-          toPage
-        )
-      ))
+    .handle("listRepositories", ({ query: { repositoryId, ...page } }) =>
+      withCaller((c) => Effect.map(Onboarding.listRepositories(c, page, repositoryId === undefined ? {} : { repositoryId }), toPage)))
     .handle("createRepository", ({ payload }) => withCaller((c) => Onboarding.onboardRepository(c, payload)))
-    .handle("getAssignments", ({ path }) =>
-      withCaller((c) => Assignments.readAssignments(c, path.repositoryId as Id.RepositoryId)))
-    .handle("replaceAssignments", ({ path, payload }) =>
-      withCaller((c) => Assignments.replaceAssignments(c, path.repositoryId as Id.RepositoryId, payload)))
-    .handle("resolve", ({ path, urlParams }) =>
-      withCaller((c) => Policy.resolve(c, path.repositoryId as Id.RepositoryId, urlParams)))
-)
+    .handle("getAssignments", ({ params }) => withCaller((c) => Assignments.readAssignments(c, params.repositoryId)))
+    .handle("replaceAssignments", ({ params, payload }) =>
+      withCaller((c) => Assignments.replaceAssignments(c, params.repositoryId, payload)))
+    .handle("resolve", ({ params, query }) => withCaller((c) => Policy.resolve(c, params.repositoryId, query))))

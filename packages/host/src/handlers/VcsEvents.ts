@@ -11,20 +11,19 @@
  * Delivery ids are remembered per process: several hosts behind one address each refuse the
  * replays they see, and a replay another host accepts only repeats an idempotent sync.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { VcsHttp, VcsPushEvents } from "@image-policy/adapters"
 import { type Id, Input, MappingsFile, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import * as BodyGuard from "../http/BodyGuard.js"
 import * as Problems from "../http/Problems.js"
-import * as RequestInfo from "../http/RequestInfo.js"
+import { RequestInfo } from "../http/RequestInfo.js"
 
 /** No valid signature: unknown connection, other provider, no secret configured, missing or wrong signature. */
 export class PushNotAuthenticated extends Schema.TaggedError<PushNotAuthenticated>()("PushNotAuthenticated", {}) {}
@@ -62,14 +61,14 @@ export const VcsEventsHandlers = (options: Options) =>
       return true
     }
 
-    const receive = (provider: VcsPushEvents.Provider, connectionId: string, request: HttpServerRequest.HttpServerRequest) =>
+    const receive = (provider: VcsPushEvents.Provider, connectionId: Id.VcsConnectionId, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
-        const info = RequestInfo.get(request)
-        if (info) info.route = `/api/v1/vcs-events/${provider}/:connectionId`
+        const info = yield* RequestInfo
+        // the exact bytes: the signature covers them
         const body = yield* BodyGuard.readBytes(request, options.maxBodyBytes)
         const headers = request.headers
 
-        const located = yield* Workflows.Sync.locateConnection(connectionId as Id.VcsConnectionId)
+        const located = yield* Workflows.Sync.locateConnection(connectionId)
         const connection = Option.getOrUndefined(located)
         const secret = connection === undefined || connection.connection.provider !== provider
           ? undefined
@@ -97,13 +96,13 @@ export const VcsEventsHandlers = (options: Options) =>
             }))
           }
           const decoded = VcsPushEvents.parsePush(provider, json)
-          if (Either.isLeft(decoded)) {
+          if (Result.isFailure(decoded)) {
             return yield* Effect.fail(Problems.validation(
-              Input.fieldErrors(decoded.left),
+              Input.fieldErrors(decoded.failure),
               "the push event does not have the provider's shape; see errors"
             ))
           }
-          parsed = decoded.right
+          parsed = decoded.success
           if (MappingsFile.isStalePush(parsed.pushedAt, now)) return yield* new PushStale()
         }
         if (delivery.deliveryId !== undefined && !firstDelivery(`${connectionId}|${delivery.deliveryId}`, now)) {
@@ -123,10 +122,11 @@ export const VcsEventsHandlers = (options: Options) =>
         return { synced }
       }).pipe(
         Problems.orProblem,
-        Effect.map((answer) => HttpServerResponse.unsafeJson(answer, { status: 202 }))
+        Effect.map((answer) => HttpServerResponse.jsonUnsafe(answer, { status: 202 }))
       )
 
     return handlers
-      .handleRaw("githubPushEvent", ({ path, request }) => receive("github", path.connectionId, request))
-      .handleRaw("gitlabPushEvent", ({ path, request }) => receive("gitlab", path.connectionId, request))
+      // raw: the body is left unread, so its exact bytes reach the signature check
+      .handleRaw("githubPushEvent", ({ params, request }) => receive("github", params.connectionId, request))
+      .handleRaw("gitlabPushEvent", ({ params, request }) => receive("gitlab", params.connectionId, request))
   })

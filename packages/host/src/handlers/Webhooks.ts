@@ -1,6 +1,6 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { type Id, Workflows } from "@image-policy/core"
+import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
@@ -9,15 +9,13 @@ const { Webhooks } = Workflows
 
 export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   handlers
-    .handle("listWebhooks", ({ urlParams }) => withCaller((c) => Effect.map(Webhooks.list(c, urlParams), toPage)))
+    .handle("listWebhooks", ({ query }) => withCaller((c) => Effect.map(Webhooks.list(c, query), toPage)))
     .handle("createWebhook", ({ payload }) => withCaller((c) => Webhooks.create(c, payload)))
-    .handle("deleteWebhook", ({ path }) => withCaller((c) => Webhooks.remove(c, path.webhookId as Id.WebhookId)))
-    .handle("testWebhook", ({ path }) => withCaller((c) => Webhooks.test(c, path.webhookId as Id.WebhookId)))
-    .handle("rotateWebhookSecret", ({ path }) => withCaller((c) => Webhooks.rotateSecret(c, path.webhookId as Id.WebhookId)))
-    .handle("replaceWebhookEndpoint", ({ path, payload }) =>
-      withCaller((c) => Webhooks.replaceEndpoint(c, path.webhookId as Id.WebhookId, payload)))
-    .handle("listWebhookDeliveries", ({ path, urlParams }) =>
-      withCaller((c) => Effect.map(Webhooks.deliveries(c, path.webhookId as Id.WebhookId, urlParams), toPage)))
-    .handle("replayWebhookDelivery", ({ path }) =>
-      withCaller((c) => Webhooks.replay(c, path.webhookId as Id.WebhookId, path.eventId as Id.EventId)))
-)
+    .handle("deleteWebhook", ({ params }) => withCaller((c) => Webhooks.remove(c, params.webhookId)))
+    .handle("testWebhook", ({ params }) => withCaller((c) => Webhooks.test(c, params.webhookId)))
+    .handle("rotateWebhookSecret", ({ params }) => withCaller((c) => Webhooks.rotateSecret(c, params.webhookId)))
+    .handle("replaceWebhookEndpoint", ({ params, payload }) =>
+      withCaller((c) => Webhooks.replaceEndpoint(c, params.webhookId, payload)))
+    .handle("listWebhookDeliveries", ({ params, query }) =>
+      withCaller((c) => Effect.map(Webhooks.deliveries(c, params.webhookId, query), toPage)))
+    .handle("replayWebhookDelivery", ({ params }) => withCaller((c) => Webhooks.replay(c, params.webhookId, params.eventId))))

@@ -1,23 +1,19 @@
 /**
- * The outermost layer of every request: a request id, every failure rendered as problem JSON
- * (contracts 4; unknown routes included), defects logged without secrets and answered 500 with a
- * correlation id, and one structured access log line.
+ * The outermost layer of every request (a global router middleware, so unknown routes pass through
+ * it too): a request id, every failure rendered as problem JSON (contracts 4), defects logged
+ * without secrets and answered 500 with a correlation id, and one structured access log line.
  */
-import * as HttpApiError from "@effect/platform/HttpApiError"
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { constTrue } from "effect/Function"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Problem } from "../api/Problem.js"
+import * as Result from "effect/Result"
+import type * as Types from "effect/Types"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { contentType as problemContentType, type Problem } from "../api/Problem.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
-import * as RequestInfo from "./RequestInfo.js"
+import { type Info, RequestInfo } from "./RequestInfo.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -26,16 +22,20 @@ const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
   return given !== undefined && requestIdPattern.test(given) ? given : globalThis.crypto.randomUUID()
 }
 
-const tagOf = (u: unknown) => (typeof u === "object" && u !== null ? (u as any)._tag : undefined)
-
-const failureProblem = (error: unknown): Problem | undefined => {
-  if (error instanceof Problem) return error
-  if (error instanceof HttpApiError.HttpApiDecodeError) return Problems.fromDecodeError(error.issues)
-  switch (tagOf(error)) {
-    case "RouteNotFound":
+/** The problem of a failure or defect the routes did not answer themselves, if it is one of ours. */
+const problemOf = (error: unknown, maxBodyBytes: number): Problem | undefined => {
+  if (HttpServerError.isHttpServerError(error)) {
+    const reason = error.reason
+    if (reason._tag === "RouteNotFound") {
       return Problems.make({ status: 404, type: "/problems/route-not-found", detail: "no such route; see GET /api/v1/openapi.json" })
-    case "RequestError":
-      return Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
+    }
+    if (reason._tag === "RequestParseError") {
+      // the API's decoder reads bodies as a defect: one over MaxBodySize arrives here
+      return reason.reason === "BodyTooLarge"
+        ? BodyGuard.tooLarge(maxBodyBytes)
+        : Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
+    }
+    return undefined
   }
   return Problems.fromDomain(error)
 }
@@ -46,11 +46,16 @@ const describeDefect = (cause: Cause.Cause<unknown>) => {
   return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: typeof error }
 }
 
-const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
-  const failure = Cause.failureOption(cause)
-  const problem = Option.isSome(failure) ? failureProblem(failure.value) : undefined
+const toResponse = (cause: Cause.Cause<unknown>, requestId: string, maxBodyBytes: number) => {
+  const failure = Cause.findErrorOption(cause)
+  const defect = Cause.findDefect(cause)
+  const problem = Option.isSome(failure)
+    ? problemOf(failure.value, maxBodyBytes)
+    : Result.isSuccess(defect) && HttpServerError.isHttpServerError(defect.success)
+    ? problemOf(defect.success, maxBodyBytes)
+    : undefined
   if (problem !== undefined) return Effect.succeed(Problems.render(problem, requestId))
-  if (Cause.isInterruptedOnly(cause)) {
+  if (Cause.hasInterruptsOnly(cause)) {
     return Effect.succeed(Problems.render(
       Problems.make({ status: 503, type: "/problems/interrupted", detail: "the request was interrupted", retryAfterSeconds: 1 }),
       requestId
@@ -69,6 +74,20 @@ const toResponse = (cause: Cause.Cause<unknown>, requestId: string) => {
   )
 }
 
+/**
+ * The framework answers a few requests itself without a failure anyone can catch (415 for a body
+ * that is not JSON on a route whose body guard did not run first): every non-2xx is problem JSON.
+ */
+const ensureProblem = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+  if (response.status < 400 || (response.headers["content-type"] ?? "").startsWith(problemContentType)) return response
+  return Problems.render(
+    response.status === 415
+      ? Problems.make({ status: 415, type: "/problems/unsupported-media-type", detail: "send JSON bodies with content-type: application/json" })
+      : Problems.make({ status: response.status, type: `/problems/http-${response.status}`, detail: "the request could not be handled" }),
+    requestId
+  )
+}
+
 export interface Options {
   readonly accessLog: boolean
   readonly maxBodyBytes: number
@@ -76,45 +95,34 @@ export interface Options {
   readonly bodyReader?: BodyGuard.BodyReader | undefined
 }
 
-export const middleware = (options: Options) => (app: HttpApp.Default): HttpApp.Default =>
-  Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const started = options.accessLog ? performance.now() : 0
-    const info: RequestInfo.RequestInfo = { id: requestIdOf(request), route: undefined }
-    RequestInfo.set(request, info)
-    // chunked bodies over the limit must still get their 413 (see BodyGuard.withDrainingBody), and
-    // the runtime may read bodies more cheaply than the platform; every other request (GET, DELETE)
-    // runs in its context as it is, with no context change
-    const drained = BodyGuard.withDrainingBody(request, options.maxBodyBytes)
-    const guarded = drained !== request || options.bodyReader === undefined
-      ? drained
-      : options.bodyReader(request, options.maxBodyBytes)
-    const handled = Effect.catchAllCause(
-      guarded === request
-        ? app
-        : Effect.mapInputContext(app, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
-          Context.add(context, HttpServerRequest.HttpServerRequest, guarded)),
-      (cause) => toResponse(cause, info.id)
-    )
-    if (!options.accessLog) return Effect.map(handled, (response) => HttpServerResponse.setHeader(response, "x-request-id", info.id))
-    return Effect.flatMap(handled, (response) =>
-      Effect.as(
-        Effect.logInfo("request").pipe(Effect.annotateLogs({
-          requestId: info.id,
-          method: request.method,
-          route: info.route ?? new URL(request.url, "http://localhost").pathname,
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100
-        })),
-        HttpServerResponse.setHeader(response, "x-request-id", info.id)
-      ))
-  })
-
-/**
- * The platform's request span, only when spans are recorded. With the tracer off the platform
- * still parses the URL, redacts the headers, makes a no-op span and puts it in the request's
- * context (about 40 Effect steps per request); `tracing: false` skips that bookkeeping too.
- * `App.apiLayer` adds it from the tracer flag the runtime set (`--tracing` turns it into `Layer.empty`).
- */
-export const requestSpans = (tracing: boolean): Layer.Layer<never> =>
-  tracing ? Layer.empty : Layer.scopedDiscard(Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, constTrue))
+export const layer = (options: Options) =>
+  HttpRouter.middleware(
+    (app) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const started = performance.now()
+        const info: Info = { id: requestIdOf(request), route: undefined }
+        // the runtime's own body reader, for the bodies it takes (see BodyGuard.BodyReader)
+        const read = options.bodyReader?.(request, options.maxBodyBytes) ?? request
+        const guarded = read === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
+        const response = yield* guarded.pipe(
+          Effect.provideService(RequestInfo, info),
+          // no body is buffered past the limit, on any route
+          Effect.provideService(HttpServerRequest.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
+          Effect.catchCause((cause) => toResponse(cause, info.id, options.maxBodyBytes))
+        )
+        const answer = HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
+        if (options.accessLog) {
+          yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
+            requestId: info.id,
+            method: request.method,
+            route: info.route ?? new URL(request.url, "http://localhost").pathname,
+            status: answer.status,
+            durationMs: Math.round((performance.now() - started) * 100) / 100
+          }))
+        }
+        return answer
+        // a catch-all handles every error; the router's type asks a global middleware to keep `unhandled`
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
+    { global: true }
+  )

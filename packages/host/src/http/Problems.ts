@@ -3,10 +3,16 @@
  * table is the one place that gives each its status, its stable `type` and the field it names.
  * Unknown failures are defects: logged without secrets and answered 500 with a correlation id.
  */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Input } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import { Problem, type FieldError } from "../api/Problem.js"
+import * as Layer from "effect/Layer"
+import type * as Types from "effect/Types"
+import type { HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { type FieldError, Problem, ProblemResponses, render } from "../api/Problem.js"
+import { RequestInfo } from "./RequestInfo.js"
+
+export { render }
 
 const validationDetail = "the request is not valid; see errors"
 
@@ -93,6 +99,9 @@ const titles: Record<number, string> = {
 /** `BranchNotTracked` -> `/problems/branch-not-tracked` */
 const typeOf = (tag: string) => `/problems/${tag.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`
 
+/** `BranchNotTracked` -> `branch not tracked` */
+const describeTag = (tag: string) => tag.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
+
 export const make = (options: {
   readonly status: number
   readonly type: string
@@ -130,7 +139,8 @@ export const fromDomain = (error: unknown): Problem | undefined => {
   }
   const rule = rules[error._tag]
   if (rule === undefined) return undefined
-  const detail = rule.detail ?? String(error.message ?? error._tag)
+  // an error without a message of its own (Effect 4's default message is empty) is told by its tag
+  const detail = rule.detail ?? (typeof error.message === "string" && error.message !== "" ? error.message : describeTag(error._tag))
   const list = Array.isArray(error.errors)
     ? (error.errors as ReadonlyArray<FieldError>)
     : typeof error.path === "string"
@@ -143,64 +153,42 @@ export const fromDomain = (error: unknown): Problem | undefined => {
 
 /** For handlers: a domain failure becomes its problem; anything else stays a defect. */
 export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> =>
-  Effect.catchAll(effect, (error) => {
+  Effect.catch(effect, (error) => {
     const problem = fromDomain(error)
     return problem === undefined ? Effect.die(error) : Effect.fail(problem)
   })
 
 
 /**
- * A schema message without the offending value: the parser's default messages quote the input
- * ("Expected ..., actual \"<input>\"", "Unable to decode \"<input>\" into a number"), and the input
- * may be anything, a secret pasted into the wrong field included (contracts 4: never a secret).
+ * A request the API could not decode (path, query, headers or body): the 400 validation problem
+ * naming each field as the core's formatter does (`branchNames[1]`, `limit`). A response that fails
+ * its own schema is the host's bug, not the caller's: 500, and logged.
  */
-const withoutInput = (message: string): string => {
-  const text = Input.withoutValue(message)
-  const decode = /^Unable to decode [\s\S]* into (.+)$/.exec(text)
-  return decode ? `must be ${decode[1]}` : text
-}
+export const fromSchemaError = (error: HttpApiError.HttpApiSchemaError): Effect.Effect<Problem> =>
+  error.kind === "Body" || error.kind === "ResponseHeaders"
+    ? Effect.as(
+      Effect.logError("response failed to encode").pipe(Effect.annotateLogs({ kind: error.kind, issue: error.cause.message })),
+      make({ status: 500, type: "/problems/internal-error", detail: "an unexpected error occurred; quote the correlationId when reporting it" })
+    )
+    : Effect.succeed(validation(Input.fieldErrors(error.cause)))
 
 /**
- * One message per field: the alternatives of a union ("Expected \"Owner\"", "Expected \"Read Only\"")
- * become one `Expected "Owner" | "Read Only"`, and the `Expected undefined` of an optional field
- * is dropped when the field has a real complaint.
+ * The `ProblemResponses` middleware: the outermost of every endpoint. It records the route for the
+ * access log, and answers every problem itself (decode failures included) with the request's
+ * correlation id and, for 429 and 503, Retry-After: the builder's own encoding of a declared error
+ * sends no headers.
  */
-const fieldErrors = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>): Array<FieldError> => {
-  const byPath = new Map<string, Array<string>>()
-  for (const { message, path } of issues) {
-    const list = byPath.get(path) ?? []
-    if (!list.includes(message)) list.push(message)
-    byPath.set(path, list)
-  }
-  const out: Array<FieldError> = []
-  for (const [path, messages] of byPath) {
-    const relevant = messages.length > 1 ? messages.filter((m) => m !== "Expected undefined") : messages
-    const expected = relevant.filter((m) => m.startsWith("Expected "))
-    const others = relevant.filter((m) => !m.startsWith("Expected "))
-    if (expected.length > 0) out.push({ path, message: `Expected ${expected.map((m) => m.slice("Expected ".length)).join(" | ")}` })
-    for (const message of others) out.push({ path, message })
-  }
-  return out
-}
-
-/** A schema failure of the body, query or path (the framework's HttpApiDecodeError). */
-export const fromDecodeError = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>) =>
-  validation(fieldErrors(issues.map((i) => ({ path: Input.formatPath(i.path), message: withoutInput(i.message) }))))
-
-export const render = (problem: Problem, correlationId: string): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(
-    {
-      type: problem.type,
-      title: problem.title,
-      status: problem.status,
-      detail: problem.detail,
-      ...(problem.errors ? { errors: problem.errors } : {}),
-      ...(problem.retryAfterSeconds !== undefined ? { retryAfterSeconds: problem.retryAfterSeconds } : {}),
-      correlationId
-    },
-    {
-      status: problem.status,
-      contentType: "application/problem+json",
-      headers: problem.retryAfterSeconds !== undefined ? { "retry-after": String(problem.retryAfterSeconds) } : undefined
-    }
-  )
+export const layer = Layer.succeed(ProblemResponses)((httpEffect, { endpoint }) =>
+  Effect.flatMap(RequestInfo, (info) => {
+    if (info !== undefined) info.route = endpoint.path
+    const answer = (problem: Problem) => Effect.succeed(render(problem, info?.id))
+    return Effect.catch(
+      httpEffect,
+      (error): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> => {
+        if (error instanceof Problem) return answer(error)
+        if (HttpApiError.HttpApiSchemaError.is(error)) return Effect.flatMap(fromSchemaError(error), answer)
+        return Effect.fail(error as Types.unhandled)
+      }
+    )
+  })
+)

@@ -1,27 +1,28 @@
 /**
- * Request bodies on Node, read straight from `node:http`'s IncomingMessage.
+ * Request bodies on Node, read straight from `node:http`'s IncomingMessage: an optional reader
+ * (`App.RuntimeOptions.bodyReader`) the bench measures against the platform's own.
  *
- * The platform's reader (`request.text` of @effect/platform-node) builds a cached Effect, runs it
- * through a fiber of its own, and reads inside an acquire/use/release that sets a string decoder
- * and destroys the stream after the end; measured on the benchmark's POST, that read costs about as
- * much as the rest of an Effect server's request. This reader collects the chunks with two listeners
- * and decodes them once. It only takes bodies whose declared content-length is within the limit
- * (`BodyGuard.bufferable`): larger ones are refused by `BodyGuard.check` before anything is read,
- * and chunked ones go to `BodyGuard.withDrainingBody`.
+ * The platform's reader (@effect/platform-node's `arrayBuffer`) already collects the chunks with
+ * listeners; this one skips its cached-Effect and `finished` bookkeeping. It only takes bodies whose
+ * declared content-length is within the limit (`BodyGuard.bufferable`): larger ones are refused by
+ * `BodyGuard.check` before anything is read, and chunked ones keep the platform's bounded reader.
  */
-import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { HttpServerError } from "effect/http"
 import type { IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
 import * as BodyGuard from "../http/BodyGuard.js"
 
-type Read = Exit.Exit<Buffer, HttpServerError.RequestError>
+type Read = Exit.Exit<Buffer, HttpServerError.HttpServerError>
 
 export const reader: BodyGuard.BodyReader = (request, limit) => {
   const source = request.source
   if (!(source instanceof Readable) || !BodyGuard.bufferable(request, limit)) return request
   const message = source as IncomingMessage
+  // a client that waits for `100 Continue` gets it only from the platform's readers (they know whether
+  // the server's checkContinue listener has answered yet), so such a request keeps them
+  if (message.headers.expect !== undefined) return request
   let read: Read | undefined
   let waiting: Array<(exit: Read) => void> | undefined
   const start = () => {
@@ -32,7 +33,10 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
       size += chunk.length
     }
     const onEnd = () => settle(Exit.succeed(Buffer.concat(chunks, size)))
-    const onError = (cause: unknown) => settle(Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause })))
+    const onError = (cause: unknown) =>
+      settle(Exit.fail(
+        new HttpServerError.HttpServerError({ reason: new HttpServerError.RequestParseError({ request, cause, reason: "Parse" }) })
+      ))
     const settle = (exit: Read) => {
       if (read !== undefined) return
       read = exit
@@ -46,7 +50,7 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
     message.on("data", onData).once("end", onEnd).once("error", onError)
   }
   // read once, on first use; every later use (the body checks, then the decoder) gets the same result
-  const bytes = Effect.async<Buffer, HttpServerError.RequestError>((resume) => {
+  const bytes = Effect.callback<Buffer, HttpServerError.HttpServerError>((resume) => {
     if (read !== undefined) return resume(read)
     if (waiting === undefined) {
       waiting = [resume]
@@ -58,8 +62,5 @@ export const reader: BodyGuard.BodyReader = (request, limit) => {
       waiting = waiting?.filter((r) => r !== resume)
     })
   })
-  // decoded once, on first use, like the platform's reader (which decodes as it reads)
-  let decoded: string | undefined
-  const text = Effect.map(bytes, (b) => decoded ??= b.toString("utf8"))
-  return BodyGuard.withText(request, text, bytes)
+  return BodyGuard.withBody(request, bytes)
 }

@@ -3,42 +3,45 @@
  * entry (runtime/deno.ts) so both accept exactly the same command line, plus what turns them into
  * a runnable configuration: the store, the seed file, the secret key and the app options.
  */
-import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
-import * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import { StoreConfig } from "@image-policy/adapters"
 import { Delivery } from "@image-policy/core"
-import * as Cause from "effect/Cause"
+import * as CliConfig from "effect/cli/CliConfig"
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Config from "effect/Config"
+import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
+import type * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import * as App from "../App.js"
 import type { BootResult } from "../Boot.js"
 import * as RateLimit from "../http/RateLimit.js"
 import * as SecretKey from "../SecretKey.js"
 import * as Seed from "../seed/Seed.js"
 
-const invalid = (message: string) => Effect.fail(ValidationError.invalidValue(HelpDoc.p(message)))
+// printed as is after `image-policy: ` (cli.ts installs that presenter), so the text names its flag
+const invalid = (message: string) => Effect.fail(new CliError.ValidationError({ message }))
 
 /** `--store`: the flag, else `DATABASE_URL`, else the embedded default. Shared by every command. */
-export const store = Options.text("store").pipe(
-  Options.withPseudoName("STORE"),
-  Options.withDescription(
+export const store = Flag.String("store").pipe(
+  Flag.withMetavar("STORE"),
+  Flag.withDescription(
     "`memory`, `pglite:DIR` or a postgres:// URL (default: DATABASE_URL when set, else " +
       `${StoreConfig.defaultStore})`
   ),
-  Options.withFallbackConfig(Config.nonEmptyString("DATABASE_URL")),
-  Options.withDefault(StoreConfig.defaultStore),
+  Flag.withFallbackConfig(Config.NonEmptyString("DATABASE_URL")),
+  Flag.withDefault(StoreConfig.defaultStore),
   // the parse error never echoes the text: a mistyped URL may hold a password
-  Options.mapEffect((text) => Either.match(StoreConfig.parse(text), { onLeft: (e) => invalid(`--store: ${e.message}`), onRight: Effect.succeed }))
+  Flag.mapEffect((text) =>
+    Result.match(StoreConfig.parse(text), { onFailure: (e) => invalid(`--store: ${e.message}`), onSuccess: Effect.succeed })
+  )
 )
 
 /** How a store is shown in output and logs: a postgres URL loses its password. */
@@ -72,7 +75,8 @@ const redactUrl = (url: string): string => {
  */
 export const reasonOf = (error: unknown): string => {
   const parts: Array<string> = []
-  let current: unknown = Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
+  // a rejected `runPromise` carries the failure itself (Effect 4 no longer wraps it in a FiberFailure)
+  let current: unknown = error
   for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
     if (typeof current !== "object" || !("message" in current)) {
       parts.push(String(current))
@@ -99,17 +103,20 @@ export const scrub = (message: string, spec: StoreConfig.StoreSpec): string => {
   return out
 }
 
-export const logLevels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error } as const
+export const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error" } as const satisfies Record<
+  string,
+  LogLevel.LogLevel
+>
 
 /**
- * Takes `--log-level LEVEL` (or `--log-level=LEVEL`) out of the arguments. @effect/cli has a
- * built-in option of that name which shadows any option a command declares, and it only
- * recognises it in some positions (`serve --port 0 --log-level debug` fails as an unknown
- * argument), so the runtimes read it here, wherever it stands, before @effect/cli parses the rest.
+ * Takes `--log-level LEVEL` (or `--log-level=LEVEL`) out of the arguments, wherever it stands,
+ * before effect/cli parses the rest. effect/cli has a global `--log-level` of its own, with other
+ * values (`all`, `trace`, `warn`, `fatal`, …) and its own error text; reading ours first keeps the
+ * documented four values and the message `--log-level must be one of …`.
  */
 export const takeLogLevel = (
   args: ReadonlyArray<string>
-): Either.Either<{ readonly args: ReadonlyArray<string>; readonly level: LogLevel.LogLevel | undefined }, string> => {
+): Result.Result<{ readonly args: ReadonlyArray<string>; readonly level: LogLevel.LogLevel | undefined }, string> => {
   const rest: Array<string> = []
   let level: LogLevel.LogLevel | undefined
   for (let i = 0; i < args.length; i++) {
@@ -125,42 +132,61 @@ export const takeLogLevel = (
       rest.push(arg)
       continue
     }
-    if (!Object.hasOwn(logLevels, value)) return Either.left(`--log-level must be one of ${Object.keys(logLevels).join(", ")}`)
+    if (!Object.hasOwn(logLevels, value)) return Result.fail(`--log-level must be one of ${Object.keys(logLevels).join(", ")}`)
     level = logLevels[value as keyof typeof logLevels]
   }
-  return Either.right({ args: rest, level })
+  return Result.succeed({ args: rest, level })
 }
 
 /**
- * The flags of `serve`, as @effect/cli options. `--log-level` is not among them: see `takeLogLevel`.
+ * effect/cli's settings for the image-policy commands (Node and Deno). Its global `--log-level`
+ * is dropped: `takeLogLevel` has read ours (four documented values) before effect/cli sees the
+ * arguments, so the built-in would only advertise values we refuse. A wrong command line prints
+ * `image-policy: <what is wrong>` on stderr and nothing on stdout, as before (effect/cli's default
+ * prints the whole help on stdout).
+ */
+export const cliLayer: Layer.Layer<never> = Layer.merge(
+  CliConfig.layer({ builtIns: GlobalFlag.BuiltIns.filter((flag) => flag !== GlobalFlag.LogLevel) }),
+  CliOutput.layerPresenter({
+    present: (event) =>
+      event._tag === "InvalidInvocation"
+        ? Console.error(event.errors.map((error) => `image-policy: ${error.message}`).join("\n"))
+        : CliOutput.defaultPresenter.present(event)
+  })
+)
+
+/**
+ * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `takeLogLevel`.
  */
 export const options = {
-  port: Options.integer("port").pipe(
-    Options.withPseudoName("PORT"),
-    Options.withDescription("TCP port to listen on; 0 picks a free one (the actual URL is logged)"),
-    Options.withDefault(8080),
-    Options.mapEffect((port) => port >= 0 && port <= 65535 ? Effect.succeed(port) : invalid("--port must be 0..65535"))
+  port: Flag.Int("port").pipe(
+    Flag.withMetavar("PORT"),
+    Flag.withDescription("TCP port to listen on; 0 picks a free one (the actual URL is logged)"),
+    Flag.withDefault(8080),
+    Flag.mapEffect((port) => port >= 0 && port <= 65535 ? Effect.succeed(port) : invalid("--port must be 0..65535"))
   ),
-  host: Options.text("host").pipe(
-    Options.withPseudoName("HOST"),
-    Options.withDescription("address to listen on (0.0.0.0 for every interface)"),
-    Options.withDefault("127.0.0.1")
+  host: Flag.String("host").pipe(
+    Flag.withMetavar("HOST"),
+    Flag.withDescription("address to listen on (0.0.0.0 for every interface)"),
+    Flag.withDefault("127.0.0.1")
   ),
   store,
-  seed: Options.file("seed", { exists: "yes" }).pipe(
-    Options.withPseudoName("FILE"),
-    Options.withDescription("load this seed file (JSON, see docs/cli.md) before serving; organizations with a fixed id that exist are left as they are"),
-    Options.optional
+  seed: Flag.File("seed", { mustExist: true }).pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription("load this seed file (JSON, see docs/cli.md) before serving; organizations with a fixed id that exist are left as they are"),
+    Flag.optional
   ),
-  demo: Options.boolean("demo").pipe(
-    Options.withDescription("create the demo organization and print a fresh demo API key, a curl line and the OpenAPI URL")
+  // a Boolean flag without a default is a required flag in effect/cli 4
+  demo: Flag.Boolean("demo").pipe(
+    Flag.withDescription("create the demo organization and print a fresh demo API key, a curl line and the OpenAPI URL"),
+    Flag.withDefault(false)
   ),
-  publicUrl: Options.text("public-url").pipe(
-    Options.withPseudoName("URL"),
-    Options.withDescription("base URL clients reach the service at (OpenAPI servers, CloudEvent dataschema); default: IMAGE_POLICY_PUBLIC_URL, else the listening address"),
-    Options.withFallbackConfig(Config.nonEmptyString("IMAGE_POLICY_PUBLIC_URL")),
-    Options.optional,
-    Options.mapEffect(Option.match({
+  publicUrl: Flag.String("public-url").pipe(
+    Flag.withMetavar("URL"),
+    Flag.withDescription("base URL clients reach the service at (OpenAPI servers, CloudEvent dataschema); default: IMAGE_POLICY_PUBLIC_URL, else the listening address"),
+    Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_PUBLIC_URL")),
+    Flag.optional,
+    Flag.mapEffect(Option.match({
       onNone: () => Effect.succeed(undefined),
       onSome: (url) =>
         /^https?:\/\/[^/\s]+/.test(url) && URL.canParse(url)
@@ -168,22 +194,23 @@ export const options = {
           : invalid("--public-url must be an http:// or https:// URL")
     }))
   ),
-  rateLimit: Options.text("rate-limit").pipe(
-    Options.withPseudoName("RATE[:BURST]|off"),
-    Options.withDescription(
+  rateLimit: Flag.String("rate-limit").pipe(
+    Flag.withMetavar("RATE[:BURST]|off"),
+    Flag.withDescription(
       `requests per second and burst per API key, or \`off\` (default: IMAGE_POLICY_RATE_LIMIT, else ${RateLimit.defaults.ratePerSecond}:${RateLimit.defaults.burst})`
     ),
-    Options.withFallbackConfig(Config.nonEmptyString("IMAGE_POLICY_RATE_LIMIT")),
-    Options.optional,
-    Options.mapEffect((text) => {
+    Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_RATE_LIMIT")),
+    Flag.optional,
+    Flag.mapEffect((text) => {
       const parsed = RateLimit.parse(Option.getOrUndefined(text))
       return parsed === undefined ? invalid("--rate-limit must be RATE[:BURST] (e.g. 50:100) or off") : Effect.succeed(parsed)
     })
   ),
-  tracing: Options.boolean("tracing").pipe(
-    Options.withDescription("record an Effect span per request (costs throughput)")
+  tracing: Flag.Boolean("tracing").pipe(
+    Flag.withDescription("record an Effect span per request (costs throughput)"),
+    Flag.withDefault(false)
   ),
-  noAccessLog: Options.boolean("no-access-log").pipe(Options.withDescription("do not log one line per request"))
+  noAccessLog: Flag.Boolean("no-access-log").pipe(Flag.withDescription("do not log one line per request"), Flag.withDefault(false))
 }
 
 export interface Flags {
@@ -228,13 +255,13 @@ export const readSeed = (file: string): Effect.Effect<Seed.SeedFile, StartupErro
     const text = yield* fs.readFileString(file).pipe(
       Effect.mapError((e) => new StartupError({ message: `cannot read seed file ${file}: ${e.message}`, details: [] }))
     )
-    return yield* Either.match(Seed.parse(text), {
-      onLeft: (e) =>
+    return yield* Result.match(Seed.parse(text), {
+      onFailure: (e) =>
         Effect.fail(new StartupError({
           message: `invalid seed file ${file} (nothing was written):`,
           details: e.problems.map((p) => `  ${p.path}: ${p.message}`)
         })),
-      onRight: Effect.succeed
+      onSuccess: Effect.succeed
     })
   })
 
@@ -261,9 +288,9 @@ export const resolve = (
     const scheduleText = env[retryScheduleVar]
     const webhookRetrySchedule = scheduleText === undefined || scheduleText.trim() === ""
       ? Delivery.defaultRetrySchedule
-      : yield* Either.match(Delivery.parseRetrySchedule(scheduleText), {
-        onLeft: (e) => Effect.fail(new StartupError({ message: `${retryScheduleVar}: ${e.reason}`, details: [] })),
-        onRight: Effect.succeed
+      : yield* Result.match(Delivery.parseRetrySchedule(scheduleText), {
+        onFailure: (e) => Effect.fail(new StartupError({ message: `${retryScheduleVar}: ${e.reason}`, details: [] })),
+        onSuccess: Effect.succeed
       })
     return {
       allowUnsafeWebhookTargets: env[unsafeWebhookTargetsVar] === "1",
@@ -275,14 +302,14 @@ export const resolve = (
       demo: flags.demo,
       app: { ...App.defaults, publicUrl: flags.publicUrl, rateLimit: flags.rateLimit, accessLog: !flags.noAccessLog },
       tracing: flags.tracing,
-      logLevel: logLevel ?? LogLevel.Info,
+      logLevel: logLevel ?? "Info",
       secretKey,
       warnings
     } satisfies ServeConfig
   })
 
-/** JSON lines on stdout at the chosen level (the same format as runtime/node.ts). */
-export const loggerLayer = (level: LogLevel.LogLevel) => Layer.merge(Logger.json, Logger.minimumLogLevel(level))
+/** The log layers (runtime/JsonLog.ts), here too because the CLI and Deno read them with the serve options. */
+export { jsonLogger, loggerLayer, stderrLoggerLayer } from "./JsonLog.js"
 
 /** What is logged once the host listens (never the key itself). */
 export const startupLog = (config: ServeConfig, url: string, booted: BootResult) =>

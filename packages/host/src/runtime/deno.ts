@@ -1,7 +1,7 @@
 /**
  * The host on Deno: the application of App.ts as a fetch handler (`App.webHandler`) behind
  * `Deno.serve`, with the flags of `image-policy serve` (runtime/ServeOptions.ts, parsed by the same
- * @effect/cli options as the Node CLI):
+ * effect/cli flags as the Node CLI):
  *
  *   deno run -A --unstable-no-legacy-abort packages/host/dist/runtime/deno.js --store memory --demo
  *
@@ -9,20 +9,21 @@
  * writes is what the handler serves even for the memory store. SIGTERM or SIGINT stops accepting,
  * lets in-flight requests finish, closes the store and exits 0; a second signal exits at once.
  */
-import * as Command from "@effect/cli/Command"
-import * as ValidationError from "@effect/cli/ValidationError"
 // Deno runs Node's fs/path/readline through its `node:` compatibility layer, which is all the
-// @effect/cli environment needs; the HTTP server below is Deno's own.
-import * as NodeContext from "@effect/platform-node/NodeContext"
+// effect/cli environment needs; the HTTP server below is Deno's own.
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { StoreConfig } from "@image-policy/adapters"
 import { version } from "@image-policy/core"
 import * as Cause from "effect/Cause"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
@@ -49,7 +50,7 @@ declare const Deno: {
   exit(code: number): never
 }
 
-const argv = Either.getOrElse(ServeOptions.takeLogLevel(Deno.args), (message) => {
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(Deno.args), (message) => {
   console.error(`image-policy: ${message}`)
   return Deno.exit(2)
 })
@@ -58,7 +59,7 @@ type DenoServer = ReturnType<typeof Deno.serve>
 
 /** Listens; answers once the socket is bound (Deno.serve throws when it cannot bind, e.g. the port is taken). */
 const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) => Promise<Response>) =>
-  Effect.async<{ readonly server: DenoServer; readonly hostname: string; readonly port: number }, ServeOptions.StartupError>(
+  Effect.callback<{ readonly server: DenoServer; readonly hostname: string; readonly port: number }, ServeOptions.StartupError>(
     (resume) => {
       // onListen may run before Deno.serve returns the server: answer once both are known
       let bound: { readonly hostname: string; readonly port: number } | undefined
@@ -88,18 +89,20 @@ const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) =>
 const serve = (flags: ServeOptions.Flags) =>
   Effect.gen(function*() {
     const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
-    const logging = Layer.merge(ServeOptions.loggerLayer(config.logLevel), Layer.setTracerEnabled(config.tracing))
+    const logging = Layer.merge(ServeOptions.loggerLayer(config.logLevel), Layer.succeed(References.TracerEnabled, config.tracing))
     const scope = yield* Scope.make()
     const closeStore = Scope.close(scope, Exit.void)
     const running = yield* Effect.gen(function*() {
       const store = yield* Layer.buildWithScope(StoreConfig.layer(config.store), scope).pipe(
-        Effect.catchAllCause((cause) =>
-          new ServeOptions.StartupError({
-            message: `cannot open the store ${ServeOptions.describeStore(config.store)}: ${
-              ServeOptions.scrub(ServeOptions.reasonOf(Cause.squash(cause)), config.store)
-            }`,
-            details: []
-          })
+        Effect.catchCause((cause) =>
+          Effect.fail(
+            new ServeOptions.StartupError({
+              message: `cannot open the store ${ServeOptions.describeStore(config.store)}: ${
+                ServeOptions.scrub(ServeOptions.reasonOf(Cause.squash(cause)), config.store)
+              }`,
+              details: []
+            })
+          )
         )
       )
       const storeLayer = Layer.succeedContext(store)
@@ -176,19 +179,18 @@ const command = Command.make("serve", ServeOptions.options, serve).pipe(
   )
 )
 
-// `executable` makes @effect/cli drop the first two entries, as it does for `node script.js`
-const cli = Command.run(command, { name: "image-policy (Deno)", version, executable: "image-policy-deno" })
+const cli = Command.runWith(command, { version })
 
-Effect.runPromiseExit(Effect.provide(cli(["deno", "deno.js", ...argv.args]), NodeContext.layer)).then((result) => {
+Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeServices.layer, ServeOptions.cliLayer)))).then((result) => {
   if (Exit.isSuccess(result)) return Deno.exit(0)
-  const failure = Cause.failureOption(result.cause)
+  const failure = Cause.findErrorOption(result.cause)
   if (Option.isNone(failure)) {
     console.error(`image-policy: unexpected error\n${Cause.pretty(result.cause)}`)
     return Deno.exit(1)
   }
   const error: unknown = failure.value
-  // @effect/cli has printed its own usage errors already
-  if (ValidationError.isValidationError(error)) return Deno.exit(2)
+  // effect/cli has presented its own usage errors already (ServeOptions.cliLayer)
+  if (CliError.isCliError(error)) return Deno.exit(2)
   if (error instanceof ServeOptions.StartupError) {
     console.error(`image-policy: ${error.message}`)
     for (const line of error.details) console.error(line)

@@ -3,23 +3,23 @@
  * `start` returns once the server listens; `stop` (and SIGTERM in the CLI) stops accepting, lets
  * in-flight requests finish, then closes the store.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { NodeHttpServer } from "@effect/platform-node"
 import type { Store } from "@image-policy/core"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
+import type * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
+import { HttpRouter, HttpServer } from "effect/http"
 import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import { loggerLayer } from "./JsonLog.js"
 import * as NodeBody from "./NodeBody.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
 import * as ScanWorker from "../workers/Scan.js"
@@ -32,6 +32,11 @@ export interface StartOptions extends BootOptions {
   readonly app: App.Options
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
+  /**
+   * How request bodies are read: the host's own Node reader by default (runtime/NodeBody.ts); `null`
+   * leaves them to the platform's reader (the bench measures both).
+   */
+  readonly bodyReader?: App.RuntimeOptions["bodyReader"] | null
   readonly logLevel?: LogLevel.LogLevel | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
@@ -57,26 +62,32 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
-/** Structured JSON logs on stdout. */
-export const loggerLayer = (level: LogLevel.LogLevel = LogLevel.Info) =>
-  Layer.merge(Logger.json, Logger.minimumLogLevel(level))
+/** The host's own Node body reader (runtime/NodeBody.ts), for compositions of `App.apiLayer` such as the bench's. */
+export const bodyReader: App.RuntimeOptions["bodyReader"] = NodeBody.reader
+
+/** Structured JSON logs on stdout (runtime/JsonLog.ts). */
+export { jsonLogger, loggerLayer } from "./JsonLog.js"
 
 export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })
-  const ready = Deferred.unsafeMake<{ readonly port: number; readonly boot: BootResult }, unknown>(undefined as any)
+  const ready = Deferred.makeUnsafe<{ readonly port: number; readonly boot: BootResult }, unknown>()
   // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
   const workerId = `node-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
   const program = Effect.scoped(Effect.gen(function*() {
     const services = yield* Layer.build(App.services(options.store, options.services))
     const booted = yield* boot(options).pipe(Effect.provide(services))
-    const serving = HttpApiBuilder.serve().pipe(
-      Layer.provide(App.apiLayer(options.app, { bodyReader: NodeBody.reader })),
+    // the host writes its own access log (http/Lifecycle.ts): the platform's is off
+    const bodyReader = options.bodyReader === null ? undefined : options.bodyReader ?? NodeBody.reader
+    const serving = HttpRouter.serve(App.apiLayer(options.app, { bodyReader }), {
+      disableLogger: true,
+      disableListenLog: true
+    }).pipe(
       Layer.provide(Layer.succeedContext(services)),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
     )
     const context = yield* Layer.build(serving)
     const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    const port = address._tag === "TcpAddress" ? address.port : options.port
+    const port = address._tag === "UnixPathAddress" ? options.port : address.port
     if (options.deliveryWorker !== false) {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
       yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
@@ -105,10 +116,10 @@ export const start = (options: StartOptions): Promise<Running> => {
     yield* Deferred.succeed(ready, { port, boot: booted })
     return yield* Effect.never
   })).pipe(
-    Effect.tapErrorCause((cause) => Deferred.failCause(ready, cause)),
-    (effect) => options.clock === undefined ? effect : Effect.withClock(effect, options.clock),
+    Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
+    (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
     Effect.provide(loggerLayer(options.logLevel)),
-    Effect.provide(Layer.setTracerEnabled(options.tracing === true))
+    Effect.provideService(References.TracerEnabled, options.tracing === true)
   )
   const fiber = Effect.runFork(program)
   return Effect.runPromise(Deferred.await(ready)).then(({ boot: booted, port }) => ({
@@ -123,8 +134,8 @@ export const start = (options: StartOptions): Promise<Running> => {
         // a connection whose request was in flight turns idle once answered: close it then too
         const sweep = setInterval(() => server.closeIdleConnections(), 50)
         server.once("close", () => clearInterval(sweep))
-      }).then(() => Effect.runPromise(Fiber.interrupt(fiber))).then((exit) => {
-        if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) throw new Error("the host did not stop cleanly")
+      }).then(() => Effect.runPromise(Effect.andThen(Fiber.interrupt(fiber), Fiber.await(fiber)))).then((exit) => {
+        if (Exit.isFailure(exit) && !Exit.hasInterrupts(exit)) throw new Error("the host did not stop cleanly")
       })
   }))
 }

@@ -11,118 +11,137 @@
  * is stored. Problems about those fields never repeat what was given.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Ids, IsoDateTime, JsonValue, Onboarding, Organization, Permission, PolicyGroup, SecretBox, SecretHasher, Store } from "@image-policy/core"
+import {
+  ApiKey,
+  Id,
+  Ids,
+  Input,
+  IsoDateTime,
+  JsonValue,
+  Onboarding,
+  Organization,
+  Permission,
+  PolicyGroup,
+  SecretBox,
+  SecretHasher,
+  Store
+} from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 
-/** One readable line for a bad enum value instead of one per allowed value. */
-const oneOf = <S extends Schema.Schema<any, any, never>>(schema: S, values: ReadonlyArray<string>): S =>
-  schema.annotations({
-    message: (issue) => ({
-      message: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(issue.actual)}`,
-      override: true
-    })
-  }) as S
+/** A key that may be left out of the file, with the value it then has. */
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
+  schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
-const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+const Name = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))
 
 const Routine = Schema.Struct({
   name: Name,
-  active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  intervalDays: Schema.Int.pipe(Schema.between(1, 365))
+  active: withDefault(Schema.Boolean, true),
+  intervalDays: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 365 }))
 })
 
-const Team = Schema.Struct({ name: Name, routines: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }) })
+const Team = Schema.Struct({ name: Name, routines: withDefault(Schema.Array(Routine), []) })
 
-/** A problem message that replaces the schema's own, which would quote the value (maybe a secret). */
-const quietly = <S extends Schema.Schema<any, any, never>>(schema: S, message: string): S =>
-  schema.annotations({ message: () => ({ message, override: true }) }) as S
+/**
+ * A string whose problems are reported by `message` alone, never quoting the value (it may be a
+ * secret pasted into the wrong field). The message goes on the base type and on every check: an
+ * Effect 4 `message` covers only the node it is put on.
+ */
+const quietString = (message: string, ...checks: ReadonlyArray<(annotations: { readonly message: string }) => SchemaAST.Check<string>>) => {
+  const base = Schema.String.annotate({ message })
+  const [first, ...rest] = checks.map((check) => check({ message }))
+  return first === undefined ? base : base.check(first, ...rest)
+}
 
 // a token pasted where its variable's name belongs must not be echoed back
-const EnvName = quietly(
-  Schema.String.pipe(Schema.pattern(/^[A-Z_][A-Z0-9_]*$/)),
-  "must be the name of an environment variable (A-Z, 0-9 and _, not starting with a digit), not its value"
+const EnvName = quietString(
+  "must be the name of an environment variable (A-Z, 0-9 and _, not starting with a digit), not its value",
+  (a) => Schema.isPattern(/^[A-Z_][A-Z0-9_]*$/, a)
 )
 
 /** A provider token: printable, no spaces (GitHub and GitLab tokens never have any). */
-const Token = quietly(
-  Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{1,4096}$/)),
-  "must be the token: 1 to 4096 printable characters without spaces"
+const Token = quietString(
+  "must be the token: 1 to 4096 printable characters without spaces",
+  (a) => Schema.isPattern(/^[\x21-\x7e]{1,4096}$/, a)
 )
 
-const WebhookSecret = quietly(
-  Schema.String.pipe(Schema.minLength(16), Schema.maxLength(4096)),
-  "must be a string of 16 to 4096 characters"
+const WebhookSecret = quietString(
+  "must be a string of 16 to 4096 characters",
+  (a) => Schema.isMinLength(16, a),
+  (a) => Schema.isMaxLength(4096, a)
 )
 
 const Connection = Schema.Struct({
-  provider: oneOf(Onboarding.VcsProvider, Onboarding.VcsProvider.literals),
+  provider: Onboarding.VcsProvider,
   externalAccountName: Name,
-  status: Schema.optionalWith(oneOf(Onboarding.ConnectionStatus, Onboarding.ConnectionStatus.literals), { default: () => "active" as const }),
-  fixture: Schema.optional(Schema.Struct({
+  status: withDefault(Onboarding.ConnectionStatus, "active"),
+  fixture: Schema.optionalKey(Schema.Struct({
     repositories: Schema.Array(FixtureVcs.FixtureRepository),
     // the secret of the fixture's push webhooks (tests and demos; real providers use webhookSecretEnv)
-    webhookSecret: Schema.optional(Schema.String.pipe(Schema.minLength(16, { message: () => "must be at least 16 characters" })))
+    webhookSecret: Schema.optionalKey(Schema.String.check(Schema.isMinLength(16, { message: "must be at least 16 characters" })))
   })),
-  api: Schema.optional(Schema.Struct({
-    baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\//)),
+  api: Schema.optionalKey(Schema.Struct({
+    baseUrl: Schema.String.check(Schema.isPattern(/^https?:\/\//)),
     // exactly one of the two (crossCheck); the value is sealed on load
-    tokenEnv: Schema.optional(EnvName),
-    token: Schema.optional(Token),
+    tokenEnv: Schema.optionalKey(EnvName),
+    token: Schema.optionalKey(Token),
     // at most one of the two; without either the connection accepts no push
-    webhookSecretEnv: Schema.optional(EnvName),
-    webhookSecret: Schema.optional(WebhookSecret)
+    webhookSecretEnv: Schema.optionalKey(EnvName),
+    webhookSecret: Schema.optionalKey(WebhookSecret)
   }))
 })
 
 const Phase = Schema.Struct({
   name: Name,
-  source: oneOf(Schema.Literal("internal", "external"), ["internal", "external"]),
-  file: Schema.optional(Schema.Struct({
+  source: Schema.Literals(["internal", "external"]),
+  file: Schema.optionalKey(Schema.Struct({
     connection: Name,
     repository: Name,
     branch: Name,
     path: Name,
     // how often the poll worker reads the file; push webhooks make a change arrive sooner
-    pollIntervalSeconds: Schema.optionalWith(PolicyGroup.PollIntervalSeconds, { default: () => PolicyGroup.defaultPollIntervalSeconds })
+    pollIntervalSeconds: withDefault(PolicyGroup.PollIntervalSeconds, PolicyGroup.defaultPollIntervalSeconds)
   }))
 })
 
 const Group = Schema.Struct({
   name: Name,
-  applyToAllRepos: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  notificationTeam: Schema.optionalWith(Schema.String, { default: () => "inherit" }),
-  cooldownSeconds: Schema.optionalWith(Schema.NullOr(Organization.CooldownSeconds), { default: () => null }),
-  phases: Schema.optionalWith(Schema.Array(Phase), { default: () => [] })
+  applyToAllRepos: withDefault(Schema.Boolean, false),
+  notificationTeam: withDefault(Schema.String, "inherit"),
+  cooldownSeconds: withDefault(Schema.NullOr(Organization.CooldownSeconds), null),
+  phases: withDefault(Schema.Array(Phase), [])
 })
 
 const Key = Schema.Struct({
   name: Name,
-  secret: Schema.String.pipe(
-    Schema.filter((s) => ApiKey.looksLikeSecret(s) || "must be 32 to 256 printable characters without spaces")
+  secret: Schema.String.check(
+    Schema.makeFilter((s) => ApiKey.looksLikeSecret(s) || "must be 32 to 256 printable characters without spaces")
   ),
-  role: Schema.optional(Permission.RoleName),
-  permissions: Schema.optional(Schema.NonEmptyArray(Permission.Permission)),
+  role: Schema.optionalKey(Permission.RoleName),
+  permissions: Schema.optionalKey(Schema.NonEmptyArray(Permission.Permission)),
   expiresInDays: ApiKey.ExpiresInDays
 })
 
+const Grant = Schema.Struct({ feature: Organization.Feature, expiresAt: withDefault(Schema.NullOr(IsoDateTime.IsoDateTime), null) })
+
 const Org = Schema.Struct({
-  id: Schema.optional(Id.OrgId),
+  id: Schema.optionalKey(Id.OrgId),
   name: Name,
-  edition: oneOf(Organization.Edition, Organization.Edition.literals),
-  grants: Schema.optionalWith(Schema.Array(Schema.Struct({ feature: Organization.Feature, expiresAt: Schema.optionalWith(Schema.NullOr(IsoDateTime.IsoDateTime), { default: () => null }) })), { default: () => [] }),
-  defaultNotificationTeam: Schema.optional(Name),
-  cooldownSeconds: Schema.optionalWith(Organization.CooldownSeconds, { default: () => 0 }),
-  teams: Schema.optionalWith(Schema.Array(Team), { default: () => [] }),
-  routinesWithoutTeam: Schema.optionalWith(Schema.Array(Routine), { default: () => [] }),
-  vcsConnections: Schema.optionalWith(Schema.Array(Connection), { default: () => [] }),
-  policyGroups: Schema.optionalWith(Schema.Array(Group), { default: () => [] }),
-  apiKeys: Schema.optionalWith(Schema.Array(Key), { default: () => [] })
+  edition: Organization.Edition,
+  grants: withDefault(Schema.Array(Grant), []),
+  defaultNotificationTeam: Schema.optionalKey(Name),
+  cooldownSeconds: withDefault(Organization.CooldownSeconds, 0),
+  teams: withDefault(Schema.Array(Team), []),
+  routinesWithoutTeam: withDefault(Schema.Array(Routine), []),
+  vcsConnections: withDefault(Schema.Array(Connection), []),
+  policyGroups: withDefault(Schema.Array(Group), []),
+  apiKeys: withDefault(Schema.Array(Key), [])
 })
 
 export const SeedFile = Schema.Struct({ organizations: Schema.Array(Org) })
@@ -139,10 +158,13 @@ export class InvalidSeed extends Data.TaggedError("InvalidSeed")<{ readonly prob
   }
 }
 
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((acc, s) => typeof s === "number" ? `${acc}[${s}]` : `${acc}.${String(s)}`, "$")
+/** Core's field path (`organizations[0].edition`) as a JSON path (`$.organizations[0].edition`). */
+const jsonPath = (path: string) => path === "$" ? path : `$.${path}`
 
-const decode = Schema.decodeUnknownEither(SeedFile, { errors: "all", onExcessProperty: "error" })
+// `reportInput`: a seed file is the user's own text, so problems may quote the refused value
+// (`Expected "free" | "team" | "enterprise", actual "gold"`); the quiet fields above never do
+const decode = Schema.decodeUnknownResult(SeedFile)
+const decodeOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 
 /** The checks a schema cannot express: names that must refer to something, and uniqueness. */
 const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
@@ -206,34 +228,30 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
 }
 
 /** Parses and validates a seed file's text; every problem at once. */
-export const parse = (text: string): Either.Either<SeedFile, InvalidSeed> => {
+export const parse = (text: string): Result.Result<SeedFile, InvalidSeed> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: "not valid JSON" }] }))
+    return Result.fail(new InvalidSeed({ problems: [{ path: "$", message: "not valid JSON" }] }))
   }
   // text no store can hold is a problem of the file, found before any write (PostgreSQL refuses it)
   if (!JsonValue.withinDepth(json, JsonValue.maxDepth)) {
-    return Either.left(new InvalidSeed({ problems: [{ path: "$", message: `nests more than ${JsonValue.maxDepth} levels` }] }))
+    return Result.fail(new InvalidSeed({ problems: [{ path: "$", message: `nests more than ${JsonValue.maxDepth} levels` }] }))
   }
   const unstorable = JsonValue.unstorableFields(json)
   if (unstorable.length > 0) {
-    return Either.left(new InvalidSeed({
+    return Result.fail(new InvalidSeed({
       problems: unstorable.map((p) => ({ path: p.path === "(body)" ? "$" : `$.${p.path}`.replace(".[", "["), message: p.message }))
     }))
   }
-  const decoded = decode(json)
-  if (Either.isLeft(decoded)) {
-    const problems = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
-    // an optional field whose value failed also reports "Expected undefined" for the same path: noise
-    const real = problems.filter((p) =>
-      !(p.message.startsWith("Expected undefined, actual") && problems.some((q) => q !== p && q.path.startsWith(p.path)))
-    )
-    return Either.left(new InvalidSeed({ problems: real }))
+  const decoded = decode(json, decodeOptions)
+  if (Result.isFailure(decoded)) {
+    const problems = Input.fieldErrors(decoded.failure, "$", { withValues: true }).map((e) => ({ path: jsonPath(e.path), message: e.message }))
+    return Result.fail(new InvalidSeed({ problems }))
   }
-  const problems = crossCheck(decoded.right)
-  return problems.length > 0 ? Either.left(new InvalidSeed({ problems })) : Either.right(decoded.right)
+  const problems = crossCheck(decoded.success)
+  return problems.length > 0 ? Result.fail(new InvalidSeed({ problems })) : Result.succeed(decoded.success)
 }
 
 /**

@@ -14,6 +14,7 @@ import { Delivery, SecretBox, Store, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Defect from "./Defect.js"
 
 export interface Options extends Workflows.Webhooks.DeliveryConfig {
   readonly workerId: string
@@ -114,9 +115,9 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
             attempted++
             yield* Workflows.Webhooks.deliver(c, options).pipe(
               // a defect in one delivery must not stop the others; its lease expires and it is retried
-              Effect.catchAllCause((cause) =>
+              Effect.catchCause((cause) =>
                 Effect.logError("webhook delivery failed unexpectedly").pipe(
-                  Effect.annotateLogs({ eventId: c.delivery.eventId, webhookId: c.delivery.webhookId, defect: String(cause._tag) })
+                  Effect.annotateLogs({ eventId: c.delivery.eventId, webhookId: c.delivery.webhookId, defect: Defect.kindOf(cause) })
                 )
               )
             )
@@ -133,8 +134,8 @@ export const run = (options: Options) =>
     const box = openedCache(yield* SecretBox)
     while (true) {
       const attempted = yield* pass(options, box).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logError("webhook worker pass failed").pipe(Effect.annotateLogs({ defect: String(cause._tag) })), 0))
+        Effect.catchCause((cause) =>
+          Effect.as(Effect.logError("webhook worker pass failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0))
       )
       if (attempted === 0) yield* Effect.sleep(Duration.millis(options.pollIntervalMs))
     }

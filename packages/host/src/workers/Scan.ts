@@ -26,6 +26,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
+import * as Defect from "./Defect.js"
 
 export interface Options {
   readonly workerId: string
@@ -102,9 +103,9 @@ const runOne = (options: Options, claimed: ClaimedScan) =>
   }).pipe(
     // a defect in one scan must not stop the others; its lease expires and it is run again (up to
     // `Scan.maxScanAttempts` claims in all, then the store abandons it)
-    Effect.catchAllCause((cause) =>
+    Effect.catchCause((cause) =>
       Effect.logError("scan failed unexpectedly").pipe(
-        Effect.annotateLogs({ ...describe(claimed), defect: String(cause._tag) })
+        Effect.annotateLogs({ ...describe(claimed), defect: Defect.kindOf(cause) })
       )
     )
   )
@@ -147,16 +148,16 @@ export const run = (options: Options) =>
     const released = yield* Queue.unbounded<void>()
     let running = 0
     while (true) {
-      // a scan that ended frees its slot
-      running -= (yield* Queue.takeAll(released)).length
+      // a scan that ended frees its slot (`clear` takes what is there; `takeAll` would wait for one)
+      running -= (yield* Queue.clear(released)).length
       if (running >= slots) {
         yield* Queue.take(released)
         running--
         continue
       }
       const started = yield* claimInto(options, slots - running, fibers, released).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logError("scan worker could not claim scans").pipe(Effect.annotateLogs({ defect: String(cause._tag) })), 0)
+        Effect.catchCause((cause) =>
+          Effect.as(Effect.logError("scan worker could not claim scans").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0)
         )
       )
       running += started
@@ -164,9 +165,10 @@ export const run = (options: Options) =>
       if (started === 0) {
         yield* Effect.raceFirst(
           Effect.sleep(Duration.millis(options.pollIntervalMs)),
-          Effect.tap(Queue.take(released), () => {
-            running--
-          })
+          Effect.tap(Queue.take(released), () =>
+            Effect.sync(() => {
+              running--
+            }))
         )
       }
     }
@@ -185,8 +187,8 @@ export const runRoutine = (options: RoutineOptions) =>
   Effect.gen(function*() {
     while (true) {
       yield* tickOnce(options).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.logError("routine tick failed").pipe(Effect.annotateLogs({ worker: options.workerId, defect: String(cause._tag) }))
+        Effect.catchCause((cause) =>
+          Effect.logError("routine tick failed").pipe(Effect.annotateLogs({ worker: options.workerId, defect: Defect.kindOf(cause) }))
         )
       )
       yield* Effect.sleep(Duration.millis(options.intervalMs))

@@ -18,6 +18,7 @@ import { PolicyGroup, Store, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Defect from "./Defect.js"
 
 export interface Options {
   readonly workerId: string
@@ -56,7 +57,7 @@ export const tick = (options: Options, attempts: Attempts) =>
       due,
       (ref) =>
         Effect.sync(() => attempts.set(ref.phaseId, nowMs)).pipe(
-          Effect.zipRight(Workflows.Sync.syncExternalPhase(
+          Effect.andThen(Workflows.Sync.syncExternalPhase(
             { orgId: ref.orgId, actor: { kind: "system", name: "sync-worker" }, correlationId },
             ref.policyGroupId,
             ref.phaseId
@@ -81,7 +82,7 @@ export const tick = (options: Options, attempts: Attempts) =>
               : Effect.void
           ),
           // the reason only: never the provider's text, a token or a file path
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             Effect.logWarning("external phase sync failed").pipe(Effect.annotateLogs({
               orgId: ref.orgId,
               policyGroupId: ref.policyGroupId,
@@ -90,9 +91,9 @@ export const tick = (options: Options, attempts: Attempts) =>
             }))
           ),
           // a defect in one phase must not stop the others
-          Effect.catchAllCause((cause) =>
+          Effect.catchCause((cause) =>
             Effect.logError("external phase sync failed unexpectedly").pipe(
-              Effect.annotateLogs({ orgId: ref.orgId, policyGroupId: ref.policyGroupId, phaseId: ref.phaseId, defect: String(cause._tag) })
+              Effect.annotateLogs({ orgId: ref.orgId, policyGroupId: ref.policyGroupId, phaseId: ref.phaseId, defect: Defect.kindOf(cause) })
             )
           )
         ),
@@ -107,8 +108,8 @@ export const run = (options: Options) =>
     const attempts: Attempts = new Map()
     while (true) {
       yield* tick(options, attempts).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.logError("external phase sync tick failed").pipe(Effect.annotateLogs({ defect: String(cause._tag) }))
+        Effect.catchCause((cause) =>
+          Effect.logError("external phase sync tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) }))
         )
       )
       yield* Effect.sleep(Duration.millis(options.tickMs))

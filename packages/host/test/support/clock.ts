@@ -1,7 +1,8 @@
 /**
  * A clock for a real host that runs ahead of the system clock by an offset the test moves: days
  * pass for routines, cooldowns and expiries at once, while sleeps (polling, retries, timeouts)
- * still take their real time. `Effect.withClock` gives it to the whole host (node.ts `clock`).
+ * still take their real time. `Effect.provideService(eff, Clock.Clock, clock)` gives it to the
+ * whole host (node.ts `clock`).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -17,15 +18,19 @@ export interface ShiftedClock {
 export const dayMs = 86_400_000
 
 export const shiftedClock = (): ShiftedClock => {
-  const system = Clock.make()
+  // the framework's own clock: its sleep uses real timers (`Effect.sleep` would call back into this clock)
+  const system = Clock.Clock.defaultValue()
   let offset = 0
   const now = () => Date.now() + offset
+  const nanos = () => BigInt(now()) * 1_000_000n
   const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: now,
-    unsafeCurrentTimeNanos: () => BigInt(now()) * 1_000_000n,
+    currentTimeMillisUnsafe: now,
     currentTimeMillis: Effect.sync(now),
-    currentTimeNanos: Effect.sync(() => BigInt(now()) * 1_000_000n),
+    currentTimeNanosUnsafe: nanos,
+    currentTimeNanos: Effect.sync(nanos),
+    // elapsed-time measurements stay real: only the wall clock is shifted
+    monotonicTimeNanosUnsafe: () => system.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: system.monotonicTimeNanos,
     sleep: (duration) => system.sleep(duration)
   }
   return { clock, advance: (ms) => { offset += ms }, now }

@@ -9,7 +9,6 @@
 // tests use SIGKILL, which is the point.
 import { StoreConfig } from "@image-policy/adapters"
 import { App, NodeRuntime } from "@image-policy/host"
-import * as LogLevel from "effect/LogLevel"
 
 const settings = JSON.parse(process.argv[2] ?? "{}")
 const worker = Object.fromEntries(
@@ -24,7 +23,7 @@ const running = await NodeRuntime.start({
   store: StoreConfig.layer({ _tag: "postgres", url: settings.databaseUrl }),
   app: { ...App.defaults, accessLog: false, rateLimit: null },
   services: { secretKey: settings.secretKey, allowUnsafeWebhookTargets: true },
-  logLevel: LogLevel.Warning,
+  logLevel: "Warn",
   // only the delivery worker: no other background work in this process
   syncWorker: false,
   deliveryWorker: worker

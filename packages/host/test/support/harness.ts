@@ -5,11 +5,10 @@
 import { MemoryStore } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
-import * as LogLevel from "effect/LogLevel"
 import * as App from "../../src/App.js"
 import { type Running, start } from "../../src/runtime/node.js"
 import * as Seed from "../../src/seed/Seed.js"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 
 export const secrets = {
   owner: "owner-secret-0123456789abcdefghijklmnopqrstuv",
@@ -106,8 +105,8 @@ export const startTestHost = async (options: {
     host: "127.0.0.1",
     store: options.store ?? MemoryStore.layer,
     app: { ...App.defaults, accessLog: false, rateLimit: null, ...options.app },
-    seed: Either.getOrThrow(Seed.parse(JSON.stringify(options.seed ?? testSeed))),
-    logLevel: LogLevel.Warning,
+    seed: Result.getOrThrow(Seed.parse(JSON.stringify(options.seed ?? testSeed))),
+    logLevel: "Warn",
     services: options.vcs !== undefined ? { ...options.services, vcs: options.vcs } : options.services,
     deliveryWorker: options.deliveryWorker,
     syncWorker: options.syncWorker ?? false,

@@ -1,13 +1,13 @@
 /**
  * The memory store: every organization's rows in plain maps, for embedding and fast tests.
  *
- * Transactions hold one global lock for their whole duration and record an undo step for every
- * write; when the transaction fails the undo steps run in reverse, so a failed workflow leaves no
- * state, no audit row and no outbox row. Writes outside a transaction take the same lock, so a
- * rollback never clobbers a concurrent write. Reads outside a transaction wait only while a
- * transaction holds the lock, so nobody reads another fiber's uncommitted writes: every step is one
- * synchronous function on a single JS thread, so with the lock free the maps hold only committed
- * rows, and a read or a write outside a transaction runs at once, in the step that found it free.
+ * Transactions hold the store's one lock (a semaphore of one permit) for their whole duration and
+ * record an undo step for every write; when the transaction fails the undo steps run in reverse,
+ * so a failed workflow leaves no state, no audit row and no outbox row. Writes outside a
+ * transaction take the same lock, so a rollback never clobbers a concurrent write. Reads outside a
+ * transaction take it too, so they wait while a transaction holds it and nobody reads another
+ * fiber's uncommitted writes: every read and write is one synchronous function on a single JS
+ * thread, so with the lock free the maps hold only committed rows.
  */
 import type { Id } from "@image-policy/core"
 import {
@@ -28,11 +28,12 @@ import {
 } from "@image-policy/core"
 import type { ClaimedScan, Page, PageRequest, RoutineTarget, StoreService } from "@image-policy/core"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Semaphore from "effect/Semaphore"
 import * as Storable from "../Storable.js"
 
 interface DeliveryRow extends Outbox.Delivery {
@@ -89,7 +90,7 @@ export const paginate = <A>(
 ): Page<A> => {
   let rows = sorted
   if (page.cursor !== undefined) {
-    const position = Either.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
+    const position = Result.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
     const after = (a: A) => {
       const c = compareKeys(key(a), [String(position.sortKey), position.id])
       return desc ? c < 0 : c > 0
@@ -107,68 +108,39 @@ export const paginate = <A>(
 const byName = (a: { readonly name: string; readonly id: string }) => [a.name, a.id] as const
 const byCreated = (a: { readonly createdAt: string; readonly id: string }) => [a.createdAt, a.id] as const
 
+let instances = 0
+
 export const make: Effect.Effect<StoreService> = Effect.sync(() => {
   const orgs = new Map<string, OrgState>()
   const deliveries = new Map<string, DeliveryRow>()
-  const undoLog = FiberRef.unsafeMake<Array<() => void> | null>(null)
   /**
-   * The store's one lock. Whether it is free is read and changed inside
-   * the caller's own synchronous step, so a free lock costs no Effect step (an Effect semaphore's
-   * take and release cost about ten per transaction); a fiber that finds it held waits until it is
-   * released. While it is free, every row in the maps is committed.
+   * The undo log of the transaction the fiber runs in (`null`: none). One reference per store
+   * instance (its key is the reference's identity), so a transaction on one memory store never
+   * makes another store's writes skip that store's lock.
    */
-  let held = false
-  const waiting: Array<() => void> = []
-  /** Takes the lock, waiting while it is held; as Effect's semaphore does, a woken fiber takes it in its own step. */
-  const acquire: Effect.Effect<void> = Effect.suspend(() => {
-    if (!held) {
-      held = true
-      return Effect.void
-    }
-    return Effect.async<void>((resume) => {
-      const wake = () => resume(acquire)
-      waiting.push(wake)
-      return Effect.sync(() => {
-        const i = waiting.indexOf(wake)
-        if (i >= 0) waiting.splice(i, 1)
-      })
-    })
-  })
-  /** Frees the lock and wakes every waiting fiber (the first to run takes it, the others wait again). */
-  const release = () => {
-    held = false
-    if (waiting.length === 0) return
-    for (const wake of waiting.splice(0)) wake()
-  }
-  /** Runs the synchronous `f` holding the lock: at once when it is free, else after waiting. */
-  const locked = <A>(f: () => A): Effect.Effect<A> =>
-    !held
-      ? Effect.succeed(f())
-      : Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(acquire), () =>
-          Effect.sync(() => {
-            try {
-              return f()
-            } finally {
-              release()
-            }
-          }))
-      )
+  const UndoLog = Context.Reference<Array<() => void> | null>(
+    `@image-policy/adapters/MemoryStore/undoLog/${instances++}`,
+    { defaultValue: () => null }
+  )
+  /** The store's one lock. While no fiber holds it, every row in the maps is committed. */
+  const lock = Semaphore.makeUnsafe(1)
+  /** Runs the synchronous `f` holding the lock. */
+  const locked = <A>(f: () => A): Effect.Effect<A> => lock.withPermit(Effect.sync(f))
   const noUndo = () => {}
 
   /** Runs a synchronous write under the lock (or inside the caller's transaction). */
   const run = <A>(f: (undo: (step: () => void) => void) => A): Effect.Effect<A> =>
-    Effect.withFiberRuntime((fiber) => {
-      const log = fiber.getFiberRef(undoLog)
-      return log !== null ? Effect.succeed(f((step) => log.push(step))) : locked(() => f(noUndo))
+    Effect.withFiber((fiber) => {
+      const log = fiber.getRef(UndoLog)
+      return log !== null ? Effect.sync(() => f((step) => log.push(step))) : locked(() => f(noUndo))
     })
 
   /**
-   * Runs a synchronous read: inside the caller's transaction, or at once when the lock is free
-   * (nothing uncommitted to see), else after the transaction holding it ends.
+   * Runs a synchronous read: inside the caller's transaction, or under the lock (nothing
+   * uncommitted to see), so it waits while another fiber's transaction holds it.
    */
   const read = <A>(f: () => A): Effect.Effect<A> =>
-    Effect.withFiberRuntime((fiber) => fiber.getFiberRef(undoLog) !== null ? Effect.succeed(f()) : locked(f))
+    Effect.withFiber((fiber) => fiber.getRef(UndoLog) !== null ? Effect.sync(f) : locked(f))
 
   const state = (orgId: string): OrgState | undefined => orgs.get(orgId)
   const need = (orgId: string): OrgState => {
@@ -199,58 +171,41 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
   }
 
   const getIn = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>, id: string) =>
-    read(() => Option.fromNullable(state(orgId) && pick(state(orgId)!).get(id)))
+    read(() => Option.fromNullishOr(state(orgId) && pick(state(orgId)!).get(id)))
   const valuesOf = <V>(orgId: string, pick: (s: OrgState) => Map<string, V>): Array<V> => {
     const s = state(orgId)
     return s ? [...pick(s).values()] : []
   }
 
+  /** Runs a failed transaction's undo steps in reverse; answers the defect of one that threw, if one did. */
+  const undoAll = (log: ReadonlyArray<() => void>): Cause.Cause<never> | undefined => {
+    try {
+      for (let i = log.length - 1; i >= 0; i--) log[i]!()
+      return undefined
+    } catch (defect) {
+      return Cause.die(defect)
+    }
+  }
+
   /**
-   * The transaction's bookkeeping in as few Effect steps as the semantics allow (it runs on every
-   * write request): the lock is waited for interruptibly, and everything after runs uninterruptibly
-   * except the body itself. A failed body's undo steps run in one synchronous step before the lock
-   * is released, so no read sees a half-undone state. Fibers the body forks inherit the undo log,
-   * as with `Effect.locally`.
+   * Holds the lock for the whole body. A failed (or interrupted) body's undo steps run in one
+   * synchronous step before the lock is released, so no read sees a half-undone state. Fibers the
+   * body forks inherit the undo log with the rest of its context.
    */
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.withFiberRuntime((fiber) => {
-        if (fiber.getFiberRef(undoLog) !== null) return restore(effect) // nested: joins the outer transaction
-        const body = () => {
-          const log: Array<() => void> = []
-          /** Ends the transaction; answers the defect of an undo step that threw, if one did. */
-          const end = (failed: boolean): Cause.Cause<never> | undefined => {
-            try {
-              if (failed) for (let i = log.length - 1; i >= 0; i--) log[i]!()
-              return undefined
-            } catch (defect) {
-              return Cause.die(defect)
-            } finally {
-              release()
-            }
-          }
-          const closed = FiberRef.set(undoLog, null)
-          return Effect.zipRight(
-            FiberRef.set(undoLog, log),
-            Effect.matchCauseEffect(restore(effect), {
-              onFailure: (cause) => {
-                const defect = end(true)
-                return Effect.zipRight(closed, Effect.failCause(defect ? Cause.sequential(cause, defect) : cause))
-              },
-              onSuccess: (value) => {
-                end(false)
-                return Effect.as(closed, value)
-              }
-            })
-          )
-        }
-        if (!held) {
-          held = true
-          return body()
-        }
-        return Effect.flatMap(restore(acquire), body)
-      })
-    )
+    Effect.withFiber((fiber) => {
+      if (fiber.getRef(UndoLog) !== null) return effect // nested: joins the outer transaction
+      return lock.withPermit(Effect.uninterruptibleMask((restore) => {
+        const log: Array<() => void> = []
+        return Effect.matchCauseEffect(restore(Effect.provideService(effect, UndoLog, log)), {
+          onFailure: (cause) => {
+            const defect = undoAll(log)
+            return Effect.failCause(defect ? Cause.combine(cause, defect) : cause)
+          },
+          onSuccess: Effect.succeed
+        })
+      }))
+    })
 
   /** Sets a repository branch's `scan.status`; a missing repository or branch is left alone. */
   const setBranchStatus = (
@@ -276,7 +231,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
   const service: StoreService = {
     transaction,
     organizations: {
-      get: (orgId) => read(() => Option.fromNullable(state(orgId)?.org)),
+      get: (orgId) => read(() => Option.fromNullishOr(state(orgId)?.org)),
       insert: (org) =>
         run((undo) => {
           const existing = orgs.get(org.id)
@@ -329,10 +284,10 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           const rows = valuesOf(orgId, (s) => s.connections).map((c) => c.connection)
           return paginate(sortBy(rows, key), key, page)
         }),
-      get: (orgId, id) => read(() => Option.fromNullable(state(orgId)?.connections.get(id)?.connection)),
+      get: (orgId, id) => read(() => Option.fromNullishOr(state(orgId)?.connections.get(id)?.connection)),
       insert: (orgId, connection, settings) =>
         run((undo) => put(undo, need(orgId).connections, connection.id, { connection, settings })),
-      settings: (orgId, id) => read(() => Option.fromNullable(state(orgId)?.connections.get(id)?.settings)),
+      settings: (orgId, id) => read(() => Option.fromNullishOr(state(orgId)?.connections.get(id)?.settings)),
       setStatus: (orgId, id, status) =>
         run((undo) => {
           const s = state(orgId)
@@ -367,7 +322,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
       get: (orgId, id) => getIn(orgId, (s) => s.repositories, id),
       findByExternalId: (orgId, connectionId, externalRepoId) =>
         read(() =>
-          Option.fromNullable(
+          Option.fromNullishOr(
             valuesOf(orgId, (s) => s.repositories).find((r) =>
               r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId
             )
@@ -530,12 +485,12 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           setBranchStatus(undo, s, scan.repositoryId, scan.branchName, "queued")
           return publicScan(row)
         }),
-      get: (orgId, id) => read(() => Option.map(Option.fromNullable(state(orgId)?.scans.get(id)), publicScan)),
+      get: (orgId, id) => read(() => Option.map(Option.fromNullishOr(state(orgId)?.scans.get(id)), publicScan)),
       latest: (orgId, repositoryId, branchName) =>
-        read(() => Option.fromNullable(sortBy(scansOf(orgId, repositoryId, branchName), byQueued, true)[0]).pipe(Option.map(publicScan))),
+        read(() => Option.fromNullishOr(sortBy(scansOf(orgId, repositoryId, branchName), byQueued, true)[0]).pipe(Option.map(publicScan))),
       latestSucceeded: (orgId, repositoryId, branchName) =>
         read(() =>
-          Option.fromNullable(
+          Option.fromNullishOr(
             sortBy(scansOf(orgId, repositoryId, branchName).filter((r) => r.status === "succeeded"), byQueued, true)[0]
           ).pipe(Option.map(publicScan))
         ),
@@ -594,7 +549,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
         read(() => {
           let rows = state(orgId)?.findings.get(branchKey(repositoryId, branchName)) ?? []
           if (page.cursor !== undefined) {
-            const position = Either.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
+            const position = Result.getOrThrowWith(Cursor.decodeCursor(page.cursor), (e) => e)
             const file = String(position.sortKey)
             const [line, column, seq] = Storable.parseCursorId(position.id)
             rows = rows.filter(({ finding: f, seq: q }) =>
@@ -643,7 +598,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
       get: (orgId, id) => getIn(orgId, (s) => s.remediations, id),
       latest: (orgId, repositoryId, branchName, options) =>
         read(() =>
-          Option.fromNullable(
+          Option.fromNullishOr(
             sortBy(
               valuesOf(orgId, (s) => s.remediations).filter((r) =>
                 r.repositoryId === repositoryId && r.branchName === branchName && !(options?.excludeFailed && r.status === "failed")

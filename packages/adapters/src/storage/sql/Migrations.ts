@@ -1,20 +1,34 @@
 /**
  * The one migration set of the SQL store, for PGlite and PostgreSQL alike, run by the generic
- * `@effect/sql` Migrator (no shell, no pg_dump: STACK.md trap 5). Migrations are recorded in
- * `image_policy_migrations`, so running them again is a no-op.
+ * `effect/sql` Migrator (no shell, no pg_dump: STACK.md trap 5). Migrations are recorded in
+ * `image_policy_migrations` (the same table and columns as the Effect 3 build wrote, so a store it
+ * migrated is up to date here), so running them again is a no-op.
  *
  * Entities are stored as JSONB documents decoded with the core's schemas on read, beside the
  * columns that queries filter, order or lock on. Every table starts with `org_id`, and every key
  * that holds organization data includes it. Sort columns use the "C" collation so keyset order is
  * byte order, the same order the memory store uses.
  */
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+
+/**
+ * Runs `;`-terminated statements one by one, in order (a `;` at the end of a line ends one).
+ * Both clients send every statement through the extended protocol, which takes one statement per
+ * call; the Migrator runs a migration inside one transaction, so the statements stay atomic.
+ */
+export const statements = (sql: SqlClient.SqlClient, text: string): Effect.Effect<void, SqlError> =>
+  Effect.forEach(
+    text.split(/;[ \t]*$/m).map((s) => s.trim()).filter((s) => s.length > 0),
+    (statement) => sql.unsafe(statement),
+    { discard: true }
+  )
 
 const init = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`
+  yield* statements(sql, `
     CREATE TABLE organizations (
       id text PRIMARY KEY,
       doc jsonb NOT NULL
@@ -172,7 +186,7 @@ const init = Effect.gen(function*() {
  */
 const scans = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`
+  yield* statements(sql, `
     CREATE TABLE scans (
       org_id text NOT NULL REFERENCES organizations (id),
       id text COLLATE "C" NOT NULL,
@@ -247,13 +261,13 @@ const scans = Effect.gen(function*() {
  */
 const scanAttempts = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`ALTER TABLE scans ADD COLUMN attempts integer NOT NULL DEFAULT 0;`)
+  yield* statements(sql, `ALTER TABLE scans ADD COLUMN attempts integer NOT NULL DEFAULT 0;`)
 })
 
 /** Remediation reads a repository's snooze requests (not the organization's) through this index. */
 const snoozesByRepository = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`CREATE INDEX snooze_requests_repository ON snooze_requests (org_id, (doc->>'repositoryId'), created_at, id);`)
+  yield* statements(sql, `CREATE INDEX snooze_requests_repository ON snooze_requests (org_id, (doc->>'repositoryId'), created_at, id);`)
 })
 
 export const migrations = {

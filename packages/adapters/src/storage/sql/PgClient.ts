@@ -1,15 +1,21 @@
 /**
- * PostgreSQL through `@effect/sql-pg`, configured so it behaves exactly like the PGlite client
- * (`PgliteClient.ts`): the same name transforms and the same type parsing. Stores are written
- * once against `SqlClient.SqlClient` and run on either.
+ * PostgreSQL through `@effect/sql-pg` (its native wire-protocol client), configured so it behaves
+ * exactly like the PGlite client (`PgliteClient.ts`): the same name transforms and the same type
+ * parsing. Stores are written once against `SqlClient.SqlClient` and run on either.
+ *
+ * The client connects lazily: building the layer never fails; an unreachable server fails the
+ * first statement (`SqlError` with reason `ConnectionError`, the socket error in its cause chain).
+ * `StoreConfig.migrated` runs the migrations while the store layer is built, so a store that cannot
+ * be opened still fails there.
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as PgTypes from "@effect/sql-pg/PgTypes"
 import type * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import * as Str from "effect/String"
-import * as Pg from "pg"
 
 /**
  * Name transforms shared by both clients: camelCase in TypeScript, snake_case in SQL
@@ -25,27 +31,30 @@ export const transforms = {
   transformJson: false
 } as const
 
-/** PostgreSQL type oids whose parsing we align between `pg` and PGlite. */
-export const oids = { int8: 20, numeric: 1700 } as const
+/** PostgreSQL type oids whose parsing we align between `@effect/sql-pg` and PGlite. */
+export const oids = { int8: PgTypes.OID.int8, numeric: PgTypes.OID.numeric } as const
 
 /**
  * int8 (`bigint`, `count(*)`, `bigserial`) is parsed to a JavaScript number on both clients.
- * `pg` returns a string by default and PGlite a number (or a bigint above 2^53); our int8 values
- * are counts and epoch milliseconds, far below 2^53, so a number is exact and convenient. Values
- * beyond `Number.MAX_SAFE_INTEGER` would lose precision: store such values as `numeric`.
+ * `@effect/sql-pg` decodes it to a `bigint` by default and PGlite to a number (or a bigint above
+ * 2^53); our int8 values are counts and epoch milliseconds, far below 2^53, so a number is exact
+ * and convenient. Values beyond `Number.MAX_SAFE_INTEGER` would lose precision: store such values
+ * as `numeric`.
  *
  * numeric is left as a string on both clients (the default of both drivers): it is exact, and the
  * caller decides how to interpret it.
  */
 export const parseInt8 = (value: string): number => Number(value)
 
-/** `pg` type parsers: the driver's defaults, except int8 (see `parseInt8`). */
-export const pgTypes: Pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === oids.int8 && format !== "binary"
-      ? parseInt8
-      : Pg.types.getTypeParser(oid, format as any)) as Pg.CustomTypesConfig["getTypeParser"]
-}
+/** `@effect/sql-pg` codecs: the driver's defaults, except int8 (see `parseInt8`). */
+export const pgTypes: PgTypes.Registry = (() => {
+  const registry = PgTypes.makeRegistry()
+  registry.register<number | bigint>(oids.int8, {
+    encode: (value) => PgTypes.encode(typeof value === "bigint" ? value : BigInt(value), oids.int8),
+    decode: (bytes) => Result.map(PgTypes.decode(bytes, oids.int8, 1), Number)
+  }, { arrayOid: PgTypes.OID.int8Array })
+  return registry
+})()
 
 export interface Options {
   /** Omitted: camelCase <-> snake_case (`transforms`). `null`: no name transform. */

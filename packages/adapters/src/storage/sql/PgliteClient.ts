@@ -1,23 +1,29 @@
 /**
- * An Effect 3 `SqlClient` over PGlite (embedded PostgreSQL in WebAssembly). No Effect 3 package
- * exists for it (`@effect/sql-pglite` is Effect 4), so this is a small client in the manner of
- * `@effect/sql-d1`: a `Connection` over the PGlite instance, handed to `SqlClient.make`.
+ * An Effect `SqlClient` over PGlite (embedded PostgreSQL in WebAssembly): a `Connection` over the
+ * PGlite instance, handed to `SqlClient.make`.
  *
  * SQL compiles with `@effect/sql-pg`'s compiler, so a statement is byte-for-byte what it would be
- * on PostgreSQL; names and types are aligned with `PgClient.ts` (STACK.md trap 6).
+ * on PostgreSQL, and parameters are bound with the types `@effect/sql-pg`'s native client gives
+ * them (numbers as int4/int8/float8, Date as timestamptz, `PgTypes` parameters with their oid, a
+ * plain object refused): a statement that fails on PostgreSQL fails here too. Like that client,
+ * every statement goes through the extended protocol (one statement per call), and COMMIT of an
+ * aborted transaction fails instead of silently rolling back. Names and types are aligned with
+ * `PgClient.ts` (STACK.md trap 6).
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
 import { PGlite } from "@electric-sql/pglite"
 import type { Results } from "@electric-sql/pglite"
-import * as Client from "@effect/sql/SqlClient"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { SqlError } from "@effect/sql/SqlError"
-import * as Statement from "@effect/sql/Statement"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
+import * as PgTypes from "@effect/sql-pg/PgTypes"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Client from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import * as SqlErr from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import { oids, parseInt8, resolveTransforms, transforms } from "./PgClient.js"
 
@@ -28,11 +34,11 @@ export interface PgliteClient extends Client.SqlClient {
   readonly [TypeId]: TypeId
   /** The underlying instance (for `dumpDataDir`, or closing it yourself with `layerFromInstance`). */
   readonly pglite: PGlite
-  /** A JSON/JSONB parameter, compiled exactly like `PgClient.json`. */
+  /** A JSON/JSONB parameter, compiled exactly like `PgClient.json` (a `PgTypes.jsonb` parameter). */
   readonly json: (value: unknown) => Statement.Fragment
 }
 
-export const PgliteClient = Context.GenericTag<PgliteClient>("@image-policy/adapters/PgliteClient")
+export const PgliteClient = Context.Service<PgliteClient>("@image-policy/adapters/PgliteClient")
 
 export interface Config {
   readonly pglite: PGlite
@@ -50,52 +56,133 @@ export interface LayerConfig extends Omit<Config, "pglite"> {
 // Same parsing as `PgClient.pgTypes`: int8 -> number, numeric stays a string (PGlite's default).
 const parsers = { [oids.int8]: parseInt8 }
 
-type Rows = ReadonlyArray<any>
-type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+const OID = PgTypes.OID
 
-const fail = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+const codeOf = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : ""
+
+const constraintOf = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "constraint" in cause && typeof cause.constraint === "string"
+    ? cause.constraint
+    : "unknown"
+
+/**
+ * A PGlite failure as the `SqlError` `@effect/sql-pg` would report for the same SQLSTATE, so
+ * callers that look at `error.reason` (a unique violation, a connection error) see the same thing
+ * on both clients.
+ */
+export const classify = (cause: unknown, message: string, operation: string): SqlErr.SqlError => {
+  const props = { cause, message, operation }
+  const code = codeOf(cause)
+  const reason = code.startsWith("08")
+    ? new SqlErr.ConnectionError(props)
+    : code.startsWith("28")
+    ? new SqlErr.AuthenticationError(props)
+    : code === "42501"
+    ? new SqlErr.AuthorizationError(props)
+    : code.startsWith("42")
+    ? new SqlErr.SqlSyntaxError(props)
+    : code === "23505"
+    ? new SqlErr.UniqueViolation({ ...props, constraint: constraintOf(cause) })
+    : code.startsWith("23")
+    ? new SqlErr.ConstraintError(props)
+    : code === "40P01"
+    ? new SqlErr.DeadlockError(props)
+    : code === "40001"
+    ? new SqlErr.SerializationError(props)
+    : code === "55P03"
+    ? new SqlErr.LockTimeoutError(props)
+    : code === "57014"
+    ? new SqlErr.StatementTimeoutError(props)
+    : new SqlErr.UnknownError(props)
+  return new SqlErr.SqlError({ reason })
+}
+
+/** The oid `@effect/sql-pg`'s native client binds a JavaScript value with (0: the server infers it). */
+const oidOf = (value: unknown): number => {
+  if (value === null || value === undefined || typeof value === "string" || Array.isArray(value)) return 0
+  switch (typeof value) {
+    case "boolean":
+      return OID.bool
+    case "bigint":
+      return OID.int8
+    case "number":
+      return Number.isInteger(value)
+        ? (value >= -2147483648 && value <= 2147483647 ? OID.int4 : Number.isSafeInteger(value) ? OID.int8 : OID.float8)
+        : OID.float8
+  }
+  if (value instanceof Date) return OID.timestamptz
+  if (value instanceof Uint8Array) return OID.bytea
+  // as on PostgreSQL: a document goes in as JSON text (`JSON.stringify`) or `client.json(value)`
+  throw new Error(`Cannot infer a PostgreSQL type for ${Object.prototype.toString.call(value)}`)
+}
+
+const bind = (params: ReadonlyArray<unknown>): { values: Array<unknown>; paramTypes: Array<number> } => {
+  const values: Array<unknown> = []
+  const paramTypes: Array<number> = []
+  for (const p of params) {
+    if (PgTypes.isParameter(p)) {
+      const json = p.oid === OID.json || p.oid === OID.jsonb
+      values.push(json && p.value !== null ? JSON.stringify(p.value) : p.value)
+      paramTypes.push(p.oid)
+    } else {
+      values.push(p)
+      paramTypes.push(oidOf(p))
+    }
+  }
+  return { values, paramTypes }
+}
 
 // PGlite cannot cancel a running statement: let it finish, so the session lock below is never
 // released (and the next statement sent) while PGlite is still busy with this one.
-const run = <A>(f: () => Promise<A>): Effect.Effect<A, SqlError> =>
-  Effect.uninterruptible(Effect.tryPromise({ try: f, catch: fail }))
+const run = <A>(operation: string, f: () => Promise<A>): Effect.Effect<A, SqlErr.SqlError> =>
+  Effect.uninterruptible(
+    Effect.tryPromise({ try: f, catch: (cause) => classify(cause, "Failed to execute statement", operation) })
+  )
 
-// Like `pg`, a statement without parameters goes through the simple protocol, so several
-// statements separated by `;` (migrations) work; one result gives its rows, several an array of
-// row arrays.
-const runRows = (pglite: PGlite, sql: string, params: ReadonlyArray<unknown>): Effect.Effect<Rows, SqlError> =>
-  params.length === 0
-    ? Effect.map(run(() => pglite.exec(sql, { parsers })), (results) =>
-      results.length === 1 ? results[0]!.rows : results.map((r) => r.rows))
-    : Effect.map(run(() => pglite.query(sql, params as Array<unknown>, { parsers })), (r) => r.rows)
+type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 
 const makeConnection = (pglite: PGlite): Connection => {
-  const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
-    transformRows ? Effect.map(runRows(pglite, sql, params), transformRows) : runRows(pglite, sql, params)
+  const query = <T>(operation: string, sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+    Effect.flatMap(
+      Effect.try({ try: () => bind(params), catch: (cause) => classify(cause, "Failed to encode query", operation) }),
+      ({ paramTypes, values }) =>
+        run(operation, () => pglite.query<T>(sql, values, { parsers, paramTypes, ...(rowMode ? { rowMode } : {}) }))
+    )
+  const rows = (operation: string, sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
+    Effect.map(query<object>(operation, sql, params), (r) => (transformRows ? transformRows(r.rows) : r.rows))
+  const values = (operation: string, sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.map(query<Array<unknown>>(operation, sql, params, "array"), (r) => r.rows)
   return {
-    execute,
-    executeRaw: (sql, params): Effect.Effect<Results | Array<Results>, SqlError> =>
-      params.length === 0
-        ? Effect.map(run(() => pglite.exec(sql, { parsers })), (rs) => rs.length === 1 ? rs[0]! : rs)
-        : run(() => pglite.query(sql, params as Array<unknown>, { parsers })),
-    executeValues: (sql, params) =>
-      Effect.map(
-        run(() => pglite.query<Array<unknown>>(sql, params as Array<unknown>, { parsers, rowMode: "array" })),
-        (r) => r.rows
-      ),
-    executeUnprepared: execute,
+    execute: (sql, params, transformRows) => rows("execute", sql, params, transformRows),
+    executeUnprepared: (sql, params, transformRows) => rows("executeUnprepared", sql, params, transformRows),
+    executeRaw: (sql, params) => query<object>("executeRaw", sql, params),
+    executeValues: (sql, params) => values("executeValues", sql, params),
+    executeValuesUnprepared: (sql, params) => values("executeValuesUnprepared", sql, params),
     // PGlite has no cursors over its API; results are in memory already, so stream the collected rows.
-    executeStream: (sql, params, transformRows) =>
-      Stream.flatMap(Stream.fromEffect(execute(sql, params, transformRows)), Stream.fromIterable)
+    executeStream: (sql, params, transformRows) => Stream.fromArrayEffect(rows("executeStream", sql, params, transformRows))
   }
 }
 
+// PostgreSQL answers COMMIT of an aborted transaction with "ROLLBACK"; fail as `@effect/sql-pg` does.
+const commit = (conn: Connection): Effect.Effect<void, SqlErr.SqlError> =>
+  Effect.flatMap(conn.executeRaw("COMMIT", []), (raw) =>
+    (raw as Results).command === "ROLLBACK"
+      ? Effect.fail(
+        classify(
+          new Error("COMMIT rolled back an aborted transaction"),
+          "PgliteClient: COMMIT rolled back an aborted transaction",
+          "commit"
+        )
+      )
+      : Effect.void)
+
 // One lock per instance, not per client: two clients over the same instance share one session.
-const sessions = new WeakMap<PGlite, Effect.Semaphore>()
-const sessionOf = (pglite: PGlite): Effect.Semaphore => {
+const sessions = new WeakMap<PGlite, Semaphore.Semaphore>()
+const sessionOf = (pglite: PGlite): Semaphore.Semaphore => {
   let session = sessions.get(pglite)
   if (session === undefined) {
-    session = Effect.unsafeMakeSemaphore(1)
+    session = Semaphore.makeUnsafe(1)
     sessions.set(pglite, session)
   }
   return session
@@ -104,12 +191,13 @@ const sessionOf = (pglite: PGlite): Effect.Semaphore => {
 /**
  * A client over an existing PGlite instance; it does not close the instance.
  *
- * PGlite is ONE database session. Both acquirers take the only permit of a semaphore: a plain
- * statement holds it while it runs, a transaction (`sql.withTransaction`, `sql.reserve`) for its
- * whole duration. Statements of other fibers wait instead of running inside someone else's open
- * transaction (and being rolled back with it). Statements inside the transaction reuse its
- * connection without taking the permit again (that is how `@effect/sql` routes them), and nested
- * `withTransaction` calls become savepoints.
+ * PGlite is ONE database session. Every way in takes the only permit of a semaphore: a plain
+ * statement holds it while it runs (`borrower`), a transaction (`sql.withTransaction`),
+ * `sql.reserve` or a `.stream` for its whole lease (`acquirer`, `transactionAcquirer`). Statements
+ * of other fibers wait instead of running inside someone else's open transaction (and being rolled
+ * back with it). Statements inside the transaction reuse its connection without taking the permit
+ * again (that is how `effect/sql` routes them), and nested `withTransaction` calls become
+ * savepoints.
  */
 export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> =>
   Effect.gen(function*() {
@@ -121,18 +209,19 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
 
     const session = sessionOf(config.pglite)
     const connection = makeConnection(config.pglite)
-    // The permit is released by the caller's scope: after the statement, or at commit/rollback.
-    const acquirer: Effect.Effect<Connection, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(
-        restore(session.take(1)),
-        Effect.as(Effect.addFinalizer(() => session.release(1)), connection)
-      )
+    // The permit is released by the caller's scope: at the end of the stream, or at commit/rollback.
+    const lease: Effect.Effect<Connection, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
+      Effect.as(restore(session.takeScoped(1)), connection)
     )
 
     const client = yield* Client.make({
-      acquirer,
-      transactionAcquirer: acquirer,
+      driver: "pglite",
+      acquirer: lease,
+      transactionAcquirer: lease,
+      borrower: (f) => session.withPermit(f(connection)),
       compiler,
+      commit,
+      releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`,
       spanAttributes: [
         ...(config.spanAttributes ? Object.entries(config.spanAttributes) : []),
         ["db.system.name", "postgresql"],
@@ -144,11 +233,11 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
     return Object.assign(client, {
       [TypeId]: TypeId,
       pglite: config.pglite,
-      json: (value: unknown) => PgJson(value)
+      json: (value: unknown) => Statement.fragment([PgJson(value, undefined, undefined)])
     }) as PgliteClient
   })
 
-// Same custom kind as `@effect/sql-pg`'s `PgJson`, so its compiler binds it as one parameter.
+// Same custom kind as `@effect/sql-pg`'s `PgJson`, so its compiler binds it as one jsonb parameter.
 interface PgJson extends Statement.Custom<"PgJson", unknown> {}
 const PgJson = Statement.custom<PgJson>("PgJson")
 
@@ -163,13 +252,13 @@ export const layerFromInstance = (
   Layer.effectContext(Effect.map(make({ ...options, pglite }), toContext)).pipe(Layer.provide(Reactivity.layer))
 
 /** Opens PGlite (in memory, or on `dataDir`) and closes it when the layer is released. */
-export const layer = (config: LayerConfig = {}): Layer.Layer<PgliteClient | Client.SqlClient, SqlError> => {
+export const layer = (config: LayerConfig = {}): Layer.Layer<PgliteClient | Client.SqlClient, SqlErr.SqlError> => {
   const { dataDir, ...options } = config
-  return Layer.scopedContext(
+  return Layer.effectContext(
     Effect.acquireRelease(
       Effect.tryPromise({
         try: () => PGlite.create(dataDir),
-        catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${dataDir ?? "in-memory database"}` })
+        catch: (cause) => classify(cause, `PgliteClient: failed to open ${dataDir ?? "in-memory database"}`, "connect")
       }),
       (pglite) => Effect.ignore(Effect.tryPromise(() => pglite.close()))
     ).pipe(Effect.flatMap((pglite) => Effect.map(make({ ...options, pglite }), toContext)))

@@ -1,12 +1,9 @@
 /**
- * The SQL store: one implementation of the core's `Store` port over `@effect/sql`, used on the
+ * The SQL store: one implementation of the core's `Store` port over `effect/sql`, used on the
  * embedded PGlite and on PostgreSQL. SQL errors are defects (the port's contract): a database that
  * is gone answers 500 with a correlation id, never a user error. Rows are decoded with the core's
  * schemas; a row that does not decode is a defect too.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
-import { SqlError } from "@effect/sql/SqlError"
 import type { ClaimedScan, Id, Page, PageRequest, RoutineTarget, ScanOutcome, StoreService } from "@image-policy/core"
 import {
   ApiKey,
@@ -25,21 +22,26 @@ import {
   Webhook
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import { SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
 import * as Storable from "../Storable.js"
 
+// documents are bound as JSON text and cast in SQL (`${json(x)}::jsonb`): the client refuses a
+// plain object as a parameter
 const json = (value: unknown) => JSON.stringify(value)
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
 
-const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+const decoder = <A, I>(schema: Schema.Codec<A, I>) => {
   const decode = Schema.decodeUnknownSync(schema)
   return (doc: unknown): A => decode(typeof doc === "string" ? JSON.parse(doc) : doc)
 }
 
-const DraftDoc = Schema.Struct({ ...PolicyGroup.PublishedMapping.fields, activeFrom: Schema.optional(Schema.String) })
+const DraftDoc = Schema.Struct({ ...PolicyGroup.PublishedMapping.fields, activeFrom: Schema.optionalKey(Schema.String) })
 const decodeDraft = decoder(DraftDoc)
 
 export const make = Effect.gen(function*() {
@@ -56,7 +58,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const after = request.cursor === undefined
         ? undefined
-        : Either.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
+        : Result.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
       const fetched = (yield* die(rows(after && { sortKey: String(after.sortKey), id: after.id }, request.limit + 1)))
         .map(decode)
       const items = fetched.slice(0, request.limit)
@@ -133,7 +135,9 @@ export const make = Effect.gen(function*() {
   })
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    // a failing BEGIN or COMMIT is a defect like every other SQL failure
+    // a failing BEGIN or COMMIT is a defect like every other SQL failure. COMMIT fails when a
+    // statement of the transaction failed, even if the body caught that failure (PostgreSQL has
+    // aborted the transaction): statements that may conflict use ON CONFLICT instead of catching
     sql.withTransaction(effect).pipe(
       Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.die(e))
     ) as Effect.Effect<A, E, R>
@@ -228,7 +232,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const after = request.cursor === undefined
         ? undefined
-        : Either.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
+        : Result.getOrThrowWith(Cursor.decodeCursor(request.cursor), (e) => e)
       const position = after === undefined ? undefined : Storable.parseCursorId(after.id)
       const rows = yield* die(sql`SELECT ${findingColumns} FROM scan_findings
         WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND branch_name = ${branchName}
