@@ -118,34 +118,42 @@ export const authenticate = (
   secret: string | undefined,
   orgIdInPath: string,
   required: ReadonlyArray<Permission>
-): Effect.Effect<Principal, AuthenticationError, Store | SecretHasher> => {
+): Effect.Effect<Principal, AuthenticationError, Store | SecretHasher> =>
+  Effect.flatMap(Effect.context<Store | SecretHasher>(), (services) => authenticateWith(services, secret, orgIdInPath, required))
+
+/**
+ * `authenticate` with its services given: for a caller that holds them already (the host's
+ * middleware, since its layer was built), so no request pays for a context lookup or for providing
+ * them. Same checks, same order.
+ */
+export const authenticateWith = (
+  services: Context.Context<Store | SecretHasher>,
+  secret: string | undefined,
+  orgIdInPath: string,
+  required: ReadonlyArray<Permission>
+): Effect.Effect<Principal, AuthenticationError> => {
   if (secret === undefined || secret === "") return Effect.fail(new Unauthenticated({ reason: "missing" }))
   if (!ApiKey.looksLikeSecret(secret)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
   // a plain chain, not a generator: this runs on every request, and each generator step is an
   // Effect step of its own (about half of this workflow's cost)
+  const store = Context.get(services, Store)
   return Effect.flatMap(
-    Effect.context<Store | SecretHasher>(),
-    (services) => {
-      const store = Context.get(services, Store)
-      return Effect.flatMap(
-        Effect.flatMap(Context.get(services, SecretHasher).hash(secret), (hash) => store.apiKeys.findBySecretHash(hash)),
-        (match) => {
-          if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
-          return Effect.clockWith((clock) => {
-            const { key, orgId, organization } = match.value
-            const at = clock.currentTimeMillisUnsafe()
-            const status = ApiKey.status(key, at)
-            if (status !== "active") return Effect.fail(new Unauthenticated({ reason: status }))
-            const checked = checkAccess(key, orgId, organization, orgIdInPath, required, at)
-            // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec
-            // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
-            // request; `touch` sets only that field, so it never undoes a concurrent revocation.
-            return key.lastUsedAt === null || at - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs
-              ? Effect.andThen(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
-              : checked
-          })
-        }
-      )
+    Effect.flatMap(Context.get(services, SecretHasher).hash(secret), (hash) => store.apiKeys.findBySecretHash(hash)),
+    (match) => {
+      if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
+      return Effect.clockWith((clock) => {
+        const { key, orgId, organization } = match.value
+        const at = clock.currentTimeMillisUnsafe()
+        const status = ApiKey.status(key, at)
+        if (status !== "active") return Effect.fail(new Unauthenticated({ reason: status }))
+        const checked = checkAccess(key, orgId, organization, orgIdInPath, required, at)
+        // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec
+        // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
+        // request; `touch` sets only that field, so it never undoes a concurrent revocation.
+        return key.lastUsedAt === null || at - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs
+          ? Effect.andThen(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
+          : checked
+      })
     }
   )
 }

@@ -5,7 +5,9 @@
  * back, so the trail shows who tried what even though nothing changed.
  */
 import { type Id, Ids, Store } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as References from "effect/References"
 import { HttpRouter } from "effect/http"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../api/Api.js"
@@ -66,21 +68,26 @@ const recordRejection = (caller: Caller, problem: Problem, { params, route }: ty
 export const withCaller = <A, E, R>(
   f: (caller: Caller) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, Problem, R | CurrentCaller | Store | Ids | HttpRouter.RouteContext> =>
-  Effect.gen(function*() {
-    const caller = yield* CurrentCaller
-    const routeContext = yield* HttpRouter.RouteContext
+  // one synchronous step reads the caller and the route (a `yield*` of each would be an Effect step
+  // of its own, on every request); the middleware and the router provide both before any handler runs
+  Effect.withFiber((fiber) => {
+    const caller = Context.getUnsafe(fiber.context as Context.Context<CurrentCaller>, CurrentCaller)
+    const routeContext = Context.getUnsafe(fiber.context as Context.Context<HttpRouter.RouteContext>, HttpRouter.RouteContext)
     const { method, path } = routeContext.route
-    // the core's workflows are `Effect.fnUntraced`: their spans are opened here, named after the operation
-    return yield* f(caller).pipe(
-      Effect.withSpan(operations.get(`${method} ${path}`)?.span ?? "workflow"),
-      Effect.catch((error) => {
-        const problem = Problems.fromDomain(error)
-        if (problem === undefined) return Effect.die(error)
-        // the audit trail must not turn a clear 4xx into a 5xx: a failed audit write is only logged
-        return recordRejection(caller, problem, routeContext).pipe(
-          Effect.catchCause(() => Effect.logWarning("could not record a rejected request in the audit trail")),
-          Effect.andThen(Effect.fail(problem))
-        )
-      })
-    )
+    const workflow = f(caller)
+    // the core's workflows are `Effect.fnUntraced`: their spans are opened here, named after the
+    // operation, while the tracer is on (with it off, Effect 4 would still make a no-op span and
+    // capture a stack trace for it)
+    const traced = fiber.getRef(References.TracerEnabled)
+      ? Effect.withSpan(workflow, operations.get(`${method} ${path}`)?.span ?? "workflow")
+      : workflow
+    return Effect.catch(traced, (error) => {
+      const problem = Problems.fromDomain(error)
+      if (problem === undefined) return Effect.die(error)
+      // the audit trail must not turn a clear 4xx into a 5xx: a failed audit write is only logged
+      return recordRejection(caller, problem, routeContext).pipe(
+        Effect.catchCause(() => Effect.logWarning("could not record a rejected request in the audit trail")),
+        Effect.andThen(Effect.fail(problem))
+      )
+    })
   })

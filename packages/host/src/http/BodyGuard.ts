@@ -28,7 +28,13 @@ export const isTooLarge = (error: unknown): boolean =>
 
 /** A body read bounded by `limit`: past it the read fails without buffering more (413). */
 export const bounded = <A, E, R>(read: Effect.Effect<A, E, R>, limit: number): Effect.Effect<A, E, R> =>
-  Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit))
+  // the request lifecycle sets this limit for every request already: providing it again would cost
+  // a context change on every request with a body
+  Effect.withFiber((fiber) =>
+    fiber.getRef(HttpServerRequest.MaxBodySize) === BigInt(limit)
+      ? read
+      : Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit))
+  )
 
 /** A declared content-length over the limit: refused before anything is read. */
 const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest, limit: number) => {

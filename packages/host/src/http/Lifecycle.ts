@@ -5,6 +5,7 @@
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -91,38 +92,46 @@ const ensureProblem = (response: HttpServerResponse.HttpServerResponse, requestI
 export interface Options {
   readonly accessLog: boolean
   readonly maxBodyBytes: number
-  /** The runtime's own body reader, when it has a cheaper one than the platform's (Node). */
+  /** A runtime's own body reader instead of the platform's (the Node one, which the bench compares with it). */
   readonly bodyReader?: BodyGuard.BodyReader | undefined
 }
 
-export const layer = (options: Options) =>
-  HttpRouter.middleware(
+export const layer = (options: Options) => {
+  const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
+  return HttpRouter.middleware(
     (app) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      // a plain chain over the fiber's context, not a generator: this runs around every request, and
+      // each generator step and each `provideService` is an Effect step of its own
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(
+          fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>,
+          HttpServerRequest.HttpServerRequest
+        )
         const started = performance.now()
         const info: Info = { id: requestIdOf(request), route: undefined }
         // the runtime's own body reader, for the bodies it takes (see BodyGuard.BodyReader)
         const read = options.bodyReader?.(request, options.maxBodyBytes) ?? request
-        const guarded = read === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, read)
-        const response = yield* guarded.pipe(
-          Effect.provideService(RequestInfo, info),
-          // no body is buffered past the limit, on any route
-          Effect.provideService(HttpServerRequest.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
-          Effect.catchCause((cause) => toResponse(cause, info.id, options.maxBodyBytes))
+        const handled = Effect.catchCause(
+          // one context change for the request: its info, its body reader, and no body buffered past
+          // the limit, on any route
+          Effect.updateContext(app, (context: Context.Context<never>) => {
+            const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
+            return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
+          }),
+          (cause) => toResponse(cause, info.id, options.maxBodyBytes)
         )
-        const answer = HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
-        if (options.accessLog) {
-          yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
+        const answered = Effect.map(handled, (response) => HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id))
+        if (!options.accessLog) return answered
+        return Effect.tap(answered, (answer) =>
+          Effect.logInfo("request").pipe(Effect.annotateLogs({
             requestId: info.id,
             method: request.method,
             route: info.route ?? new URL(request.url, "http://localhost").pathname,
             status: answer.status,
             durationMs: Math.round((performance.now() - started) * 100) / 100
-          }))
-        }
-        return answer
+          })))
         // a catch-all handles every error; the router's type asks a global middleware to keep `unhandled`
       }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
     { global: true }
   )
+}

@@ -151,12 +151,15 @@ export const fromDomain = (error: unknown): Problem | undefined => {
   return make({ status: rule.status, type: rule.type ?? typeOf(error._tag), detail, errors: list })
 }
 
+/** A failure as its problem when it is a domain error; anything else is a defect. */
+export const failAsProblem = (error: unknown): Effect.Effect<never, Problem> => {
+  const problem = fromDomain(error)
+  return problem === undefined ? Effect.die(error) : Effect.fail(problem)
+}
+
 /** For handlers: a domain failure becomes its problem; anything else stays a defect. */
 export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> =>
-  Effect.catch(effect, (error) => {
-    const problem = fromDomain(error)
-    return problem === undefined ? Effect.die(error) : Effect.fail(problem)
-  })
+  Effect.catch(effect, failAsProblem)
 
 
 /**
@@ -179,7 +182,9 @@ export const fromSchemaError = (error: HttpApiError.HttpApiSchemaError): Effect.
  * sends no headers.
  */
 export const layer = Layer.succeed(ProblemResponses)((httpEffect, { endpoint }) =>
-  Effect.flatMap(RequestInfo, (info) => {
+  // read from the fiber in the same step (a `flatMap` of the reference is one step more per request)
+  Effect.withFiber((fiber) => {
+    const info = fiber.getRef(RequestInfo)
     if (info !== undefined) info.route = endpoint.path
     const answer = (problem: Problem) => Effect.succeed(render(problem, info?.id))
     return Effect.catch(

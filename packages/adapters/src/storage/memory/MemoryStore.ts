@@ -3,11 +3,12 @@
  *
  * Transactions hold the store's one lock (a semaphore of one permit) for their whole duration and
  * record an undo step for every write; when the transaction fails the undo steps run in reverse,
- * so a failed workflow leaves no state, no audit row and no outbox row. Writes outside a
- * transaction take the same lock, so a rollback never clobbers a concurrent write. Reads outside a
- * transaction take it too, so they wait while a transaction holds it and nobody reads another
- * fiber's uncommitted writes: every read and write is one synchronous function on a single JS
- * thread, so with the lock free the maps hold only committed rows.
+ * so a failed workflow leaves no state, no audit row and no outbox row. Reads and writes outside a
+ * transaction wait for the lock while a transaction holds it, so nobody reads another fiber's
+ * uncommitted writes and a rollback never clobbers a concurrent write. While no transaction holds
+ * it they run at once, without taking it: every read and write is one synchronous function on a
+ * single JS thread, so with no transaction open the maps hold only committed rows and nothing can
+ * roll back under them (on every request, a permit would cost more than the read itself).
  */
 import type { Id } from "@image-policy/core"
 import {
@@ -122,25 +123,33 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     `@image-policy/adapters/MemoryStore/undoLog/${instances++}`,
     { defaultValue: () => null }
   )
-  /** The store's one lock. While no fiber holds it, every row in the maps is committed. */
+  /** The store's one lock, held by each transaction for its whole body. */
   const lock = Semaphore.makeUnsafe(1)
-  /** Runs the synchronous `f` holding the lock. */
-  const locked = <A>(f: () => A): Effect.Effect<A> => lock.withPermit(Effect.sync(f))
+  /**
+   * Whether a transaction holds the lock (its writes may be uncommitted). Set once it has the
+   * permit, cleared after it committed or rolled back, before it releases the permit.
+   */
+  let transactionOpen = false
+  /** Runs the synchronous `f` outside any transaction: at once, or once the open transaction ended. */
+  const outside = <A>(f: () => A): Effect.Effect<A> =>
+    // the check and `f` in one synchronous step: the fiber may yield between two steps, and a
+    // transaction opened in between would show `f` its uncommitted rows
+    Effect.suspend(() => transactionOpen ? lock.withPermit(Effect.sync(f)) : Effect.succeed(f()))
   const noUndo = () => {}
 
-  /** Runs a synchronous write under the lock (or inside the caller's transaction). */
+  /** Runs a synchronous write inside the caller's transaction, or outside any. */
   const run = <A>(f: (undo: (step: () => void) => void) => A): Effect.Effect<A> =>
     Effect.withFiber((fiber) => {
       const log = fiber.getRef(UndoLog)
-      return log !== null ? Effect.sync(() => f((step) => log.push(step))) : locked(() => f(noUndo))
+      return log !== null ? Effect.sync(() => f((step) => log.push(step))) : outside(() => f(noUndo))
     })
 
   /**
-   * Runs a synchronous read: inside the caller's transaction, or under the lock (nothing
-   * uncommitted to see), so it waits while another fiber's transaction holds it.
+   * Runs a synchronous read: inside the caller's transaction, or outside any (nothing uncommitted
+   * to see), so it waits while another fiber's transaction is open.
    */
   const read = <A>(f: () => A): Effect.Effect<A> =>
-    Effect.withFiber((fiber) => fiber.getRef(UndoLog) !== null ? Effect.sync(f) : locked(f))
+    Effect.withFiber((fiber) => fiber.getRef(UndoLog) !== null ? Effect.sync(f) : outside(f))
 
   const state = (orgId: string): OrgState | undefined => orgs.get(orgId)
   const need = (orgId: string): OrgState => {
@@ -197,12 +206,17 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
       if (fiber.getRef(UndoLog) !== null) return effect // nested: joins the outer transaction
       return lock.withPermit(Effect.uninterruptibleMask((restore) => {
         const log: Array<() => void> = []
+        transactionOpen = true
         return Effect.matchCauseEffect(restore(Effect.provideService(effect, UndoLog, log)), {
           onFailure: (cause) => {
             const defect = undoAll(log)
+            transactionOpen = false
             return Effect.failCause(defect ? Cause.combine(cause, defect) : cause)
           },
-          onSuccess: Effect.succeed
+          onSuccess: (value) => {
+            transactionOpen = false
+            return Effect.succeed(value)
+          }
         })
       }))
     })
