@@ -133,8 +133,11 @@ const filterMessage = (issue: SchemaIssue.Filter, withValues: boolean): string |
 }
 
 interface Complaint extends FieldError {
-  /** one member's complaint of a union that refused the value (the others may complain at the same path) */
-  readonly alternative: boolean
+  /**
+   * Which member of the unions around it the complaint came from (`.0.1`: the second member of a
+   * union inside the first member of another), or `undefined` outside any union
+   */
+  readonly member: string | undefined
 }
 
 const walk = (
@@ -142,29 +145,32 @@ const walk = (
   path: ReadonlyArray<PropertyKey>,
   root: string,
   withValues: boolean,
-  alternative: boolean,
+  member: string | undefined,
   message?: string
 ): Array<Complaint> => {
   switch (issue._tag) {
     case "Filter":
-      return walk(issue.issue, path, root, withValues, alternative, message ?? filterMessage(issue, withValues))
+      return walk(issue.issue, path, root, withValues, member, message ?? filterMessage(issue, withValues))
     case "Encoding":
-      return walk(issue.issue, path, root, withValues, alternative, message)
+      return walk(issue.issue, path, root, withValues, member, message)
     case "Pointer":
-      return walk(issue.issue, [...path, ...issue.path], root, withValues, alternative, message)
+      return walk(issue.issue, [...path, ...issue.path], root, withValues, member, message)
     case "Composite":
-      return issue.issues.flatMap((inner) => walk(inner, path, root, withValues, alternative, message))
+      return issue.issues.flatMap((inner) => walk(inner, path, root, withValues, member, message))
     case "AnyOf":
-      if (issue.issues.length > 0) return issue.issues.flatMap((inner) => walk(inner, path, root, withValues, true, message))
+      if (issue.issues.length > 0) {
+        return issue.issues.flatMap((inner, i) => walk(inner, path, root, withValues, `${member ?? ""}.${i}`, message))
+      }
   }
-  return [{ path: formatPath(path, root), message: message ?? leafMessage(issue, withValues), alternative }]
+  return [{ path: formatPath(path, root), message: message ?? leafMessage(issue, withValues), member }]
 }
 
 /**
  * One message per path, as Effect 3 reported them: the members of a union that each expected
  * something else (`Expected "inherit"`, `Expected "none"`) become `Expected "inherit" | "none"`;
  * otherwise the first complaint wins (with `errors: "all"` Effect 4 reports every failing check of
- * one value, Effect 3 stopped at the first).
+ * one value, Effect 3 stopped at the first). Two checks one member failed are never joined: either
+ * alone refuses the value.
  */
 const onePerPath = (complaints: ReadonlyArray<Complaint>): Array<FieldError> => {
   const byPath = new Map<string, Array<Complaint>>()
@@ -174,11 +180,15 @@ const onePerPath = (complaints: ReadonlyArray<Complaint>): Array<FieldError> => 
     byPath.set(complaint.path, list)
   }
   return Array.from(byPath, ([path, list]) => {
-    const expected = list.every((c) => c.alternative && c.message.startsWith("Expected ") && !/,\s*actual\b/.test(c.message))
+    // each member's first complaint
+    const members = new Map<string | undefined, Complaint>()
+    for (const c of list) if (!members.has(c.member)) members.set(c.member, c)
+    const alternatives = Array.from(members.values())
+    const expected = alternatives.every((c) => c.member !== undefined && c.message.startsWith("Expected ") && !/,\s*actual\b/.test(c.message))
     return {
       path,
-      message: expected && list.length > 1
-        ? `Expected ${list.map((c) => c.message.slice("Expected ".length)).join(" | ")}`
+      message: expected && alternatives.length > 1
+        ? `Expected ${alternatives.map((c) => c.message.slice("Expected ".length)).join(" | ")}`
         : list[0]!.message
     }
   })
@@ -194,7 +204,7 @@ export const fieldErrors = (
   options?: FieldErrorsOptions
 ): Array<FieldError> => {
   const issue = Schema.isSchemaError(error) ? error.issue : error
-  return onePerPath(walk(issue, [], root, options?.withValues === true, false))
+  return onePerPath(walk(issue, [], root, options?.withValues === true, undefined))
 }
 
 /** `input` as it is when `schema` accepts it as a value of its type; `InvalidInput` otherwise. */

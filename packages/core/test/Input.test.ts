@@ -78,6 +78,19 @@ describe("Input.validate", () => {
       ])
     })
 
+    it("inside a union (as HttpApi wraps a body): two checks of one member are not joined, two members are", () => {
+      const Mapping = Schema.Struct({ order: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 1_000_000 })) })
+      const wrapped = Schema.decodeUnknownResult(Schema.Union([Mapping]), { errors: "all" })({ order: -1.5 })
+      assert.deepStrictEqual(Result.isFailure(wrapped) ? Input.fieldErrors(wrapped.failure) : [], [
+        { path: "order", message: "Expected an integer" }
+      ])
+      const Routing = Schema.Struct({ kind: Schema.Union([Schema.Literal("inherit"), Schema.Literal("none")]) })
+      const either = Schema.decodeUnknownResult(Schema.Union([Routing]), { errors: "all" })({ kind: "x" })
+      assert.deepStrictEqual(Result.isFailure(either) ? Input.fieldErrors(either.failure) : [], [
+        { path: "kind", message: `Expected "inherit" | "none"` }
+      ])
+    })
+
     it("names the whole value by its root", () => {
       const decoded = Schema.decodeUnknownResult(Body)(null)
       assert.deepStrictEqual(Result.isFailure(decoded) ? Input.fieldErrors(decoded.failure, "(root)") : [], [{ path: "(root)", message: "Expected object" }])

@@ -96,6 +96,18 @@ describe("problem answers", () => {
       expectProblem(await send("POST", mappingsPath(), `{"fromImage":${"[".repeat(10)}${"]".repeat(10)}}`), 400, { paths: ["fromImage"] })
     })
 
+    it("a body declared under another JSON media type is read as JSON", async () => {
+      for (const [contentType, tag] of [["application/merge-patch+json", "1.25.4"], ["text/json", "1.25.5"], ["Application/JSON; charset=utf-8", "1.25.6"]] as const) {
+        const body = JSON.stringify({ fromImage: `nginx:${tag}`, toImage: `nginx:${tag}-r1` })
+        const answer = await send("POST", mappingsPath(), body, secrets.owner, { "content-type": contentType })
+        expect(answer.status, `${contentType}: ${answer.text}`).toBe(201)
+      }
+      // and its validation problems are the usual 400, not a 415
+      expectProblem(await send("POST", mappingsPath(), JSON.stringify({ fromImage: 5 }), secrets.owner, { "content-type": "text/json" }), 400, {
+        paths: ["fromImage"]
+      })
+    })
+
     it("a body that is not declared as JSON is a 400", async () => {
       const json = JSON.stringify({ fromImage: "nginx:1", toImage: "nginx:1.25.3" })
       expectProblem(await send("POST", mappingsPath(), json, secrets.owner, { "content-type": "text/plain" }), 400, {

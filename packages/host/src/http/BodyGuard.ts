@@ -7,7 +7,7 @@
 import { JsonValue, Text } from "@image-policy/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
-import { HttpServerError, HttpServerRequest } from "effect/http"
+import { Headers, HttpServerError, HttpServerRequest } from "effect/http"
 import type { Problem } from "../api/Problem.js"
 import * as Problems from "./Problems.js"
 
@@ -65,6 +65,17 @@ export const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: n
     onFailure: (error) => Effect.fail(isTooLarge(error) ? tooLarge(limit) : unreadable()),
     onSuccess: (buffer) => buffer.byteLength > limit ? Effect.fail(tooLarge(limit)) : Effect.succeed(new Uint8Array(buffer))
   })
+}
+
+/**
+ * The API's decoder reads JSON bodies only under `application/json`; a body the checks below take as
+ * JSON under another JSON media type (`application/merge-patch+json`, `text/json`) is handed to the
+ * decoder as `application/json`, instead of being refused with a 415.
+ */
+export const asJson = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  const type = request.headers["content-type"]?.toLowerCase()
+  if (type === undefined || !type.includes("json") || /^\s*application\/json\s*(;|$)/.test(type)) return request
+  return request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
 }
 
 /** The checks of a body's text, in the contracted order; `undefined` when the body may go on. */

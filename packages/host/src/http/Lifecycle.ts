@@ -109,8 +109,10 @@ export const layer = (options: Options) => {
         )
         const started = performance.now()
         const info: Info = { id: requestIdOf(request), route: undefined }
-        // the runtime's own body reader, for the bodies it takes (see BodyGuard.BodyReader)
-        const read = options.bodyReader?.(request, options.maxBodyBytes) ?? request
+        // JSON under any JSON media type, then the runtime's own body reader, for the bodies it takes
+        // (see BodyGuard.BodyReader)
+        const json = BodyGuard.asJson(request)
+        const read = options.bodyReader?.(json, options.maxBodyBytes) ?? json
         const handled = Effect.catchCause(
           // one context change for the request: its info, its body reader, and no body buffered past
           // the limit, on any route

@@ -91,6 +91,7 @@ const titles: Record<number, string> = {
   405: "Method Not Allowed",
   409: "Conflict",
   413: "Content Too Large",
+  415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable"
@@ -170,7 +171,8 @@ export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
 export const fromSchemaError = (error: HttpApiError.HttpApiSchemaError): Effect.Effect<Problem> =>
   error.kind === "Body" || error.kind === "ResponseHeaders"
     ? Effect.as(
-      Effect.logError("response failed to encode").pipe(Effect.annotateLogs({ kind: error.kind, issue: error.cause.message })),
+      // paths and rules only, never the refused values (one may be a secret the answer was to show once)
+      Effect.logError("response failed to encode").pipe(Effect.annotateLogs({ kind: error.kind, errors: Input.fieldErrors(error.cause) })),
       make({ status: 500, type: "/problems/internal-error", detail: "an unexpected error occurred; quote the correlationId when reporting it" })
     )
     : Effect.succeed(validation(Input.fieldErrors(error.cause)))
