@@ -13,6 +13,7 @@
 import { loadavg } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import { Id, Resolution, Scanner } from "@image-policy/core"
+import * as Result from "effect/Result"
 
 const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
 const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
@@ -228,7 +229,7 @@ export const main = async () => {
       console.log(`  resolveCompiled differs from resolve for ${q.image} (${q.platform ?? "any platform"}): no figures`)
       return
     }
-    if (got._tag === "Right" && got.right.resolved !== null) matched++
+    if (Result.isSuccess(got) && got.success.resolved !== null) matched++
   }
   row(`resolveCompiled == resolve on the naive sample`, `${sample.length} images agree; ${matched} resolved to a mapping`)
 
@@ -237,7 +238,7 @@ export const main = async () => {
     let hits = 0
     for (const q of queries) {
       const r = Resolution.resolveCompiled(compiled.value, q)
-      if (r._tag === "Right" && r.right.resolved !== null) hits++
+      if (Result.isSuccess(r) && r.success.resolved !== null) hits++
     }
     return hits
   }

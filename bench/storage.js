@@ -1,10 +1,10 @@
 // Storage benchmark (issue "Storage", Performance): our SQL store beside the naive variant, on
 // PGlite and PostgreSQL, measured in the same run. Prints figures and ratios; asserts nothing.
 import { PGlite } from "@electric-sql/pglite"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
 import { Id, Store } from "@image-policy/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { SqlClient } from "effect/sql"
 import pg from "pg"
 
 const bytes = () => crypto.getRandomValues(new Uint8Array(16))

@@ -2,21 +2,19 @@
 // Map, JSON.parse of the body, minimal validation) as one Effect app on @effect/platform-node's
 // NodeHttpServer, with no router, no HttpApi and no schemas; tracer off and no request spans. The
 // body is read as our host reads it on Node (two listeners on the IncomingMessage, one decode), not
-// with the platform's reader, which costs about as much again. Whatever an HttpApi server adds is
-// above this, so it bounds what our host can reach.
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+// with the platform's reader. Whatever an HttpApi server adds is above this, so it bounds what our
+// host can reach.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { host, principals, ready, teamsByOrg, upsert } from "./fixture.js"
 
 /** The body's text, read with two listeners (as the host's runtime/NodeBody.ts does). */
 const readText = (message) =>
-  Effect.async((resume) => {
+  Effect.callback((resume) => {
     const chunks = []
     let size = 0
     message.on("data", (chunk) => {
@@ -27,7 +25,7 @@ const readText = (message) =>
     message.once("error", (error) => resume(Effect.fail(error)))
   })
 
-const send = (status, body) => Effect.succeed(HttpServerResponse.unsafeJson(body, { status }))
+const send = (status, body) => Effect.succeed(HttpServerResponse.jsonUnsafe(body, { status }))
 const isText = (v, max, min = 0) => typeof v === "string" && v.length >= min && v.length <= max
 
 const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
@@ -61,14 +59,14 @@ const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
   })
 })
 
-const Report = Layer.effectDiscard(HttpServer.addressWith((address) => Effect.sync(() => ready(address.port))))
+const Report = Layer.effectDiscard(Effect.flatMap(HttpServer.HttpServer, ({ address }) => Effect.sync(() => ready(address.port))))
 
-const Main = HttpServer.serve(app).pipe(
+// `HttpServer.serve()` adds no request log (only `HttpRouter.serve` does)
+const Main = HttpServer.serve()(app).pipe(
   Layer.merge(Report),
-  Layer.provide(NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 5_000 }), { port: 0, host }))
+  Layer.provide(NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 5_000 }), { port: 0, host })),
+  Layer.provide(Layer.succeed(References.TracerEnabled)(false)),
+  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true))
 )
 
-Effect.runFork(Layer.launch(Main).pipe(
-  Effect.provide(Layer.setTracerEnabled(false)),
-  Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
-))
+Effect.runFork(Layer.launch(Main))

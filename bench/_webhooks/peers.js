@@ -6,7 +6,7 @@
 // The bodies are the CloudEvents our sender renders (`WebhookSender.render`), for test events.
 import { WebhookSender } from "@image-policy/adapters"
 import { Event, Id } from "@image-policy/core"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { Webhook } from "standardwebhooks"
 import { cpuSeconds, serve } from "./ipc.js"
 
@@ -19,10 +19,10 @@ const render = (secrets, count) => {
   const now = Math.floor(Date.now() / 1000)
   return Array.from({ length: count }, (_, i) => {
     const path = paths[i % paths.length]
-    const draft = Either.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: id("webhook"), action: "test", changed_at: time }))
+    const draft = Result.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: id("webhook"), action: "test", changed_at: time }))
     const event = { id: id("event"), type: draft.type, subject: draft.subject, time, correlationId: `bench-${i}`, data: draft.data }
     const attempt = { type: "generic", endpointUrl: `http://127.0.0.1${path}`, signingSecret: secrets[path], orgId: "org_bench", event, publicUrl: "http://127.0.0.1", timeoutMs: 10_000 }
-    const rendered = Either.getOrThrow(WebhookSender.render(attempt, now))
+    const rendered = Result.getOrThrow(WebhookSender.render(attempt, now))
     return { path, id: event.id, body: rendered.body, headers: rendered.headers }
   })
 }

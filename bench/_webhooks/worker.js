@@ -6,10 +6,9 @@
 import { MemoryStore, SecretBox, StoreConfig } from "@image-policy/adapters"
 import { Event, Id, Store, Workflows } from "@image-policy/core"
 import { App, NodeRuntime } from "@image-policy/host"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Result from "effect/Result"
 import { cpuSeconds, serve } from "./ipc.js"
 
 const id = (kind) => Id.make(kind, crypto.getRandomValues(new Uint8Array(16)))
@@ -51,7 +50,7 @@ serve({
     const time = new Date().toISOString()
     const rows = Array.from({ length: events }, (_, i) => {
       const webhookId = hooks[i % destinations]
-      const draft = Either.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: webhookId, action: "test", changed_at: time }))
+      const draft = Result.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: webhookId, action: "test", changed_at: time }))
       return {
         event: { id: id("event"), type: draft.type, subject: draft.subject, time, correlationId: `bench-${i}`, data: draft.data },
         destinations: [webhookId]
@@ -70,7 +69,7 @@ serve({
       store: Layer.succeed(Store, store),
       app: { ...App.defaults, accessLog: false, rateLimit: null },
       services,
-      logLevel: LogLevel.Warning,
+      logLevel: "Warn",
       // the delivery worker only: no other background work in this process
       syncWorker: false,
       deliveryWorker: workerOptions

@@ -39,17 +39,12 @@ export const defaults: Options = {
   accessLog: true
 }
 
-/** What a runtime adds to the application: its own body reader (Node; optional, the bench measures both). */
-export interface RuntimeOptions {
-  readonly bodyReader?: BodyGuard.BodyReader | undefined
-}
-
 /**
  * The API's routes with every handler, its endpoint middleware (authentication, problem answers) and
  * the request lifecycle, registered on the runtime's `HttpRouter`; needs the workflows' services (see
  * `services`). The platform records a request span only while the tracer is on (`--tracing`).
  */
-export const apiLayer = (options: Options, runtime: RuntimeOptions = {}) =>
+export const apiLayer = (options: Options) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api).pipe(
       Layer.provide([
@@ -66,7 +61,7 @@ export const apiLayer = (options: Options, runtime: RuntimeOptions = {}) =>
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),
-    Lifecycle.layer({ ...options, bodyReader: runtime.bodyReader })
+    Lifecycle.layer(options)
   )
 
 export interface ServiceOptions {

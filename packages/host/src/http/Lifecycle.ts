@@ -92,8 +92,6 @@ const ensureProblem = (response: HttpServerResponse.HttpServerResponse, requestI
 export interface Options {
   readonly accessLog: boolean
   readonly maxBodyBytes: number
-  /** A runtime's own body reader instead of the platform's (the Node one, which the bench compares with it). */
-  readonly bodyReader?: BodyGuard.BodyReader | undefined
 }
 
 export const layer = (options: Options) => {
@@ -109,10 +107,8 @@ export const layer = (options: Options) => {
         )
         const started = performance.now()
         const info: Info = { id: requestIdOf(request), route: undefined }
-        // JSON under any JSON media type, then the runtime's own body reader, for the bodies it takes
-        // (see BodyGuard.BodyReader)
-        const json = BodyGuard.asJson(request)
-        const read = options.bodyReader?.(json, options.maxBodyBytes) ?? json
+        // JSON under any JSON media type
+        const read = BodyGuard.asJson(request)
         const handled = Effect.catchCause(
           // one context change for the request: its info, its body reader, and no body buffered past
           // the limit, on any route

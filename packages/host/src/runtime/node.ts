@@ -20,7 +20,6 @@ import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import { loggerLayer } from "./JsonLog.js"
-import * as NodeBody from "./NodeBody.js"
 import * as DeliveryWorker from "../workers/Delivery.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -32,12 +31,6 @@ export interface StartOptions extends BootOptions {
   readonly app: App.Options
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
-  /**
-   * How request bodies are read: the platform's reader by default (on Effect 4 it is the cheaper
-   * one); `bodyReader` below is the host's own Node reader (runtime/NodeBody.ts), which the bench
-   * measures against it. `null` is the default too.
-   */
-  readonly bodyReader?: App.RuntimeOptions["bodyReader"] | null
   readonly logLevel?: LogLevel.LogLevel | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
@@ -63,9 +56,6 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
-/** The host's own Node body reader (runtime/NodeBody.ts), for compositions of `App.apiLayer` such as the bench's. */
-export const bodyReader: App.RuntimeOptions["bodyReader"] = NodeBody.reader
-
 /** Structured JSON logs on stdout (runtime/JsonLog.ts). */
 export { jsonLogger, loggerLayer } from "./JsonLog.js"
 
@@ -78,8 +68,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     const services = yield* Layer.build(App.services(options.store, options.services))
     const booted = yield* boot(options).pipe(Effect.provide(services))
     // the host writes its own access log (http/Lifecycle.ts): the platform's is off
-    const bodyReader = options.bodyReader ?? undefined
-    const serving = HttpRouter.serve(App.apiLayer(options.app, { bodyReader }), {
+    const serving = HttpRouter.serve(App.apiLayer(options.app), {
       disableLogger: true,
       disableListenLog: true
     }).pipe(
