@@ -37,12 +37,6 @@ export const formatPath = (path: ReadonlyArray<PathSegment>, root = "(body)"): s
     return typeof s === "number" ? `${acc}[${s}]` : acc === "" ? String(s) : `${acc}.${String(s)}`
   }, "") || root
 
-/**
- * A schema message without the refused value: with `reportInput` the parser quotes it
- * ("..., got \"<value>\""; Effect 3 wrote "..., actual \"<value>\""), and it may be anything.
- */
-export const withoutValue = (message: string): string => message.replace(/,\s*(?:actual|got)\b[\s\S]*$/, "")
-
 export interface FieldErrorsOptions {
   /**
    * Append the refused value (`Expected "enterprise", actual "gold"`) where the issue carries it,

@@ -23,6 +23,7 @@ import * as Schema from "effect/Schema"
 import * as App from "./App.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
+import * as JsonLog from "./runtime/JsonLog.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
@@ -44,7 +45,7 @@ const argv = Result.getOrElse(ServeOptions.takeLogLevel(process.argv.slice(2)), 
 
 // One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
 // never mix into it, and only warnings unless `--log-level` asks for more.
-const quietLogs = ServeOptions.stderrLoggerLayer(argv.level ?? "Warn")
+const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn")
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
 const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
@@ -105,7 +106,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           exitCode: 1
         })
     })
-    const logging = ServeOptions.loggerLayer(config.logLevel)
+    const logging = JsonLog.loggerLayer(config.logLevel)
     const stopped = stopOnSignal(running, logging)
     yield* ServeOptions.startupLog(config, running.url, running.boot).pipe(Effect.provide(logging))
     if (running.boot.demo) yield* Console.log(ServeOptions.demoBanner(running.boot.demo, running.url, config.app.publicUrl))

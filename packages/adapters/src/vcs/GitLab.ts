@@ -12,9 +12,7 @@ import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree 
 import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import * as SchemaGetter from "effect/SchemaGetter"
 import * as ProviderHttp from "./ProviderHttp.js"
 
 export const defaultBaseUrl = "https://gitlab.com/api/v4"
@@ -57,25 +55,16 @@ const pages = <A, I, S, SI>(
     maxPages
   )
 
-/**
- * GitLab sends `default_branch: null` for an empty project: null reads as an absent key (v3's
- * `optionalWith(X, { nullable: true })`).
- */
-const optionalNullable = <S extends Schema.Top>(schema: S) =>
-  Schema.optionalKey(Schema.NullOr(schema)).pipe(Schema.decodeTo(Schema.optionalKey(schema), {
-    decode: SchemaGetter.transformOptional(Option.filter(Predicate.isNotNull)),
-    encode: SchemaGetter.passthroughSupertype()
-  }))
-
 const ProjectJson = Schema.Struct({
   id: Schema.Union([Schema.Number, ProviderHttp.RepositoryIdText]),
   path_with_namespace: ProviderHttp.RepositoryName,
-  default_branch: optionalNullable(ProviderHttp.BranchName)
+  // GitLab sends `default_branch: null` (or no key) for an empty project
+  default_branch: Schema.optionalKey(Schema.NullOr(ProviderHttp.BranchName))
 })
 const ProjectShape = Schema.Struct({
   id: Schema.Union([Schema.Number, Schema.String]),
   path_with_namespace: Schema.String,
-  default_branch: optionalNullable(Schema.String)
+  default_branch: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 /**
@@ -88,7 +77,7 @@ export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<Rea
     pages(client, ProjectJson, ProjectShape, { method: "GET", path: "/projects", query: { membership: "true", simple: "true", per_page: "100" } }),
     (projects) =>
       projects.flatMap((p) =>
-        p.default_branch === undefined
+        p.default_branch === undefined || p.default_branch === null
           ? []
           : [{ externalRepoId: String(p.id), fullName: p.path_with_namespace, defaultBranch: p.default_branch }]
       )

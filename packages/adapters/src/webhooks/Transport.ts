@@ -91,10 +91,12 @@ export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
       current?.destroy()
       resume(Effect.fail(new SendFailure({ code: "timeout" })))
     }, request.timeoutMs)
-    const settle = (result: Effect.Effect<Response, SendFailure>) => {
+    /** `defer`: hand the result back in a microtask (see the answer below) */
+    const settle = (result: Effect.Effect<Response, SendFailure>, defer = false) => {
       settled = true
       clearTimeout(deadline)
-      resume(result)
+      if (defer) queueMicrotask(() => resume(result))
+      else resume(result)
     }
     const start = (agent: Agent | false) => {
       const state = { secure: request.secure, connected: false, handshaken: false }
@@ -142,9 +144,7 @@ export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
         // freed the pooled socket, and would open a second connection. A microtask runs after
         // Node's nextTick queue (where the body's end and the socket's release happen), as the
         // Effect 3 scheduler did; the body is still never waited for.
-        settled = true
-        clearTimeout(deadline)
-        queueMicrotask(() => resume(answer))
+        settle(answer, true)
         // drain in the background: the answer is known, the body is never needed
         let received = 0
         const timer = setTimeout(() => req.destroy(), request.drainTimeoutMs)

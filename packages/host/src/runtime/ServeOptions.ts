@@ -308,9 +308,6 @@ export const resolve = (
     } satisfies ServeConfig
   })
 
-/** The log layers (runtime/JsonLog.ts), here too because the CLI and Deno read them with the serve options. */
-export { jsonLogger, loggerLayer, stderrLoggerLayer } from "./JsonLog.js"
-
 /** What is logged once the host listens (never the key itself). */
 export const startupLog = (config: ServeConfig, url: string, booted: BootResult) =>
   Effect.gen(function*() {

@@ -31,6 +31,7 @@ import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
 import { boot } from "../Boot.js"
 import * as ServeOptions from "./ServeOptions.js"
+import * as JsonLog from "./JsonLog.js"
 
 // Only what this file uses, so no Deno type package is needed to build it.
 declare const Deno: {
@@ -89,7 +90,7 @@ const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) =>
 const serve = (flags: ServeOptions.Flags) =>
   Effect.gen(function*() {
     const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
-    const logging = Layer.merge(ServeOptions.loggerLayer(config.logLevel), Layer.succeed(References.TracerEnabled, config.tracing))
+    const logging = Layer.merge(JsonLog.loggerLayer(config.logLevel), Layer.succeed(References.TracerEnabled, config.tracing))
     const scope = yield* Scope.make()
     const closeStore = Scope.close(scope, Exit.void)
     const running = yield* Effect.gen(function*() {

@@ -56,8 +56,8 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
-/** Structured JSON logs on stdout (runtime/JsonLog.ts). */
-export { jsonLogger, loggerLayer } from "./JsonLog.js"
+/** Structured JSON logs on stdout, as the server writes them (runtime/JsonLog.ts). */
+export { loggerLayer } from "./JsonLog.js"
 
 export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })

@@ -131,10 +131,9 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
    */
   let transactionOpen = false
   /** Runs the synchronous `f` outside any transaction: at once, or once the open transaction ended. */
-  const outside = <A>(f: () => A): Effect.Effect<A> =>
-    // the check and `f` in one synchronous step: the fiber may yield between two steps, and a
-    // transaction opened in between would show `f` its uncommitted rows
-    Effect.suspend(() => transactionOpen ? lock.withPermit(Effect.sync(f)) : Effect.succeed(f()))
+  // called from inside `Effect.withFiber` (run, read): the check and `f` run in that one synchronous
+  // step, so no transaction can open between them
+  const outside = <A>(f: () => A): Effect.Effect<A> => transactionOpen ? lock.withPermit(Effect.sync(f)) : Effect.succeed(f())
   const noUndo = () => {}
 
   /** Runs a synchronous write inside the caller's transaction, or outside any. */

@@ -71,7 +71,7 @@ const constraintOf = (cause: unknown): string =>
  * callers that look at `error.reason` (a unique violation, a connection error) see the same thing
  * on both clients.
  */
-export const classify = (cause: unknown, message: string, operation: string): SqlErr.SqlError => {
+const classify = (cause: unknown, message: string, operation: string): SqlErr.SqlError => {
   const props = { cause, message, operation }
   const code = codeOf(cause)
   const reason = code.startsWith("08")
@@ -210,9 +210,7 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
     const session = sessionOf(config.pglite)
     const connection = makeConnection(config.pglite)
     // The permit is released by the caller's scope: at the end of the stream, or at commit/rollback.
-    const lease: Effect.Effect<Connection, never, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
-      Effect.as(restore(session.takeScoped(1)), connection)
-    )
+    const lease: Effect.Effect<Connection, never, Scope.Scope> = Effect.as(session.takeScoped(1), connection)
 
     const client = yield* Client.make({
       driver: "pglite",
