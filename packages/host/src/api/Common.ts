@@ -32,5 +32,7 @@ export const Page = <S extends Schema.Top>(item: S) =>
 
 export const PageParams = Cursor.PageRequest
 
-export const toPage = <A>(page: { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }) =>
-  page.nextCursor === null ? { items: page.items } : { items: page.items, nextCursor: page.nextCursor }
+/** A store page as the API answers it: `nextCursor` only when more rows exist (other fields kept). */
+export const toPage = <P extends { readonly nextCursor: string | null }>(
+  { nextCursor, ...rest }: P
+): Omit<P, "nextCursor"> & { readonly nextCursor?: string } => nextCursor === null ? rest : { ...rest, nextCursor }

@@ -11,10 +11,7 @@ export const ScansHandlers = HttpApiBuilder.group(Api, "scans", (handlers) =>
   handlers
     .handle("listFindings", ({ params, query: { branch, ...page } }) =>
       withCaller((c) =>
-        Effect.map(
-          Scans.findings(c, params.repositoryId, { branch }, page),
-          ({ nextCursor, ...rest }) => nextCursor === null ? rest : { ...rest, nextCursor }
-        )
+        Effect.map(Scans.findings(c, params.repositoryId, { branch }, page), toPage)
       ))
     .handle("listScans", ({ params, query: { branch, ...page } }) =>
       withCaller((c) => Effect.map(Scans.listScans(c, params.repositoryId, { branch }, page), toPage)))

@@ -20,11 +20,18 @@ export const tooLarge = (limit: number) =>
 const unreadable = () =>
   Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
 
+/** 400: a body declared as anything but JSON (contracts 4: the framework's own answer would be a 415). */
+export const unsupportedMediaType = () =>
+  Problems.make({ status: 400, type: "/problems/unsupported-media-type", detail: "send JSON bodies with content-type: application/json" })
+
 const byteLength = (text: string) => new TextEncoder().encode(text).length
 
 /** Whether a body read failed because the body is over the limit (`MaxBodySize`). */
 export const isTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+
+/** The problem of a failed body read: over the limit (413), or unreadable (400). */
+export const readProblem = (error: unknown, limit: number): Problem => isTooLarge(error) ? tooLarge(limit) : unreadable()
 
 /** A body read bounded by `limit`: past it the read fails without buffering more (413). */
 export const bounded = <A, E, R>(read: Effect.Effect<A, E, R>, limit: number): Effect.Effect<A, E, R> =>
@@ -47,7 +54,7 @@ export const check = (request: HttpServerRequest.HttpServerRequest, limit: numbe
   if (!hasBody(request.method)) return Effect.void
   if (declaredTooLarge(request, limit)) return Effect.fail(tooLarge(limit))
   return Effect.matchEffect(bounded(request.text, limit), {
-    onFailure: (error) => Effect.fail(isTooLarge(error) ? tooLarge(limit) : unreadable()),
+    onFailure: (error) => Effect.fail(readProblem(error, limit)),
     onSuccess: (text) => {
       const problem = checkText(text, request.headers["content-type"], limit)
       return problem === undefined ? Effect.void : Effect.fail(problem)
@@ -62,7 +69,7 @@ export const check = (request: HttpServerRequest.HttpServerRequest, limit: numbe
 export const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array<ArrayBuffer>, Problem> => {
   if (declaredTooLarge(request, limit)) return Effect.fail(tooLarge(limit))
   return Effect.matchEffect(bounded(request.arrayBuffer, limit), {
-    onFailure: (error) => Effect.fail(isTooLarge(error) ? tooLarge(limit) : unreadable()),
+    onFailure: (error) => Effect.fail(readProblem(error, limit)),
     onSuccess: (buffer) => buffer.byteLength > limit ? Effect.fail(tooLarge(limit)) : Effect.succeed(new Uint8Array(buffer))
   })
 }
@@ -85,11 +92,7 @@ const checkText = (text: string, contentType: string | undefined, limit: number)
   // only a truly empty body is "no body": whitespace alone is not JSON
   if (text === "") return undefined
   if (contentType !== undefined && !contentType.toLowerCase().includes("json")) {
-    return Problems.make({
-      status: 400,
-      type: "/problems/unsupported-media-type",
-      detail: "send JSON bodies with content-type: application/json"
-    })
+    return unsupportedMediaType()
   }
   let body: unknown
   try {
@@ -124,11 +127,5 @@ export const queryProblem = (request: HttpServerRequest.HttpServerRequest): Prob
     ? undefined
     : Problems.validation(invalid, "a query parameter holds text that is not valid Unicode; see errors")
 }
-
-export const checkQuery = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void, Problem> =>
-  Effect.suspend(() => {
-    const problem = queryProblem(request)
-    return problem === undefined ? Effect.void : Effect.fail(problem)
-  })
 
 export const hasBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH"

@@ -30,12 +30,8 @@ const problemOf = (error: unknown, maxBodyBytes: number): Problem | undefined =>
     if (reason._tag === "RouteNotFound") {
       return Problems.make({ status: 404, type: "/problems/route-not-found", detail: "no such route; see GET /api/v1/openapi.json" })
     }
-    if (reason._tag === "RequestParseError") {
-      // the API's decoder reads bodies as a defect: one over MaxBodySize arrives here
-      return reason.reason === "BodyTooLarge"
-        ? BodyGuard.tooLarge(maxBodyBytes)
-        : Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
-    }
+    // the API's decoder reads bodies as a defect: one over MaxBodySize arrives here
+    if (reason._tag === "RequestParseError") return BodyGuard.readProblem(error, maxBodyBytes)
     return undefined
   }
   return Problems.fromDomain(error)
@@ -64,26 +60,20 @@ const toResponse = (cause: Cause.Cause<unknown>, requestId: string, maxBodyBytes
   }
   return Effect.as(
     Effect.logError("unexpected failure").pipe(Effect.annotateLogs({ requestId, defect: describeDefect(cause) })),
-    Problems.render(
-      Problems.make({
-        status: 500,
-        type: "/problems/internal-error",
-        detail: "an unexpected error occurred; quote the correlationId when reporting it"
-      }),
-      requestId
-    )
+    Problems.render(Problems.internalError(), requestId)
   )
 }
 
 /**
  * The framework answers a few requests itself without a failure anyone can catch (415 for a body
- * that is not JSON on a route whose body guard did not run first): every non-2xx is problem JSON.
+ * that is not JSON on a route whose body guard did not run first): every non-2xx is problem JSON,
+ * and a body that is not JSON is the same 400 wherever it is refused.
  */
 const ensureProblem = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
   if (response.status < 400 || (response.headers["content-type"] ?? "").startsWith(problemContentType)) return response
   return Problems.render(
     response.status === 415
-      ? Problems.make({ status: 415, type: "/problems/unsupported-media-type", detail: "send JSON bodies with content-type: application/json" })
+      ? BodyGuard.unsupportedMediaType()
       : Problems.make({ status: response.status, type: `/problems/http-${response.status}`, detail: "the request could not be handled" }),
     requestId
   )

@@ -158,6 +158,10 @@ export const failAsProblem = (error: unknown): Effect.Effect<never, Problem> => 
   return problem === undefined ? Effect.die(error) : Effect.fail(problem)
 }
 
+/** 500: a failure of ours; the correlation id lets the caller point at its log line. */
+export const internalError = (): Problem =>
+  make({ status: 500, type: "/problems/internal-error", detail: "an unexpected error occurred; quote the correlationId when reporting it" })
+
 /** For handlers: a domain failure becomes its problem; anything else stays a defect. */
 export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> =>
   Effect.catch(effect, failAsProblem)
@@ -173,7 +177,7 @@ export const fromSchemaError = (error: HttpApiError.HttpApiSchemaError): Effect.
     ? Effect.as(
       // paths and rules only, never the refused values (one may be a secret the answer was to show once)
       Effect.logError("response failed to encode").pipe(Effect.annotateLogs({ kind: error.kind, errors: Input.fieldErrors(error.cause) })),
-      make({ status: 500, type: "/problems/internal-error", detail: "an unexpected error occurred; quote the correlationId when reporting it" })
+      internalError()
     )
     : Effect.succeed(validation(Input.fieldErrors(error.cause)))
 

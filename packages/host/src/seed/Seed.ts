@@ -242,7 +242,7 @@ export const parse = (text: string): Result.Result<SeedFile, InvalidSeed> => {
   const unstorable = JsonValue.unstorableFields(json)
   if (unstorable.length > 0) {
     return Result.fail(new InvalidSeed({
-      problems: unstorable.map((p) => ({ path: p.path === "(body)" ? "$" : `$.${p.path}`.replace(".[", "["), message: p.message }))
+      problems: unstorable.map((p) => ({ path: jsonPath(p.path === "(body)" ? "$" : p.path), message: p.message }))
     }))
   }
   const decoded = decode(json, decodeOptions)
