@@ -14,7 +14,6 @@ export const Problem401Push = problemFor(
   401,
   "The delivery is not signed with the connection's webhook secret, the connection is unknown, or the delivery is a replay or stale"
 )
-export const Problem503 = problemFor(503, "The provider could not be reached; retry after the Retry-After header")
 
 const ConnectionPath = { connectionId: pathId("VcsConnectionId") }
 
