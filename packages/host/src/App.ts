@@ -79,7 +79,7 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
   Layer.mergeAll(
     store,
     Ids.layer,
-    Auth.cachedHasher().pipe(Layer.provide(ApiKeyHash.layer)),
+    ApiKeyHash.cachedLayer(),
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
     WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
