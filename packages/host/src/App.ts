@@ -3,7 +3,7 @@
  * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
  * (runtime/deno.ts) serve this same application.
  */
-import { ApiKeyHash, Ids, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
+import { ApiKeyHash, Ids, MemoryPushDeliveryIds, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
@@ -74,7 +74,7 @@ export interface ServiceOptions {
   readonly vcs?: VcsProviders.Options | undefined
 }
 
-/** Ids, key hashing (cached), sealing, the webhook sender and the VCS providers around a store. */
+/** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around a store. */
 export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
@@ -83,7 +83,8 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
     WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
-    VcsProviders.layer(options.vcs)
+    VcsProviders.layer(options.vcs),
+    MemoryPushDeliveryIds.layer()
   )
 
 /**
