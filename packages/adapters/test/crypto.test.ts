@@ -1,4 +1,4 @@
-import { Id, Ids as IdsPort } from "@image-policy/core"
+import { Id, Ids as IdsPort, SecretBox as SecretBoxPort, SecretHasher, SecretUnavailable } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { effectProp, prop } from "../../core/test/support/fcProp.js"
@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Result from "effect/Result"
+import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as Ids from "../src/crypto/Ids.js"
 import * as SecretBox from "../src/crypto/SecretBox.js"
@@ -118,6 +119,105 @@ describe("ApiKeyHash", () => {
     assert.strictEqual(ApiKeyHash.constantTimeEqual(a, b), a === b)
     assert.isTrue(ApiKeyHash.constantTimeEqual(a, a))
   })
+})
+
+describe("ApiKeyHash.cached", () => {
+  /** A hasher that counts how often it really hashes. */
+  const counting = () => {
+    const calls: Array<string> = []
+    return { calls, hash: (secret: string) => Effect.map(Effect.sync(() => calls.push(secret)), () => `hash:${secret}`) }
+  }
+
+  it.effect("answers what the hasher answers, hashing a secret seen before only once", () =>
+    Effect.gen(function*() {
+      const inner = counting()
+      const hasher = ApiKeyHash.cached(inner.hash, 10)
+      assert.strictEqual(yield* hasher.hash("a"), "hash:a")
+      assert.strictEqual(yield* hasher.hash("a"), "hash:a")
+      assert.strictEqual(yield* hasher.hash("b"), "hash:b")
+      assert.deepStrictEqual(inner.calls, ["a", "b"])
+    }))
+
+  it.effect("holds at most `capacity` secrets, evicting the oldest first", () =>
+    Effect.gen(function*() {
+      const inner = counting()
+      const hasher = ApiKeyHash.cached(inner.hash, 2)
+      for (const secret of ["a", "b", "c", "c", "b"]) yield* hasher.hash(secret)
+      assert.deepStrictEqual(inner.calls, ["a", "b", "c"])
+      // "a" was evicted by "c"; hashing it again evicts "b"
+      yield* hasher.hash("a")
+      yield* hasher.hash("c")
+      yield* hasher.hash("b")
+      assert.deepStrictEqual(inner.calls, ["a", "b", "c", "a", "b"])
+    }))
+
+  it.effect("cachedLayer is the SecretHasher port over hashSecret", () =>
+    Effect.gen(function*() {
+      const hasher = yield* Effect.provide(SecretHasher, ApiKeyHash.cachedLayer())
+      assert.strictEqual(yield* hasher.hash("abc"), yield* ApiKeyHash.hashSecret("abc"))
+      assert.strictEqual(yield* hasher.hash("abc"), yield* ApiKeyHash.hashSecret("abc"))
+    }))
+})
+
+describe("SecretBox.openedCache", () => {
+  /** A box that counts how often it really opens; `bad` cannot be opened. */
+  const counting = () => {
+    const opened: Array<string> = []
+    const box = SecretBoxPort.of({
+      seal: (plaintext) => Effect.succeed(`sealed:${plaintext}`),
+      open: (sealed) =>
+        sealed === "bad"
+          ? Effect.sync(() => opened.push(sealed)).pipe(Effect.andThen(Effect.fail(new SecretUnavailable({ reason: "malformed" }))))
+          : Effect.sync(() => opened.push(sealed)).pipe(Effect.as(`plain:${sealed}`))
+    })
+    return { opened, box }
+  }
+
+  it.effect("opens a sealed value once per minute and seals through", () =>
+    Effect.gen(function*() {
+      const inner = counting()
+      const box = SecretBox.openedCache(inner.box)
+      assert.strictEqual(yield* box.seal("x"), "sealed:x")
+      assert.strictEqual(yield* box.open("s1"), "plain:s1")
+      yield* TestClock.adjust(59_999)
+      assert.strictEqual(yield* box.open("s1"), "plain:s1")
+      assert.deepStrictEqual(inner.opened, ["s1"])
+      yield* TestClock.adjust(1)
+      assert.strictEqual(yield* box.open("s1"), "plain:s1")
+      assert.deepStrictEqual(inner.opened, ["s1", "s1"])
+    }))
+
+  it.effect("does not remember a failure", () =>
+    Effect.gen(function*() {
+      const inner = counting()
+      const box = SecretBox.openedCache(inner.box)
+      for (let i = 0; i < 2; i++) {
+        const error = yield* Effect.flip(box.open("bad"))
+        assert.strictEqual(error.reason, "malformed")
+      }
+      assert.deepStrictEqual(inner.opened, ["bad", "bad"])
+    }))
+
+  it.effect("holds at most 1,024 values, dropping the oldest first", () =>
+    Effect.gen(function*() {
+      const inner = counting()
+      const box = SecretBox.openedCache(inner.box)
+      for (let i = 0; i <= 1_024; i++) yield* box.open(`s${i}`)
+      assert.strictEqual(inner.opened.length, 1_025)
+      yield* box.open("s1024")
+      yield* box.open("s1")
+      assert.strictEqual(inner.opened.length, 1_025)
+      yield* box.open("s0")
+      assert.strictEqual(inner.opened.length, 1_026)
+    }))
+
+  it.effect("over the WebCrypto box: opens what it sealed", () =>
+    Effect.gen(function*() {
+      const cached = SecretBox.openedCache(yield* box(key))
+      const sealed = yield* cached.seal("hooks.example.com/secret")
+      assert.strictEqual(yield* cached.open(sealed), "hooks.example.com/secret")
+      assert.strictEqual(yield* cached.open(sealed), "hooks.example.com/secret")
+    }))
 })
 
 describe("Ids", () => {

@@ -3,19 +3,20 @@
  * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
  * (runtime/deno.ts) serve this same application.
  */
-import { ApiKeyHash, Ids, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
+import { ApiKeyHash, Ids, MemoryPushDeliveryIds, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
 import type { Store } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "./api/Api.js"
-import { ApiKeysHandlers } from "./handlers/Access.js"
-import { AuditHandlers, SnoozeRequestsHandlers } from "./handlers/Exceptions.js"
+import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
+import { AuditHandlers } from "./handlers/Audit.js"
 import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
 import { ScansHandlers } from "./handlers/Scans.js"
+import { SnoozeRequestsHandlers } from "./handlers/SnoozeRequests.js"
 import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
 import { WebhooksHandlers } from "./handlers/Webhooks.js"
 import * as Auth from "./http/Auth.js"
@@ -73,16 +74,17 @@ export interface ServiceOptions {
   readonly vcs?: VcsProviders.Options | undefined
 }
 
-/** Ids, key hashing (cached), sealing, the webhook sender and the VCS providers around a store. */
+/** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around a store. */
 export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
     Ids.layer,
-    Auth.cachedHasher().pipe(Layer.provide(ApiKeyHash.layer)),
+    ApiKeyHash.cachedLayer(),
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
     WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
-    VcsProviders.layer(options.vcs)
+    VcsProviders.layer(options.vcs),
+    MemoryPushDeliveryIds.layer()
   )
 
 /**

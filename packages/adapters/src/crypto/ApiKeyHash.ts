@@ -43,3 +43,27 @@ export const verifySecret = (secret: string, hash: string): Effect.Effect<boolea
 
 /** The core's `SecretHasher` port over `hashSecret`. */
 export const layer: Layer.Layer<SecretHasher> = Layer.succeed(SecretHasher, { hash: hashSecret })
+
+/**
+ * `hash`, remembering the hashes of recently seen secrets (at most `capacity`, oldest evicted
+ * first). Hashing is the only per-request cost of a key that does not depend on the store; the
+ * store lookup still runs on every request, so a revoked key stops working at once.
+ */
+export const cached = (hash: (secret: string) => Effect.Effect<string>, capacity: number): typeof SecretHasher.Service => {
+  const hashes = new Map<string, string>()
+  return SecretHasher.of({
+    hash: (secret) => {
+      const hit = hashes.get(secret)
+      if (hit !== undefined) return Effect.succeed(hit)
+      return Effect.tap(hash(secret), (computed) =>
+        Effect.sync(() => {
+          if (hashes.size >= capacity) hashes.delete(hashes.keys().next().value!)
+          hashes.set(secret, computed)
+        }))
+    }
+  })
+}
+
+/** `layer` with `cached` hashes: what the host serves requests with. Each build has its own cache. */
+export const cachedLayer = (capacity = 10_000): Layer.Layer<SecretHasher> =>
+  Layer.sync(SecretHasher, () => cached(hashSecret, capacity))

@@ -8,6 +8,7 @@
  * per seal: GCM must never reuse an IV under one key.
  */
 import { SecretBox, SecretUnavailable } from "@image-policy/core"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
@@ -94,3 +95,34 @@ export const make = (rawKey: Uint8Array): Effect.Effect<typeof SecretBox.Service
 /** The SecretBox for a base64 key (`IMAGE_POLICY_SECRET_KEY`); fails with `bad-key` when it is not 32 bytes. */
 export const layerFromKey = (base64Key: string): Layer.Layer<SecretBox, SecretBoxError> =>
   Layer.effect(SecretBox, Effect.flatMap(Effect.fromResult(decodeKey(base64Key)), make))
+
+/** How many opened values `openedCache` keeps, and for how long. */
+const OPENED_CAPACITY = 1_024
+const OPENED_TTL_MS = 60_000
+
+/**
+ * A `SecretBox` that remembers what it opened (the webhook delivery worker's: every attempt opens
+ * its destination's endpoint URL and signing secret, and two AES-GCM opens through WebCrypto cost
+ * as much CPU as the rest of the core's `deliver`). The key is the sealed text itself: replacing the
+ * endpoint or rotating the secret stores a new sealed value (a fresh IV), so a stale plaintext is
+ * never used. Entries are dropped after a minute, or when more than 1,024 are held (oldest first),
+ * so a deleted destination's secrets do not stay in memory for long; they were in memory for every
+ * attempt anyway.
+ */
+export const openedCache = (box: typeof SecretBox.Service): typeof SecretBox.Service => {
+  const opened = new Map<string, { readonly plaintext: string; readonly until: number }>()
+  return SecretBox.of({
+    seal: box.seal,
+    open: (sealed) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const hit = opened.get(sealed)
+        if (hit !== undefined && hit.until > now) return Effect.succeed(hit.plaintext)
+        return Effect.tap(box.open(sealed), (plaintext) =>
+          Effect.sync(() => {
+            opened.delete(sealed)
+            opened.set(sealed, { plaintext, until: now + OPENED_TTL_MS })
+            if (opened.size > OPENED_CAPACITY) opened.delete(opened.keys().next().value!)
+          }))
+      })
+  })
+}

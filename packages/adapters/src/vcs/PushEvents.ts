@@ -2,12 +2,12 @@
  * Provider push webhooks, as GitHub and GitLab send them: which headers name the event and the
  * delivery, how a delivery is signed, and what of a push event decides which external phases it
  * concerns. The host's handler (handlers/VcsEvents.ts) reads the body, asks this module, and hands
- * the push to the core (`MappingsFile.phasesTouchedByPush`, `Workflows.Sync.syncPushed`).
+ * the delivery to the core (`Workflows.PushEvents.receive`: staleness, replay, sync).
  *
  * Secrets are compared in constant time (WebCrypto HMAC verify; SHA-256 digests for GitLab's token)
  * and are never logged or answered; a sealed secret is opened for one delivery and not kept.
  */
-import { type MappingsFile, SecretBox } from "@image-policy/core"
+import { SecretBox, type Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -105,6 +105,24 @@ const verifyGitlab = (secret: string, header: string | undefined) =>
 export const verify = (provider: Provider, secret: string, body: Uint8Array<ArrayBuffer>, headers: Headers): Effect.Effect<boolean> =>
   provider === "github" ? verifyGithub(secret, body, headers["x-hub-signature-256"]) : verifyGitlab(secret, headers["x-gitlab-token"])
 
+/**
+ * Whether the delivery is signed with the webhook secret of `located`, a connection of `provider`:
+ * false for no connection, a connection of the other provider, or one without a secret.
+ */
+export const isSignedFor = (
+  provider: Provider,
+  located: { readonly connection: { readonly id: string; readonly provider: string }; readonly settings: unknown } | undefined,
+  env: ProviderHttp.Env,
+  body: Uint8Array<ArrayBuffer>,
+  headers: Headers
+): Effect.Effect<boolean> => {
+  if (located === undefined || located.connection.provider !== provider) return Effect.succeed(false)
+  return Effect.flatMap(
+    webhookSecretOf(located.settings, env, located.connection.id),
+    (secret) => secret === undefined ? Effect.succeed(false) : verify(provider, secret, body, headers)
+  )
+}
+
 // Push payloads, reduced to what decides which phases a push concerns ---------------------------
 // Decoded only, never encoded: `optional` (key absent or `undefined`) reads as Effect 3's did.
 
@@ -141,12 +159,8 @@ const listedCommitsLimit = 20
 const changedPaths = (commits: ReadonlyArray<typeof Commit.Type>): ReadonlyArray<string> =>
   commits.flatMap((c) => [...c.added, ...c.modified, ...c.removed])
 
-export interface ParsedPush {
-  /** `changedPaths` is null when the event may not list every changed file (new, deleted or forced branch, long push). */
-  readonly push: MappingsFile.Push
-  /** When the provider says the push happened (epoch ms), if it does. */
-  readonly pushedAt: number | undefined
-}
+/** What the core receives of a push; `push.changedPaths` is null when the event may not list every changed file (new, deleted or forced branch, long push). */
+export type ParsedPush = Workflows.PushEvents.ReceivedPush
 
 /** A push event's JSON in the provider's shape, or the schema's error (its paths name the bad fields). */
 export const parsePush = (provider: Provider, json: unknown): Result.Result<ParsedPush, Schema.SchemaError> => {

@@ -4,14 +4,15 @@
  */
 import { version } from "@image-policy/core"
 import { HttpApi, OpenApi } from "effect/http-api"
-import { ApiKeysGroup } from "./Access.js"
-import { AuditGroup, SnoozeRequestsGroup } from "./Exceptions.js"
+import { ApiKeysGroup } from "./ApiKeys.js"
+import { AuditGroup } from "./Audit.js"
 import { MetaGroup } from "./Meta.js"
 import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { ProblemResponses } from "./Problem.js"
 import { RepositoriesGroup } from "./Repositories.js"
 import { ScansGroup } from "./Scans.js"
+import { SnoozeRequestsGroup } from "./SnoozeRequests.js"
 import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
 

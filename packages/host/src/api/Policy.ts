@@ -3,9 +3,8 @@ import { Mapping, PolicyGroup } from "@image-policy/core"
 import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
-import { Problem409, Problem413 } from "./Problem.js"
+import { Problem409, Problem413, Problem503 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
-import { Problem503 } from "./VcsEvents.js"
 
 const GroupPath = { ...OrgPath, groupId: pathId("PolicyGroupId") }
 const PhasePath = { ...GroupPath, phaseId: pathId("PhaseId") }

@@ -76,6 +76,7 @@ export const Problem404 = problemFor(404, "Not found in this organization (also 
 export const Problem409 = problemFor(409, "Conflict with the current workflow state")
 export const Problem413 = problemFor(413, "Request body larger than the documented limit")
 export const Problem429 = problemFor(429, "Too many requests; retry after the Retry-After header")
+export const Problem503 = problemFor(503, "The provider could not be reached; retry after the Retry-After header")
 
 /**
  * The outermost middleware of every endpoint (http/Problems.ts `layer`): request decode failures

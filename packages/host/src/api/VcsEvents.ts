@@ -10,11 +10,16 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { pathId } from "./Common.js"
 import { Problem400, Problem413, problemFor } from "./Problem.js"
 
+/**
+ * No valid signature: unknown connection, other provider, no secret configured, missing or wrong
+ * signature. The edge's own error (the core only sees verified deliveries); one answer for all.
+ */
+export class PushNotAuthenticated extends Schema.TaggedError<PushNotAuthenticated>()("PushNotAuthenticated", {}) {}
+
 export const Problem401Push = problemFor(
   401,
   "The delivery is not signed with the connection's webhook secret, the connection is unknown, or the delivery is a replay or stale"
 )
-export const Problem503 = problemFor(503, "The provider could not be reached; retry after the Retry-After header")
 
 const ConnectionPath = { connectionId: pathId("VcsConnectionId") }
 

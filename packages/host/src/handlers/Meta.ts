@@ -11,7 +11,7 @@ export const MetaHandlers = (options: { readonly publicUrl?: string | undefined 
   HttpApiBuilder.group(Api, "meta", (handlers) => {
     const openApi = HttpServerResponse.jsonUnsafe(OpenApiDocument.make(options))
     const catalog = Event.catalog()
-    const byType = new Map(catalog.map((entry) => [entry.type as string, entry]))
+    const byType = new Map<string, (typeof catalog)[number]>(catalog.map((entry) => [entry.type, entry]))
     return handlers
       .handleRaw("openApi", () => Effect.succeed(openApi))
       .handle("listEventTypes", () => Effect.succeed({ items: catalog }))

@@ -83,27 +83,3 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
       }
     })
   )
-
-/**
- * Hashing is the only per-request cost of a key that does not depend on the store: remember the
- * hashes of recently seen secrets (bounded, oldest evicted first). The store lookup still runs on
- * every request, so a revoked key stops working at once.
- */
-export const cachedHasher = (capacity = 10_000): Layer.Layer<SecretHasher, never, SecretHasher> =>
-  Layer.effect(
-    SecretHasher,
-    Effect.map(SecretHasher, (inner) => {
-      const cache = new Map<string, string>()
-      return SecretHasher.of({
-        hash: (secret) => {
-          const hit = cache.get(secret)
-          if (hit !== undefined) return Effect.succeed(hit)
-          return Effect.tap(inner.hash(secret), (hash) =>
-            Effect.sync(() => {
-              if (cache.size >= capacity) cache.delete(cache.keys().next().value!)
-              cache.set(secret, hash)
-            }))
-        }
-      })
-    })
-  )

@@ -3,20 +3,24 @@
  * table is the one place that gives each its status, its stable `type` and the field it names.
  * Unknown failures are defects: logged without secrets and answered 500 with a correlation id.
  */
-import { Input } from "@image-policy/core"
+import { Input, type UserError, type VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
 import type { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { type FieldError, Problem, ProblemResponses, render } from "../api/Problem.js"
+import type { PushNotAuthenticated } from "../api/VcsEvents.js"
 import { RequestInfo } from "./RequestInfo.js"
 
 export { render }
 
 const validationDetail = "the request is not valid; see errors"
 
-interface Rule {
+/** Every error answered by its own rule: the core's user errors and the edge's own. */
+export type EdgeError = UserError | PushNotAuthenticated
+
+export interface Rule {
   readonly status: number
   /** The field a single-field error names, when the error itself carries no `path`. */
   readonly path?: string
@@ -26,7 +30,8 @@ interface Rule {
   readonly type?: string
 }
 
-const rules: Record<string, Rule> = {
+/** One rule per tag of `EdgeError`: a tag missing, misspelt or no longer an error fails the typecheck. */
+export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   // authentication and authority (contracts 4: 401 -> 404 -> 403 -> 403)
   Unauthenticated: { status: 401, detail: "a valid, active API key is required in the x-api-key header" },
   OrganizationNotFound: { status: 404, detail: "no such organization for this API key; check the org id in the path" },
@@ -81,7 +86,17 @@ const rules: Record<string, Rule> = {
   PushStale: { status: 401, detail: "the push is more than 5 minutes old; old deliveries are refused" }
 }
 
-const providerStatus = { "not-configured": 409, "unauthorized": 409, "not-found": 404, "rate-limited": 429, "unavailable": 503 } as const
+/** Provider trouble is answered by its reason. */
+export const providerStatus: { readonly [Reason in VcsProviderError["reason"]]: number } = {
+  "not-configured": 409,
+  "unauthorized": 409,
+  "not-found": 404,
+  "rate-limited": 429,
+  "unavailable": 503
+}
+
+/** The tags `rules` answers, for telling an `EdgeError` from any other tagged value. */
+const ruled: ReadonlySet<string> = new Set(Object.keys(rules))
 
 const titles: Record<number, string> = {
   400: "Bad Request",
@@ -122,29 +137,33 @@ export const make = (options: {
 export const validation = (errors: ReadonlyArray<FieldError>, detail = validationDetail) =>
   make({ status: 400, type: "/problems/validation-error", detail, errors })
 
-const isTagged = (u: unknown): u is { readonly _tag: string; readonly message?: string } & Record<string, unknown> =>
-  typeof u === "object" && u !== null && typeof (u as any)._tag === "string"
+// errors are recognised by their tag, as `Effect.catchTag` does, so a second copy of the core's
+// classes (another bundle) is still answered by its rule
+const isTagged = (u: unknown): u is { readonly _tag: string } =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string"
+const isProviderError = (u: { readonly _tag: string }): u is VcsProviderError => u._tag === "VcsProviderError"
+const isEdgeError = (u: { readonly _tag: string }): u is EdgeError => ruled.has(u._tag)
 
 /** The problem for a known domain error, or `undefined` when the error is not a user error. */
 export const fromDomain = (error: unknown): Problem | undefined => {
   if (error instanceof Problem) return error
   if (!isTagged(error)) return undefined
-  if (error._tag === "VcsProviderError") {
-    const reason = error.reason as keyof typeof providerStatus
+  if (isProviderError(error)) {
+    const { reason } = error
     return make({
       status: providerStatus[reason],
       type: `/problems/vcs-provider-${reason}`,
-      detail: String(error.message),
-      retryAfterSeconds: reason === "rate-limited" ? (error.retryAfterSeconds as number | undefined) ?? 60 : reason === "unavailable" ? 30 : undefined
+      detail: error.message,
+      retryAfterSeconds: reason === "rate-limited" ? error.retryAfterSeconds ?? 60 : reason === "unavailable" ? 30 : undefined
     })
   }
-  const rule = rules[error._tag]
-  if (rule === undefined) return undefined
+  if (!isEdgeError(error)) return undefined
+  const rule: Rule = rules[error._tag]
   // an error without a message of its own (Effect 4's default message is empty) is told by its tag
   const detail = rule.detail ?? (typeof error.message === "string" && error.message !== "" ? error.message : describeTag(error._tag))
-  const list = Array.isArray(error.errors)
-    ? (error.errors as ReadonlyArray<FieldError>)
-    : typeof error.path === "string"
+  const list: ReadonlyArray<FieldError> | undefined = "errors" in error
+    ? error.errors
+    : "path" in error
     ? [{ path: error.path, message: detail }]
     : rule.path !== undefined
     ? [{ path: rule.path, message: detail }]

@@ -10,6 +10,7 @@
  * does, so a worker never sends a delivery another worker may already have taken over, whatever
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
+import { SecretBox as SecretBoxAdapter } from "@image-policy/adapters"
 import { Delivery, SecretBox, Store, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -54,39 +55,8 @@ const RECORD_MARGIN_MS = 1_000
 export const leaseMs = (options: Options): number =>
   Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
-/** How many opened values the worker keeps, and for how long (see `openedCache`). */
-const OPENED_CAPACITY = 1_024
-const OPENED_TTL_MS = 60_000
-
-/**
- * A `SecretBox` that remembers what it opened, for the worker's deliveries only. Every attempt
- * opens its destination's endpoint URL and signing secret, and two AES-GCM opens through WebCrypto
- * cost as much CPU as the rest of the core's `deliver`. The key is the sealed text itself:
- * replacing the endpoint or rotating the secret stores a new sealed value (a fresh IV), so a stale
- * plaintext is never used. Entries are dropped after a minute, or when more than 1,024 are held
- * (oldest first), so a deleted destination's secrets do not stay in memory for long; they were in
- * memory for every attempt anyway.
- */
-export const openedCache = (box: typeof SecretBox.Service): typeof SecretBox.Service => {
-  const opened = new Map<string, { readonly plaintext: string; readonly until: number }>()
-  return SecretBox.of({
-    seal: box.seal,
-    open: (sealed) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const hit = opened.get(sealed)
-        if (hit !== undefined && hit.until > now) return Effect.succeed(hit.plaintext)
-        return Effect.tap(box.open(sealed), (plaintext) =>
-          Effect.sync(() => {
-            opened.delete(sealed)
-            opened.set(sealed, { plaintext, until: now + OPENED_TTL_MS })
-            if (opened.size > OPENED_CAPACITY) opened.delete(opened.keys().next().value!)
-          }))
-      })
-  })
-}
-
 /** Claims and delivers one batch; answers how many deliveries it attempted. */
-export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, openedCache(box)))
+export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, SecretBoxAdapter.openedCache(box)))
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {
@@ -131,7 +101,7 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
 /** Runs until interrupted. */
 export const run = (options: Options) =>
   Effect.gen(function*() {
-    const box = openedCache(yield* SecretBox)
+    const box = SecretBoxAdapter.openedCache(yield* SecretBox)
     while (true) {
       const attempted = yield* pass(options, box).pipe(
         Effect.catchCause((cause) =>

@@ -1,5 +1,5 @@
-/** Snooze requests (exceptions) and the audit trail (contracts 5, 6). */
-import { Audit, SnoozeRequest } from "@image-policy/core"
+/** Snooze requests, the organization's exceptions (contracts 5, 6): create, review, reopen. */
+import { SnoozeRequest } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem409, Problem413 } from "./Problem.js"
@@ -31,15 +31,5 @@ export const SnoozeRequestsGroup = HttpApiGroup.make("snoozeRequests")
       success: SnoozeRequest.SnoozeRequest,
       error: Problem409
     }).pipe(requires("exceptions:write"))
-  )
-  .middleware(Authentication)
-
-export const AuditGroup = HttpApiGroup.make("audit")
-  .add(
-    HttpApiEndpoint.get("listAuditEvents", "/org/:orgId/audit-events", {
-      params: OrgPath,
-      query: PageParams,
-      success: Page(Audit.AuditEvent)
-    }).pipe(requires("audit:read"))
   )
   .middleware(Authentication)

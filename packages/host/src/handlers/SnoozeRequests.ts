@@ -5,7 +5,7 @@ import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
 
-const { Audit, Snooze } = Workflows
+const { Snooze } = Workflows
 
 export const SnoozeRequestsHandlers = HttpApiBuilder.group(Api, "snoozeRequests", (handlers) =>
   handlers
@@ -14,6 +14,3 @@ export const SnoozeRequestsHandlers = HttpApiBuilder.group(Api, "snoozeRequests"
     .handle("reviewSnoozeRequest", ({ params, payload }) =>
       withCaller((c) => Snooze.reviewSnoozeRequest(c, params.snoozeRequestId, payload)))
     .handle("reopenSnoozeRequest", ({ params }) => withCaller((c) => Snooze.reopenSnoozeRequest(c, params.snoozeRequestId))))
-
-export const AuditHandlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
-  handlers.handle("listAuditEvents", ({ query }) => withCaller((c) => Effect.map(Audit.listAuditEvents(c, query), toPage))))

@@ -1,0 +1,60 @@
+/**
+ * Provider push webhooks, once the edge has verified the delivery's signature and decoded its body
+ * (spec 3 "external phase" row: a change merged into the configured branch is synchronized). Checks,
+ * first failure wins: a delivery that must name its id and does not, a push older than
+ * `MappingsFile.maxPushAgeMs`, a delivery id received in the last `replayWindowMs`; then the phases
+ * the push concerns are synced. Other events are acknowledged and change nothing.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { OrgId } from "../Id.js"
+import * as MappingsFile from "../MappingsFile.js"
+import type { VcsConnection } from "../Onboarding.js"
+import { PushDeliveryIds } from "../ports/PushDeliveryIds.js"
+import { syncPushed } from "./Sync.js"
+
+/** The delivery id was already received recently, or a delivery that must name one names none. */
+export class PushReplayed extends Schema.TaggedError<PushReplayed>()("PushReplayed", {}) {}
+/** The push happened too long ago to be a fresh delivery. */
+export class PushStale extends Schema.TaggedError<PushStale>()("PushStale", {}) {}
+
+/** How long a delivery id is remembered: longer than `MappingsFile.maxPushAgeMs`, the age a push may have. */
+export const replayWindowMs = 10 * 60_000
+
+/** A push event as the edge decoded it. */
+export interface ReceivedPush {
+  readonly push: MappingsFile.Push
+  /** When the provider says the push happened (epoch ms), if it does. */
+  readonly pushedAt: number | undefined
+}
+
+/** A delivery whose signature the edge verified against `connection`'s webhook secret. */
+export interface PushDelivery {
+  readonly orgId: OrgId
+  readonly connection: VcsConnection
+  /** The provider's id of this delivery, if it sent one (replays repeat it). */
+  readonly deliveryId: string | undefined
+  /** Whether the provider always names its deliveries (GitHub): one without an id cannot be told from a replay. */
+  readonly idRequired: boolean
+  /** The push; `undefined` for another event. */
+  readonly push: ReceivedPush | undefined
+}
+
+/** Checks a verified delivery for staleness and replay, then syncs the external phases its push concerns. */
+export const receive = Effect.fn("PushEvents.receive")(function*(delivery: PushDelivery, correlationId: string) {
+  const { connection, deliveryId, push } = delivery
+  if (delivery.idRequired && deliveryId === undefined) return yield* new PushReplayed()
+  const now = yield* Clock.currentTimeMillis
+  if (push !== undefined && MappingsFile.isStalePush(push.pushedAt, now)) return yield* new PushStale()
+  if (deliveryId !== undefined) {
+    const received = yield* PushDeliveryIds
+    if (!(yield* received.remember(`${connection.id}|${deliveryId}`, now, replayWindowMs))) return yield* new PushReplayed()
+  }
+  if (push === undefined) return []
+  return yield* syncPushed(
+    { orgId: delivery.orgId, actor: { kind: "system", name: `${connection.provider}-push` }, correlationId },
+    connection.id,
+    push.push
+  )
+})
