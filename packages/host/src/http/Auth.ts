@@ -74,9 +74,8 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
                 const handled: Effect.Effect<HttpServerResponse.HttpServerResponse, Problem | Types.unhandled> = queryProblem === undefined
                   ? Effect.provideService(httpEffect, CurrentCaller, caller)
                   : Effect.fail(queryProblem)
-                return BodyGuard.hasBody(request.method)
-                  ? Effect.andThen(BodyGuard.check(request, options.maxBodyBytes), handled)
-                  : handled
+                // the body (when the method has one) is read and checked in the frame that then runs the handler
+                return BodyGuard.checkThen(request, options.maxBodyBytes, handled, BodyGuard.limitInPlace(fiber, options.maxBodyBytes))
               }
             })
           })
