@@ -7,7 +7,7 @@
  * lists (`workflows/ConnectedProvider.ts`).
  */
 import type { ConnectionStatus } from "./Onboarding.js"
-import type { VcsProviderError } from "./ports/VcsProvider.js"
+import type { VcsProviderError } from "./Vcs.js"
 
 /**
  * How one provider call ended: `Answered` (it succeeded), or the port's error (`VcsProviderError`

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import * as fc from "fast-check"
 import * as ConnectionHealth from "../src/ConnectionHealth.js"
 import { ConnectionStatus } from "../src/Onboarding.js"
-import { VcsProviderError, VcsWriteRejected } from "../src/ports/VcsProvider.js"
+import { VcsProviderError, VcsWriteRejected } from "../src/Vcs.js"
 
 const status = fc.constantFrom<ConnectionStatus>("active", "inactive", "error")
 const attached = fc.constantFrom<ConnectionStatus>("active", "error")

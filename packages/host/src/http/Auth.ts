@@ -4,7 +4,7 @@
  * declares (all in the core's `ApiKeys.authenticate`), then the key's rate limit, then the body (413,
  * malformed JSON, text no store can hold) and the query's text.
  */
-import { type Permission, SecretHasher, Store, Workflows } from "@image-policy/core"
+import { AccessStore, type Permission, SecretHasher, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,12 +24,12 @@ export interface Options {
   readonly maxBodyBytes: number
 }
 
-export const layer = (options: Options): Layer.Layer<Authentication, never, Store | SecretHasher> =>
+export const layer = (options: Options): Layer.Layer<Authentication, never, AccessStore | SecretHasher> =>
   Layer.effect(
     Authentication,
     Effect.gen(function*() {
       // the workflow's services, as this layer was built with them
-      const services = yield* Effect.context<Store | SecretHasher>()
+      const services = yield* Effect.context<AccessStore | SecretHasher>()
       const limiter = RateLimit.make(options.rateLimit)
       return {
         apiKey: (httpEffect, { credential, endpoint }) =>
