@@ -5,7 +5,7 @@
  * refused again inside the window and per connection, other events are acknowledged.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Id, type Onboarding, PushDeliveryIds, VcsProvider, Workflows } from "@image-policy/core"
+import { Id, PushDeliveryIds, type VcsConnection, VcsProvider, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -47,7 +47,7 @@ describe("MemoryPushDeliveryIds", () => {
     }))
 })
 
-const connection = (n: number, provider: Onboarding.VcsProvider = "github"): Onboarding.VcsConnection => ({
+const connection = (n: number, provider: VcsConnection.VcsProvider = "github"): VcsConnection.VcsConnection => ({
   id: Schema.decodeSync(Id.VcsConnectionId)(Id.make("vcsConnection", new Uint8Array(16).fill(n))),
   provider,
   externalAccountName: "acme",

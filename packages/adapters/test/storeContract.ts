@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ClaimedScan, Page, PageRequest, ScanOutcome, StoreService } from "@image-policy/core"
-import { Id, Onboarding, Scan, Store } from "@image-policy/core"
+import { Id, Repository, Routine, Scan, Store, Team, VcsConnection } from "@image-policy/core"
 import type {
   ApiKey,
   Audit,
@@ -82,14 +82,14 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
         return org
       })
 
-    const team = (name: string): Onboarding.Team => ({ id: newId("team"), name })
-    const routine = (teamId: Id.TeamId | null, name = "Weekly"): Onboarding.Routine => ({
+    const team = (name: string): Team.Team => ({ id: newId("team"), name })
+    const routine = (teamId: Id.TeamId | null, name = "Weekly"): Routine.Routine => ({
       id: newId("routine"), teamId, name, active: true, intervalDays: 7
     })
-    const connection = (status: Onboarding.VcsConnection["status"] = "active"): Onboarding.VcsConnection => ({
+    const connection = (status: VcsConnection.VcsConnection["status"] = "active"): VcsConnection.VcsConnection => ({
       id: newId("vcsConnection"), provider: "github", externalAccountName: `acme-${++counter}`, status
     })
-    const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Onboarding.Repository => ({
+    const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Repository.Repository => ({
       id: newId("repository"), vcsConnectionId, externalRepoId, fullName: `acme/r${externalRepoId}`, defaultBranch: "main",
       assignedTeamId: t, assignedRoutineId: r,
       branches: [{ branchName: "main", scan: { status: "queued" } }, { branchName: "release", scan: { status: "queued" } }],
@@ -156,7 +156,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
       }
     }
     /** A tracked repository (branches `main` and `release`, or `branches`) with its team, routine and connection. */
-    const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Onboarding.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
+    const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Routine.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
       Effect.gen(function*() {
         const t = team("Platform")
         const r = options.routine ?? routine(t.id)
@@ -942,7 +942,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
 
     // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
     // wait for the store's lock, which an open transaction holds)
-    const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Onboarding.Team>, outcome: "commit" | "rollback") =>
+    const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Team.Team>, outcome: "commit" | "rollback") =>
       Effect.gen(function*() {
         const written = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
@@ -1022,7 +1022,7 @@ export const storeContract = (name: string, layer: Layer.Layer<Store, unknown>, 
             { concurrency: "unbounded" }
           )
           assert.strictEqual(results.filter(Result.isSuccess).length, 1)
-          assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Onboarding.RepositoryAlreadyTracked))
+          assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Repository.RepositoryAlreadyTracked))
           assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
         })))
 

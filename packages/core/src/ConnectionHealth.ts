@@ -6,7 +6,7 @@
  * through a connection applies this rule: syncs, branch scans, remediation and the onboarding
  * lists (`workflows/ConnectedProvider.ts`).
  */
-import type { ConnectionStatus } from "./Onboarding.js"
+import type { ConnectionStatus } from "./VcsConnection.js"
 import type { VcsProviderError } from "./ports/VcsProvider.js"
 
 /**

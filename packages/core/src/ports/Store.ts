@@ -30,12 +30,15 @@ import type {
 } from "../Id.js"
 import type { Organization } from "../Organization.js"
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, OutboxEvent } from "../Outbox.js"
-import type { RepositoryAlreadyTracked, Repository, Routine, Team, VcsConnection } from "../Onboarding.js"
 import type { DraftMapping, ExternalSource, PolicyGroup, PublishedMapping } from "../PolicyGroup.js"
 import type { RemediationRequest } from "../Remediation.js"
+import type { Repository, RepositoryAlreadyTracked } from "../Repository.js"
+import type { Routine } from "../Routine.js"
 import type { BranchScan, ScanFailure } from "../Scan.js"
 import type { Finding } from "../Scanner.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
+import type { Team } from "../Team.js"
+import type { VcsConnection } from "../VcsConnection.js"
 import type { WebhookDestination } from "../Webhook.js"
 
 /**

@@ -3,7 +3,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { OrgId } from "../Id.js"
-import type { AvailableBranch, ProviderRepository, VcsConnection } from "../Onboarding.js"
+import type { AvailableBranch, ProviderRepository, VcsConnection } from "../VcsConnection.js"
 
 /**
  * Why a provider could not answer. `retryAfterSeconds` is set when the provider asked us to slow

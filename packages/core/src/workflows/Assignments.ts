@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Input from "../Input.js"
 import * as Assignment from "../Assignment.js"
 import type { RepositoryId } from "../Id.js"
-import { RepositoryNotFound } from "../Onboarding.js"
+import { RepositoryNotFound } from "../Repository.js"
 import { Store } from "../ports/Store.js"
 import { audit, type Caller } from "./Caller.js"
 

@@ -7,6 +7,9 @@ import * as Option from "effect/Option"
 import * as Input from "../Input.js"
 import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
 import * as Onboarding from "../Onboarding.js"
+import { toRepositoryView } from "../Repository.js"
+import { TeamNotFound } from "../Team.js"
+import { type AvailableBranch, type AvailableRepository, type ProviderRepository, VcsConnectionNotFound } from "../VcsConnection.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../ports/Store.js"
 import { Store } from "../ports/Store.js"
@@ -32,7 +35,7 @@ export const listTeamRoutines = Effect.fnUntraced(function*(
 ) {
   const store = yield* Store
   if (Option.isNone(yield* store.teams.get(caller.orgId, teamId))) {
-    return yield* new Onboarding.TeamNotFound({ teamId })
+    return yield* new TeamNotFound({ teamId })
   }
   const result = yield* store.routines.list(caller.orgId, page, { teamId })
   return mapPage(result, ({ teamId: _teamId, ...routine }) => routine)
@@ -60,7 +63,7 @@ const loadConnection = (caller: Caller, id: VcsConnectionId) =>
 
 const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
   Effect.flatMap(loadConnection(caller, id), Option.match({
-    onNone: () => Effect.fail(new Onboarding.VcsConnectionNotFound({ vcsConnectionId: id })),
+    onNone: () => Effect.fail(new VcsConnectionNotFound({ vcsConnectionId: id })),
     onSome: Effect.succeed
   }))
 
@@ -77,7 +80,7 @@ export const availableRepositories = Effect.fnUntraced(function*(
   const provider = yield* Effect.flatMap(connectionInPath(caller, connectionId), connectedProvider)
   const repositories = yield* provider.listRepositories(options)
   const tracked = yield* store.repositories.trackedExternalIds(caller.orgId, connectionId)
-  return repositories.map((r): Onboarding.AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
+  return repositories.map((r): AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
 })
 
 /** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
@@ -97,7 +100,7 @@ export const listRepositories = Effect.fnUntraced(function*(
 ) {
   const store = yield* Store
   const result = yield* store.repositories.list(caller.orgId, page, filter)
-  return mapPage(result, Onboarding.toRepositoryView)
+  return mapPage(result, toRepositoryView)
 })
 
 const required = <A>(found: Option.Option<A>, path: string, what: string) =>
@@ -125,8 +128,8 @@ export const onboardRepository = Effect.fnUntraced(function*(
   const routine = yield* Effect.flatMap(store.routines.get(caller.orgId, request.assignedRoutineId), (r) =>
     required(r, "assignedRoutineId", "routine"))
   const existing = yield* store.repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
-  let repository: Onboarding.ProviderRepository | undefined
-  let branches: ReadonlyArray<Onboarding.AvailableBranch> = []
+  let repository: ProviderRepository | undefined
+  let branches: ReadonlyArray<AvailableBranch> = []
   if (ctx.connection.status === "active" && Option.isNone(existing)) {
     const provider = yield* connectedProvider(ctx)
     const listed = yield* provider.listRepositories({ refresh: false })
@@ -152,5 +155,5 @@ export const onboardRepository = Effect.fnUntraced(function*(
     yield* queueScans(caller, created, "onboarding")
     yield* audit(caller, "repository.create", "repository", created.id)
   }))
-  return { repository: Onboarding.toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult
+  return { repository: toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult
 })

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { OrgId, RepositoryId } from "../Id.js"
-import { type Repository, RepositoryNotFound } from "../Onboarding.js"
+import { type Repository, RepositoryNotFound } from "../Repository.js"
 import { Store } from "../ports/Store.js"
 import { type ConnectionContext, VcsProviderError } from "../ports/VcsProvider.js"
 import { InvalidReferenceInBody } from "./Caller.js"

@@ -18,13 +18,13 @@ import {
   Input,
   IsoDateTime,
   JsonValue,
-  Onboarding,
   Organization,
   Permission,
   PolicyGroup,
   SecretBox,
   SecretHasher,
-  Store
+  Store,
+  VcsConnection
 } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -78,9 +78,9 @@ const WebhookSecret = quietString(
 )
 
 const Connection = Schema.Struct({
-  provider: Onboarding.VcsProvider,
+  provider: VcsConnection.VcsProvider,
   externalAccountName: Name,
-  status: withDefault(Onboarding.ConnectionStatus, "active"),
+  status: withDefault(VcsConnection.ConnectionStatus, "active"),
   fixture: Schema.optionalKey(Schema.Struct({
     repositories: Schema.Array(FixtureVcs.FixtureRepository),
     // the secret of the fixture's push webhooks (tests and demos; real providers use webhookSecretEnv)

@@ -16,15 +16,18 @@ import {
   type Assignment,
   type Audit,
   Cursor,
-  Onboarding,
   type Organization,
   type Outbox,
   PolicyGroup,
   type Remediation,
+  Repository,
+  Routine,
   Scan,
   type SnoozeRequest,
   Store,
+  Team,
   Text,
+  VcsConnection,
   type Webhook
 } from "@image-policy/core"
 import type { ClaimedScan, Page, PageRequest, RoutineTarget, StoreService } from "@image-policy/core"
@@ -50,10 +53,10 @@ interface ScanRow extends Scan.BranchScan {
 
 interface OrgState {
   readonly org: Organization.Organization
-  readonly teams: Map<string, Onboarding.Team>
-  readonly routines: Map<string, Onboarding.Routine>
-  readonly connections: Map<string, { readonly connection: Onboarding.VcsConnection; readonly settings: unknown }>
-  readonly repositories: Map<string, Onboarding.Repository & { readonly vcsConnectionId: Id.VcsConnectionId }>
+  readonly teams: Map<string, Team.Team>
+  readonly routines: Map<string, Routine.Routine>
+  readonly connections: Map<string, { readonly connection: VcsConnection.VcsConnection; readonly settings: unknown }>
+  readonly repositories: Map<string, Repository.Repository & { readonly vcsConnectionId: Id.VcsConnectionId }>
   readonly groups: Map<string, PolicyGroup.PolicyGroup>
   /** keyed by `phaseId|key` */
   readonly drafts: Map<string, PolicyGroup.DraftMapping & { readonly groupId: Id.PolicyGroupId }>
@@ -226,7 +229,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     s: OrgState,
     repositoryId: string,
     branchName: string,
-    status: Onboarding.ScanStatus
+    status: Scan.ScanStatus
   ) => {
     const repo = s.repositories.get(repositoryId)
     if (!repo || !repo.branches.some((b) => b.branchName === branchName)) return
@@ -293,7 +296,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
     vcsConnections: {
       list: (orgId, page) =>
         read(() => {
-          const key = (c: Onboarding.VcsConnection) => [c.externalAccountName, c.id] as const
+          const key = (c: VcsConnection.VcsConnection) => [c.externalAccountName, c.id] as const
           const rows = valuesOf(orgId, (s) => s.connections).map((c) => c.connection)
           return paginate(sortBy(rows, key), key, page)
         }),
@@ -357,7 +360,7 @@ export const make: Effect.Effect<StoreService> = Effect.sync(() => {
           )
           if (existing) {
             return Effect.fail(
-              new Onboarding.RepositoryAlreadyTracked({
+              new Repository.RepositoryAlreadyTracked({
                 externalRepoId: repository.externalRepoId,
                 repositoryId: existing.id
               })

@@ -10,15 +10,18 @@ import {
   Assignment,
   Audit,
   Cursor,
-  Onboarding,
   Organization,
   Outbox,
   PolicyGroup,
   Remediation,
+  Repository,
+  Routine,
   Scan,
   Scanner,
   SnoozeRequest,
   Store,
+  Team,
+  VcsConnection,
   Webhook
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
@@ -109,10 +112,10 @@ export const make = Effect.gen(function*() {
     })
 
   const decodeOrg = decoder(Organization.Organization)
-  const decodeTeam = decoder(Onboarding.Team)
-  const decodeRoutine = decoder(Onboarding.Routine)
-  const decodeConnection = decoder(Onboarding.VcsConnection)
-  const decodeRepository = decoder(Onboarding.Repository)
+  const decodeTeam = decoder(Team.Team)
+  const decodeRoutine = decoder(Routine.Routine)
+  const decodeConnection = decoder(VcsConnection.VcsConnection)
+  const decodeRepository = decoder(Repository.Repository)
   const decodeGroup = decoder(PolicyGroup.PolicyGroup)
   const decodePublished = decoder(PolicyGroup.PublishedMapping)
   const decodeAssignments = decoder(Schema.Array(Assignment.RepositoryAssignment))
@@ -448,7 +451,7 @@ export const make = Effect.gen(function*() {
           const rows = yield* die(sql<{ id: string }>`SELECT id FROM repositories WHERE org_id = ${orgId}
             AND vcs_connection_id = ${repo.vcsConnectionId} AND external_repo_id = ${repo.externalRepoId}`)
           return yield* Effect.fail(
-            new Onboarding.RepositoryAlreadyTracked({
+            new Repository.RepositoryAlreadyTracked({
               externalRepoId: repo.externalRepoId,
               repositoryId: (rows[0]?.id ?? repo.id) as Id.RepositoryId
             })
