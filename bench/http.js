@@ -27,6 +27,9 @@ const allServers = [
   { name: "host", label: "our host (memory store)", file: "host.js", args: [] },
   // the default: access log on (one JSON line per request, at Info), written to /dev/null
   { name: "hostLog", label: "our host, access log on", file: "host.js", args: ["access-log"], stdout: "ignore" },
+  // only when named: the same with stdout on a pipe that this process drains (as under a container
+  // runtime or a log shipper), where each write costs more than on /dev/null
+  { name: "hostLogPipe", label: "our host, access log, pipe", file: "host.js", args: ["access-log"], stdout: "pipe", optIn: true },
   // a diagnostic, only when named in BENCH_SERVERS: no stack traces at all (`Effect.withSpan` and
   // `Effect.fn` capture one per call even with the tracer off, and skip the capture when
   // `Error.stackTraceLimit` is 0), to price those captures; error logs lose their stacks
@@ -38,12 +41,16 @@ const allServers = [
   { name: "node", label: "raw node:http", file: "node.js", args: [] }
 ]
 const baselines = (process.env.BENCH_HOST_BASELINE ?? "").split(",").map((d) => d.trim()).filter((d) => d !== "")
-allServers.splice(1, 0, ...baselines.map((dir, i) => ({
-  name: i === 0 ? "base" : `base${i + 1}`,
-  label: `host snapshot ${dir.split("/").filter((p) => p !== "").pop()}`.slice(0, 26),
-  file: join(resolve(dir), "host.js"),
-  args: []
-})))
+allServers.splice(1, 0, ...baselines.flatMap((dir, i) => {
+  const name = i === 0 ? "base" : `base${i + 1}`
+  const label = `host snapshot ${dir.split("/").filter((p) => p !== "").pop()}`
+  const file = join(resolve(dir), "host.js")
+  return [
+    { name, label: label.slice(0, 26), file, args: [] },
+    // only when named: the snapshot with its access log on (/dev/null), e.g. `baseLog`
+    { name: `${name}Log`, label: `${label.slice(0, 21)}, log`, file, args: ["access-log"], stdout: "ignore", optIn: true }
+  ]
+}))
 const only = process.env.BENCH_SERVERS?.split(",").map((n) => n.trim())
 const servers = only === undefined ? allServers.filter((s) => !s.optIn) : allServers.filter((s) => only.includes(s.name))
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -77,6 +84,8 @@ const startChild = (file, args, core, nodeArgs = [], stdout = "inherit") =>
       ? spawn("taskset", ["-c", String(core), process.execPath, ...nodeArgs, script, ...args], { stdio })
       : spawn(process.execPath, [...nodeArgs, script, ...args], { stdio })
     children.add(child)
+    // a piped stdout is read and dropped, as a log shipper would read it
+    child.stdout?.resume()
     const timer = setTimeout(() => reject(new Error(`${file} did not report ready within 60 s`)), 60_000)
     child.once("exit", (code, signal) => {
       children.delete(child)
@@ -234,13 +243,26 @@ const printRatios = (results) => {
   const ratioRow = (label, a, b, route) =>
     console.log(`  ${label.padEnd(27)}${route.padEnd(15)}${ratio(a.perCpuSecond, b.perCpuSecond).padStart(14)}${ratio(a.reqPerSec, b.reqPerSec).padStart(8)}`)
   console.log(`\n  ${"our host vs".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
-  const peers = [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "hostLog", "hostNoStack", "effectOff", "effectOn", "effectServer", "fastify", "node"]
+  const peers = [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "hostLog", "hostLogPipe", "hostNoStack", "effectOff", "effectOn", "effectServer", "fastify", "node"]
   for (const peer of peers) {
     for (const route of routes) {
       const a = host?.[route]
       const b = results[peer]?.[route]
       if (a === undefined || b === undefined) continue
       ratioRow(servers.find((s) => s.name === peer).label, a, b, route)
+    }
+  }
+  // each build's access log against the same build without it (the snapshots' too, when named)
+  const logPairs = [["hostLog", "host"], ["hostLogPipe", "host"], ...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)).map((b) => [`${b}Log`, b])]
+  const present = logPairs.filter(([on, off]) => routes.some((route) => results[on]?.[route] && results[off]?.[route]))
+  if (present.length > 0) {
+    console.log(`\n  ${"access log on / off".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
+    for (const [on, off] of present) {
+      for (const route of routes) {
+        const a = results[on]?.[route]
+        const b = results[off]?.[route]
+        if (a !== undefined && b !== undefined) ratioRow(servers.find((s) => s.name === on).label, a, b, route)
+      }
     }
   }
   console.log("\n  bare HttpApi + key auth vs raw node:http per CPU-second")

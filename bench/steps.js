@@ -17,7 +17,8 @@
 // tracer, after a warm-up: a single-process micro-benchmark of the web handler (Request and Response
 // objects included), less noisy than the HTTP benchmark but not a server's figure.
 import { MemoryStore } from "@image-policy/adapters"
-import { App, Boot, Seed } from "@image-policy/host"
+import { App, Boot, NodeRuntime, Seed } from "@image-policy/host"
+import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -64,31 +65,49 @@ const call = async (handler, request, context) => {
 }
 
 /** Steps per request over `requests` requests, after as many unmeasured ones (first-use caches). */
-const countSteps = async (handler, make) => {
-  for (let i = 0; i < requests; i++) await call(handler, make(i), counting)
+const countSteps = async (handler, make, context) => {
+  for (let i = 0; i < requests; i++) await call(handler, make(i), context)
   counts.clear()
-  for (let i = 0; i < requests; i++) await call(handler, make(i), counting)
+  for (let i = 0; i < requests; i++) await call(handler, make(i), context)
   const total = [...counts.values()].reduce((a, b) => a + b, 0)
   const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([op, n]) => `${op} ${(n / requests).toFixed(0)}`)
   counts.clear()
   return { steps: total / requests, top }
 }
 
-/** CPU µs per request, without the counting tracer: median of 5 slices after a warm-up slice. */
-const cpuPerRequest = async (handler, make, context) => {
-  const slice = async () => {
+/**
+ * CPU µs per request, without the counting tracer, for every (server, route) case: one warm-up
+ * slice each, then 5 slices each taken in turn (so JIT warm-up and bursts of other work on the
+ * machine hit every case alike), median of the 5.
+ */
+const cpuPerRequest = async (cases) => {
+  const slice = async ({ handler, make, context }) => {
     const c0 = process.cpuUsage()
     for (let i = 0; i < timedRequests / 5; i++) await call(handler, make(i), context)
     const c = process.cpuUsage(c0)
     return (c.user + c.system) / (timedRequests / 5)
   }
-  await slice()
-  const slices = []
-  for (let i = 0; i < 5; i++) slices.push(await slice())
-  return slices.sort((a, b) => a - b)[2]
+  for (const c of cases) await slice(c)
+  const slices = cases.map(() => [])
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < cases.length; i++) slices[i].push(await slice(cases[i]))
+  }
+  return slices.map((s) => s.sort((a, b) => a - b)[2])
 }
 
-const hostHandler = async () => {
+/**
+ * The server's logger (JSON lines in batches) over a console that drops what it is given: the
+ * access log's steps and formatting are counted, not its writes (a few per second in batches).
+ */
+const accessLogContext = () =>
+  Effect.runPromise(
+    Layer.build(NodeRuntime.loggerLayer("Info")).pipe(
+      Effect.provideService(Console.Console, { ...globalThis.console, log: () => {} }),
+      Effect.scoped
+    )
+  )
+
+const hostHandler = async (accessLog = false) => {
   const store = await Effect.runPromise(Effect.scoped(Layer.build(MemoryStore.layer)))
   const storeLayer = Layer.succeedContext(store)
   const services = await Effect.runPromise(Effect.scoped(Layer.build(App.services(storeLayer))))
@@ -97,36 +116,45 @@ const hostHandler = async () => {
   )
   const org = booted.seeded[0]
   const group = org.policyGroups["Base images"]
-  const web = App.webHandler({ ...App.defaults, accessLog: false, rateLimit: null }, storeLayer)
-  return { web, paths: paths(org.id, group.id, group.phases["Curated"]) }
+  const web = App.webHandler({ ...App.defaults, accessLog, rateLimit: null }, storeLayer)
+  return { web, paths: paths(org.id, group.id, group.phases["Curated"]), context: accessLog ? await accessLogContext() : Context.empty() }
 }
 
 const bareHandler = () => ({
   web: HttpRouter.toWebHandler(ApiLive.pipe(Layer.provide(HttpServer.layerServices)), { disableLogger: true }),
-  paths: paths(orgId, groupId, phaseId)
+  paths: paths(orgId, groupId, phaseId),
+  context: Context.empty()
 })
 
 export const main = async () => {
   const host = await hostHandler()
+  const hostLog = await hostHandler(true)
   const bare = bareHandler()
   const off = Context.make(References.TracerEnabled, false)
   console.log(`\nEffect steps and CPU per request (web handlers, tracer off; steps over ${requests} requests after ${requests} unmeasured, ` +
-    `CPU: median of 5 slices of ${timedRequests / 5} requests after one unmeasured)`)
+    `CPU: median of 5 slices of ${timedRequests / 5} requests after one unmeasured, cases in turn)`)
   console.log(`  ${"server".padEnd(26)}${"route".padEnd(14)}${"steps".padStart(7)}${"CPU µs".padStart(9)}  most frequent steps`)
-  const results = {}
-  for (const [label, server] of [["our host (memory store)", host], ["bare HttpApi", bare]]) {
+  const cases = []
+  for (const [label, server] of [["our host (memory store)", host], ["our host, access log on", hostLog], ["bare HttpApi", bare]]) {
     for (const [route, make] of Object.entries(routes(server.paths))) {
-      const r = await countSteps(server.web.handler, make)
-      const cpu = await cpuPerRequest(server.web.handler, make, off)
-      ;(results[route] ??= {})[label] = { steps: r.steps, cpu }
-      console.log(`  ${label.padEnd(26)}${route.padEnd(14)}${Math.round(r.steps).toString().padStart(7)}${cpu.toFixed(1).padStart(9)}  ${r.top.join(", ")}`)
+      const r = await countSteps(server.web.handler, make, Context.merge(server.context, counting))
+      cases.push({ label, route, steps: r, handler: server.web.handler, make, context: Context.merge(server.context, off) })
     }
   }
+  const cpu = await cpuPerRequest(cases)
+  const results = {}
+  cases.forEach(({ label, route, steps }, i) => {
+    ;(results[route] ??= {})[label] = { steps: steps.steps, cpu: cpu[i] }
+    console.log(`  ${label.padEnd(26)}${route.padEnd(14)}${Math.round(steps.steps).toString().padStart(7)}${cpu[i].toFixed(1).padStart(9)}  ${steps.top.join(", ")}`)
+  })
   for (const route of Object.keys(results)) {
     const h = results[route]["our host (memory store)"]
     const b = results[route]["bare HttpApi"]
-    console.log(`  ${route.padEnd(14)} host / bare: ${(h.steps / b.steps).toFixed(2)}x the steps, ${(h.cpu / b.cpu).toFixed(2)}x the CPU per request`)
+    const l = results[route]["our host, access log on"]
+    console.log(`  ${route.padEnd(14)} host / bare: ${(h.steps / b.steps).toFixed(2)}x the steps, ${(h.cpu / b.cpu).toFixed(2)}x the CPU per request; ` +
+      `the access log: +${Math.round(l.steps - h.steps)} steps, +${(l.cpu - h.cpu).toFixed(1)} µs`)
   }
   await host.web.dispose()
+  await hostLog.web.dispose()
   await bare.web.dispose()
 }

@@ -2,7 +2,7 @@
 // PGlite and PostgreSQL, measured in the same run. Prints figures and ratios; asserts nothing.
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
-import { Id, Store } from "@image-policy/core"
+import { Id, OrganizationStore, OutboxStore, PolicyStore, Transaction } from "@image-policy/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
 import pg from "pg"
@@ -33,7 +33,10 @@ const scenario = async (name, layer) => {
   console.log(`\n${name}`)
   const runtime = ManagedRuntime.make(layer)
   const run = (effect) => runtime.runPromise(effect)
-  const { sql, store } = await run(Effect.all({ store: Store, sql: SqlClient.SqlClient }))
+  const { organizationStore, outbox, policyStore, sql, transaction } = await run(Effect.all({
+    organizationStore: OrganizationStore, policyStore: PolicyStore, outbox: OutboxStore, transaction: Transaction, sql: SqlClient.SqlClient
+  }))
+  const store = { ...organizationStore, ...policyStore, outbox, transaction: transaction.transaction }
   const org = { id: id("organization"), name: "Bench", edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
   await run(store.organizations.insert(org))
   const phase = id("phase")

@@ -4,8 +4,10 @@
 // and queues the events straight into the outbox; `start` starts the host and its worker; the
 // parent watches the receiver and calls `stop`. Reports this process's CPU seconds.
 import { MemoryStore, SecretBox, StoreConfig } from "@image-policy/adapters"
-import { Event, Id, Store, Workflows } from "@image-policy/core"
+import { Event, Id, OrganizationStore, OutboxStore, transaction, Workflows } from "@image-policy/core"
 import { App, NodeRuntime } from "@image-policy/host"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
@@ -15,7 +17,7 @@ const id = (kind) => Id.make(kind, crypto.getRandomValues(new Uint8Array(16)))
 const secretKey = SecretBox.generateKey()
 const services = { secretKey, allowUnsafeWebhookTargets: true }
 let runtime
-let store
+let stores
 let running
 let workerOptions
 
@@ -26,9 +28,13 @@ serve({
     const storeLayer = storeUrl === "memory" ? MemoryStore.layer : StoreConfig.layer({ _tag: "postgres", url: storeUrl })
     runtime = ManagedRuntime.make(App.services(storeLayer, services))
     const run = (effect) => runtime.runPromise(effect)
-    store = await run(Store)
+    // the runtime's services, stores included, shared with the host `start` runs (one memory
+    // instance, one pool); the host's own services are built over them again
+    stores = await run(Effect.context())
+    const { organizations } = Context.get(stores, OrganizationStore)
+    const outbox = Context.get(stores, OutboxStore)
     const orgId = id("organization")
-    await run(store.organizations.insert({
+    await run(organizations.insert({
       id: orgId, name: "Bench", edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0
     }))
     const caller = { orgId, actor: { kind: "system", name: "bench" }, correlationId: "bench" }
@@ -57,7 +63,7 @@ serve({
       }
     })
     for (let i = 0; i < rows.length; i += 500) {
-      await run(store.transaction(store.outbox.append(orgId, rows.slice(i, i + 500))))
+      await run(transaction(outbox.append(orgId, rows.slice(i, i + 500))))
     }
     return { secrets, seedMs: performance.now() - t0 }
   },
@@ -66,7 +72,7 @@ serve({
     running = await NodeRuntime.start({
       port: 0,
       host: "127.0.0.1",
-      store: Layer.succeed(Store, store),
+      store: Layer.succeedContext(stores),
       app: { ...App.defaults, accessLog: false, rateLimit: null },
       services,
       logLevel: "Warn",

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, it } from "@effect/vitest"
-import { Id, Store, type StoreService } from "@image-policy/core"
+import { Id, OrganizationStore, PolicyStore, ScanStore } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Migrator from "effect/sql/Migrator"
@@ -69,8 +70,8 @@ describe("migrations", () => {
         yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
         yield* sql`INSERT INTO policy_groups (org_id, id, name, doc) VALUES (${orgId}, ${groupId}, 'Base', ${JSON.stringify(group)}::jsonb)`
         const ran = yield* Migrations.run
-        const store = yield* SqlStore.make
-        return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* store.policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
+        const { policyGroups } = Context.get(yield* SqlStore.make, PolicyStore)
+        return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
       assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
@@ -102,9 +103,9 @@ describe("migrations", () => {
         yield* sql`INSERT INTO scans (org_id, id, repository_id, branch_name, trigger, status, queued_at)
           VALUES (${orgId}, ${scanId}, ${repositoryId}, 'main', 'onboarding', 'queued', '2026-01-01T00:00:00.000Z')`
         const ran = yield* Migrations.run
-        const store = yield* SqlStore.make
-        const before = yield* store.scans.get(orgId, scanId as Id.ScanId)
-        const claimed = yield* store.scans.claim({ worker: "w", now: new Date("2026-01-02T00:00:00.000Z"), leaseMs: 1000, limit: 10 })
+        const scans = Context.get(yield* SqlStore.make, ScanStore)
+        const before = yield* scans.get(orgId, scanId as Id.ScanId)
+        const claimed = yield* scans.claim({ worker: "w", now: new Date("2026-01-02T00:00:00.000Z"), leaseMs: 1000, limit: 10 })
         return { ran: ran.map(([id, name]) => `${id}_${name}`), before, claimed }
       })
       const { before, claimed, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
@@ -135,9 +136,9 @@ describe("migrations", () => {
           yield* sql`INSERT INTO image_policy_migrations (migration_id, name) VALUES (${Number(id)}, ${name})`
         }
         const ran = yield* Migrations.run
-        const store = yield* SqlStore.make
-        yield* store.organizations.insert(org)
-        return { ran, read: yield* store.organizations.get(orgId) }
+        const { organizations } = Context.get(yield* SqlStore.make, OrganizationStore)
+        yield* organizations.insert(org)
+        return { ran, read: yield* organizations.get(orgId) }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
       assert.deepStrictEqual(ran, [])
@@ -155,8 +156,8 @@ describe("migrations", () => {
     const orgId = Id.make("organization", new Uint8Array(16).fill(7)) as Id.OrgId
     const org = { id: orgId, name: "Durable", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 } as const
     // each call builds the store, uses it and closes PGlite again
-    const withStore = <A>(f: (store: StoreService) => Effect.Effect<A>) =>
-      Effect.runPromise(Effect.flatMap(Store, f).pipe(Effect.provide(StoreConfig.layer(spec))) as Effect.Effect<A, never, never>)
+    const withStore = <A>(f: (store: typeof OrganizationStore.Service) => Effect.Effect<A>) =>
+      Effect.runPromise(Effect.flatMap(OrganizationStore, f).pipe(Effect.provide(StoreConfig.layer(spec))) as Effect.Effect<A, never, never>)
     await withStore((store) => store.organizations.insert(org))
     const read = await withStore((store) => store.organizations.get(orgId))
     assert.deepStrictEqual(Option.getOrThrow(read), org)

@@ -5,8 +5,7 @@
  * audit row and its webhook event.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { StoreService } from "@image-policy/core"
-import { Id, type Ids, Store, VcsProvider, VcsProviderError, Workflows } from "@image-policy/core"
+import { Id, type Ids, RepositoryStore, ScanStore, type Stores, VcsProvider, VcsProviderError, Workflows } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -18,6 +17,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../src/vcs/Fixture.js"
+import { allStores, type AllStores } from "./support/stores.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const orgId = id<Id.OrgId>("organization", 1)
@@ -107,7 +107,7 @@ const settings = {
   }]
 }
 
-const seed = (store: StoreService) =>
+const seed = (store: AllStores) =>
   Effect.gen(function*() {
     yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
     yield* store.teams.insert(orgId, { id: team, name: "Platform" })
@@ -129,13 +129,13 @@ type Fixture = ReturnType<typeof FixtureVcs.make>
 
 /** A fresh store, ids and fixture provider; `provider` may replace some of the fixture's methods. */
 const run = <A, E>(
-  f: (store: StoreService, fixture: Fixture) => Effect.Effect<A, E, Store | Ids | VcsProvider>,
+  f: (store: AllStores, fixture: Fixture) => Effect.Effect<A, E, Stores | Ids | VcsProvider>,
   provider: (fixture: Fixture) => typeof VcsProvider.Service = (fixture) => fixture.provider
 ) => {
   const fixture = FixtureVcs.make()
   const layer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
   return Effect.gen(function*() {
-    const store = yield* Store
+    const store = yield* allStores
     yield* TestClock.setTime(start)
     yield* seed(store)
     return yield* f(store, fixture)
@@ -159,14 +159,14 @@ const publish = (mappings: ReadonlyArray<readonly [string, string]>) =>
     yield* Workflows.Policy.publishGroup(caller, groupId)
   })
 
-const claimAll = (store: StoreService, worker = "w1") =>
+const claimAll = (store: AllStores, worker = "w1") =>
   Effect.flatMap(Clock.currentTimeMillis, (ms) => store.scans.claim({ worker, now: new Date(ms), leaseMs: 60_000, limit: 10 }))
 
 /** Claims every queued scan and runs it, as the scan worker does. */
-const runQueued = (store: StoreService, worker = "w1") =>
+const runQueued = (store: AllStores, worker = "w1") =>
   Effect.flatMap(claimAll(store, worker), (claimed) => Effect.forEach(claimed, (c) => Workflows.Scans.runScan(c, worker)))
 
-const events = (store: StoreService) =>
+const events = (store: AllStores) =>
   Effect.gen(function*() {
     const deliveries = yield* store.outbox.deliveries(orgId, hookId, { limit: 50 })
     const out = []
@@ -207,19 +207,16 @@ describe("branch scans", () => {
         const [claimed] = yield* claimAll(store)
         // the next scan finishes just after the route read the previous scan's findings
         let raced = false
-        const services = yield* Effect.context<Store | Ids | VcsProvider>()
-        const racing: StoreService = {
-          ...store,
-          scans: {
-            ...store.scans,
-            findings: (...args) =>
-              Effect.tap(store.scans.findings(...args), () =>
-                raced
-                  ? Effect.void
-                  : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
-          }
+        const services = yield* Effect.context<Stores | Ids | VcsProvider>()
+        const racing: typeof ScanStore.Service = {
+          ...store.scans,
+          findings: (...args) =>
+            Effect.tap(store.scans.findings(...args), () =>
+              raced
+                ? Effect.void
+                : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
         }
-        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(Store, racing))
+        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
         assert.isTrue(raced)
         assert.notStrictEqual(page.scan?.id, first.id)
         assert.strictEqual(page.scan?.id, claimed!.scan.id)
@@ -367,7 +364,7 @@ describe("the routine", () => {
 })
 
 /** Onboards, publishes, scans, waits a routine interval, ticks and runs the routine scans. */
-const routineRun = (store: StoreService) =>
+const routineRun = (store: AllStores) =>
   Effect.gen(function*() {
     yield* TestClock.adjust(7 * day)
     const queued = yield* Workflows.Scans.routineTick
@@ -540,7 +537,7 @@ describe("remediation", () => {
 
 describe("remediation within the routine scan", () => {
   /** Claims the queued scans and runs each, answering each run's exit (a defect does not stop the others). */
-  const runQueuedExits = (store: StoreService, worker: string) =>
+  const runQueuedExits = (store: AllStores, worker: string) =>
     Effect.flatMap(claimAll(store, worker), (claimed) => Effect.forEach(claimed, (c) => Effect.exit(Workflows.Scans.runScan(c, worker))))
 
   it.effect("a crash after the provider opened the request leaves the scan running; the next claim records the request once", () => {
@@ -672,11 +669,12 @@ describe("connection health (every provider call through a connection)", () => {
     return { refuse, calls, provider }
   }
 
-  const statusOf = (store: StoreService) => Effect.map(store.vcsConnections.get(orgId, connectionId), (c) => Option.getOrThrow(c).status)
+  const statusOf = (store: AllStores) => Effect.map(store.vcsConnections.get(orgId, connectionId), (c) => Option.getOrThrow(c).status)
 
-  /** The store, recording every connection status written through it in `writes`. */
-  const recordingWrites = (store: StoreService, writes: Array<string>): StoreService => ({
-    ...store,
+  /** The repository store, recording every connection status written through it in `writes`. */
+  const recordingWrites = (store: AllStores, writes: Array<string>): typeof RepositoryStore.Service => ({
+    repositories: store.repositories,
+    assignments: store.assignments,
     vcsConnections: {
       ...store.vcsConnections,
       setHealth: (org, id, status) => Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setHealth(org, id, status))
@@ -714,14 +712,14 @@ describe("connection health (every provider call through a connection)", () => {
           const { repository } = yield* onboard(["main"])
           provider.refuse.readFile = "unauthorized"
           const writes: Array<string> = []
-          const [refused] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+          const [refused] = yield* runQueued(store).pipe(Effect.provideService(RepositoryStore, recordingWrites(store, writes)))
           assert.strictEqual(refused?.failure, "provider-unauthorized")
           assert.isAbove(provider.calls.readFile ?? 0, 0)
           assert.deepStrictEqual(writes, ["error"])
 
           provider.refuse.listFiles = "unauthorized"
           yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
-          const [again] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+          const [again] = yield* runQueued(store).pipe(Effect.provideService(RepositoryStore, recordingWrites(store, writes)))
           assert.strictEqual(again?.failure, "provider-unauthorized")
           assert.deepStrictEqual(writes, ["error"], "refused again: nothing new to write")
           assert.strictEqual(yield* statusOf(store), "error")
@@ -742,7 +740,7 @@ describe("connection health (every provider call through a connection)", () => {
             provider.refuse.listFiles = reason
             yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main"] })
             const writes: Array<string> = []
-            const [scan] = yield* runQueued(store).pipe(Effect.provideService(Store, recordingWrites(store, writes)))
+            const [scan] = yield* runQueued(store).pipe(Effect.provideService(RepositoryStore, recordingWrites(store, writes)))
             assert.strictEqual(scan?.failure, `provider-${reason}`)
             assert.deepStrictEqual(writes, [])
             assert.strictEqual(yield* statusOf(store), start)

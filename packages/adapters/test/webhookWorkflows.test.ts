@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Attempt, AttemptResult } from "@image-policy/core"
-import { Id, SendFailure, Store, WebhookSender, Workflows } from "@image-policy/core"
+import { Id, SendFailure, WebhookSender, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,6 +14,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as SecretBox from "../src/crypto/SecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
+import { allStores } from "./support/stores.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const orgId = id<Id.OrgId>("organization", 7)
@@ -57,7 +58,7 @@ const config = (schedule: ReadonlyArray<number>) => ({
 
 const worker = (schedule: ReadonlyArray<number>) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const store = yield* allStores
     const claimed = yield* store.outbox.claim({ worker: "w", now: new Date(yield* TestClockNow), leaseMs: 60_000, limit: 10 })
     for (const c of claimed) yield* Workflows.Webhooks.deliver(c, config(schedule))
     return claimed.length
@@ -66,7 +67,7 @@ const worker = (schedule: ReadonlyArray<number>) =>
 const TestClockNow = Clock.currentTimeMillis
 
 const seedOrg = Effect.gen(function*() {
-  const store = yield* Store
+  const store = yield* allStores
   yield* store.organizations.insert({ id: orgId, name: "Hooks", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
   yield* store.teams.insert(orgId, { id: team, name: "Platform" })
   return yield* Workflows.Webhooks.create(caller, {
@@ -79,7 +80,7 @@ const seedOrg = Effect.gen(function*() {
 })
 
 const deliveryOf = (webhookId: Id.WebhookId) =>
-  Effect.flatMap(Store, (store) => Effect.map(store.outbox.deliveries(orgId, webhookId, { limit: 10 }), (p) => p.items[0]!))
+  Effect.flatMap(allStores, (store) => Effect.map(store.outbox.deliveries(orgId, webhookId, { limit: 10 }), (p) => p.items[0]!))
 
 describe("webhook delivery policy", () => {
   it.effect("503 with Retry-After, 429 and a timeout are retried on schedule, then 2xx succeeds with the same event", () => {
@@ -107,7 +108,7 @@ describe("webhook delivery policy", () => {
       assert.strictEqual(delivery.attempts, 4)
       assert.deepStrictEqual(seen.map((a) => a.event.id), [eventId, eventId, eventId, eventId])
       assert.isTrue(seen.every((a) => a.endpointUrl === "https://hooks.example.com/services/T000/B000/abcd1234"))
-      const store = yield* Store
+      const store = yield* allStores
       const attempts = yield* store.outbox.attempts(orgId, eventId, hook.id)
       assert.deepStrictEqual(attempts.map((a) => [a.statusCode, a.outcome, a.errorCode]), [
         [503, "retry", null], [429, "retry", null], [null, "retry", "timeout"], [204, "success", null]
@@ -121,7 +122,7 @@ describe("webhook delivery policy", () => {
       const hook = yield* seedOrg
       const { eventId } = yield* Workflows.Webhooks.test(caller, hook.id)
       yield* worker([5])
-      const store = yield* Store
+      const store = yield* allStores
       const disabled = Option.getOrThrow(yield* store.webhooks.get(orgId, hook.id))
       assert.strictEqual(disabled.status, "disabled")
       assert.strictEqual((yield* deliveryOf(hook.id)).status, "dead")
@@ -172,7 +173,7 @@ describe("webhook delivery policy", () => {
       const listed = yield* Workflows.Webhooks.list(caller, { limit: 10 })
       assert.notInclude(JSON.stringify(listed), "whsec_")
       assert.notInclude(JSON.stringify(listed), "abcd1234")
-      const store = yield* Store
+      const store = yield* allStores
       const audit = yield* store.audit.list(orgId, { limit: 50 })
       assert.notInclude(JSON.stringify(audit), "whsec_")
       assert.notInclude(JSON.stringify(audit), "hooks.example.com")

@@ -3,8 +3,7 @@
  * rejected request changes nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { StoreService } from "@image-policy/core"
-import { Id, type Ids, Store, Workflows } from "@image-policy/core"
+import { Id, type Ids, type Stores, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
@@ -12,6 +11,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as IdsAdapter from "../src/crypto/Ids.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
+import { allStores, type AllStores } from "./support/stores.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const orgId = id<Id.OrgId>("organization", 1)
@@ -28,7 +28,7 @@ const caller: Workflows.Caller.Caller = {
   correlationId: "req-1"
 }
 
-const seed = (store: StoreService) =>
+const seed = (store: AllStores) =>
   Effect.gen(function*() {
     yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
     yield* store.teams.insert(orgId, { id: team, name: "Platform" })
@@ -59,9 +59,9 @@ const seed = (store: StoreService) =>
   })
 
 const TestLayer = Layer.merge(MemoryStore.layer, IdsAdapter.layerSeeded(7))
-const withStore = <A, E>(f: (store: StoreService) => Effect.Effect<A, E, Store | Ids>) =>
+const withStore = <A, E>(f: (store: AllStores) => Effect.Effect<A, E, Stores | Ids>) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const store = yield* allStores
     yield* seed(store)
     yield* TestClock.setTime(Date.parse("2026-02-01T00:00:00Z"))
     return yield* f(store)
@@ -182,7 +182,7 @@ describe("workflows", () => {
 describe("API key workflows", () => {
   const AuthLayer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(9), ApiKeyHash.layer)
   const setup = Effect.gen(function*() {
-    const store = yield* Store
+    const store = yield* allStores
     yield* seed(store)
     yield* TestClock.setTime(Date.parse("2026-02-01T00:00:00Z"))
     return store

@@ -4,7 +4,7 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { MappingId } from "./Id.js"
+import { MappingId, type PhaseId } from "./Id.js"
 import type * as Input from "./Input.js"
 import { IsoDateTime } from "./IsoDateTime.js"
 import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
@@ -36,6 +36,9 @@ export const Mapping = Schema.Struct({
   updatedAt: Schema.String
 })
 export type Mapping = typeof Mapping.Type
+
+/** A mapping in a phase's draft (not live until its group is published, rule 9). */
+export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
 
 /** A field and what is wrong with it (the shape of every validation error here). */
 export type FieldError = Input.FieldError

@@ -43,6 +43,13 @@ export const DeliveryAttempt = Schema.Struct({
 })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
+/** A delivery as its destination's deliveries list shows it: its event's type and every attempt, oldest first. */
+export interface DeliveryWithAttempts extends Delivery {
+  /** The event's type; null only for a delivery whose event row is gone. */
+  readonly type: string | null
+  readonly attemptsDetail: ReadonlyArray<DeliveryAttempt>
+}
+
 /** A delivery claimed by a worker together with what it needs to send it. */
 export interface ClaimedDelivery {
   readonly orgId: string

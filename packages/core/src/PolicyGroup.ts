@@ -5,7 +5,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { PhaseId, PolicyGroupId, TeamId, VcsConnectionId } from "./Id.js"
-import { Mapping, sameContent } from "./Mapping.js"
+import { type DraftMapping, Mapping, sameContent } from "./Mapping.js"
 
 export const NotificationRouting = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("inherit") }),
@@ -84,8 +84,6 @@ export const PublishedMapping = Schema.Struct({
   activeFrom: Schema.String
 })
 export type PublishedMapping = typeof PublishedMapping.Type
-
-export type DraftMapping = Mapping & { readonly phaseId: PhaseId }
 
 // API views -----------------------------------------------------------------------------------
 

@@ -9,11 +9,11 @@ import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
 import { normalizedText } from "./ImageReference.js"
 import { normalizedFrom } from "./Mapping.js"
-import type { VcsProviderError, VcsWriteRejected } from "./ports/VcsProvider.js"
 import type { CompiledPolicy } from "./Resolution.js"
 import { resolveFinding } from "./Scan.js"
 import type { Finding } from "./Scanner.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
+import type { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
 
 /** Machine-readable failure codes, the same as the `failure_kind` of the `.failed` event. */
 export const RemediationFailure = Schema.Literals(["provider-unavailable", "permission-denied", "conflict", "rate-limited"])

@@ -3,7 +3,8 @@
  * The precedence is documented in docs/policy-resolution.md; this file is its only implementation.
  */
 import * as Result from "effect/Result"
-import type { PolicyGroupId } from "./Id.js"
+import * as Schema from "effect/Schema"
+import { MappingId, PhaseId, PolicyGroupId } from "./Id.js"
 import {
   formatImageReference,
   type ImagePattern,
@@ -23,6 +24,24 @@ export type ResolutionPolicy = ReadonlyArray<{
   readonly phases: ReadonlyArray<{ readonly id: string; readonly position: number }>
   readonly published: ReadonlyArray<PublishedMapping>
 }>
+
+/**
+ * Which published mapping applies to a finding on its branch, and why: the winner of the core's
+ * resolution (`Resolution.resolveCompiled` over the policy that applies to the branch), never a
+ * second implementation.
+ */
+export const FindingResolution = Schema.Struct({
+  toImage: Schema.String,
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId,
+  mappingId: MappingId,
+  fromImage: Schema.String,
+  /** The winner's line of the resolution's `considered` list. */
+  reason: Schema.String,
+  /** The mapping's own `reason`, when it has one (e.g. "LTS pin"). */
+  mappingReason: Schema.optionalKey(Schema.String)
+})
+export type FindingResolution = typeof FindingResolution.Type
 
 /** How a mapping's fromImage matched: exact reference, tag-less repository name, or pattern. */
 export type MatchKind = "exact" | "repository" | "pattern"

@@ -6,12 +6,12 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { MappingId, PhaseId, PolicyGroupId, RepositoryId, ScanId } from "./Id.js"
-import type { RoutineTarget, ScanOutcome } from "./ports/Store.js"
-import type { VcsProviderError } from "./ports/VcsProvider.js"
+import type { OrgId } from "./Id.js"
+import { RepositoryId, ScanId } from "./Id.js"
 import * as Resolution from "./Resolution.js"
 import { Finding, isScannable } from "./Scanner.js"
 import { isStorableText } from "./Text.js"
+import type { VcsProviderError } from "./Vcs.js"
 
 export { Finding }
 
@@ -62,26 +62,34 @@ export const BranchScan = Schema.Struct({
 })
 export type BranchScan = typeof BranchScan.Type
 
+/** How a scan ended (`ScanStore.finish`); `succeeded` replaces the branch's findings with `findings`. */
+export type ScanOutcome =
+  | {
+    readonly status: "succeeded"
+    readonly at: string
+    readonly commitSha: string
+    readonly fileCount: number
+    readonly findings: ReadonlyArray<Finding>
+  }
+  | { readonly status: "failed"; readonly at: string; readonly failure: ScanFailure }
+
 /**
- * Which published mapping applies to a finding on its branch, and why: the winner of the core's
- * resolution (`Resolution.resolveCompiled` over the policy that applies to the branch), never a
- * second implementation.
+ * A tracked branch of a repository whose routine is active, for the routine worker: it decides from
+ * `intervalDays` and the last routine scan whether a routine run (scan, then remediation) is due.
  */
-export const FindingResolution = Schema.Struct({
-  toImage: Schema.String,
-  policyGroupId: PolicyGroupId,
-  phaseId: PhaseId,
-  mappingId: MappingId,
-  fromImage: Schema.String,
-  /** The winner's line of the resolution's `considered` list. */
-  reason: Schema.String,
-  /** The mapping's own `reason`, when it has one (e.g. "LTS pin"). */
-  mappingReason: Schema.optionalKey(Schema.String)
-})
-export type FindingResolution = typeof FindingResolution.Type
+export interface RoutineTarget {
+  readonly orgId: OrgId
+  readonly repositoryId: RepositoryId
+  readonly branchName: string
+  readonly intervalDays: number
+  /** ISO 8601: when the repository was tracked (the first interval counts from here). */
+  readonly trackedAt: string
+  /** ISO 8601 `queuedAt` of the branch's newest scan with trigger `routine`; null when none. */
+  readonly lastRoutineScanAt: string | null
+}
 
 /** A finding as the findings route shows it: `resolution` is null when no mapping applies (or the image is unknown). */
-export const FindingView = Finding.pipe(Schema.fieldsAssign({ resolution: Schema.NullOr(FindingResolution) }))
+export const FindingView = Finding.pipe(Schema.fieldsAssign({ resolution: Schema.NullOr(Resolution.FindingResolution) }))
 export type FindingView = typeof FindingView.Type
 
 
@@ -194,7 +202,7 @@ export const resolveFinding = (
   policy: Resolution.CompiledPolicy,
   finding: Finding,
   now: Date
-): FindingResolution | null => {
+): Resolution.FindingResolution | null => {
   if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null
   const result = Resolution.resolveCompiled(policy, { image: finding.normalized, platform: finding.platform, now })
   if (Result.isFailure(result) || result.success.resolved === null) return null

@@ -31,27 +31,34 @@ export * as Scanner from "./Scanner.js"
 export * as SnoozeRequest from "./SnoozeRequest.js"
 export * as Team from "./Team.js"
 export * as Text from "./Text.js"
+export * as Vcs from "./Vcs.js"
 export * as VcsConnection from "./VcsConnection.js"
 export * as Webhook from "./Webhook.js"
 export type { UserError } from "./UserError.js"
 export { Ids } from "./ports/Ids.js"
 export { PushDeliveryIds } from "./ports/PushDeliveryIds.js"
 export { SecretHasher } from "./ports/SecretHasher.js"
-export { Store } from "./ports/Store.js"
 export { SecretBox, SecretUnavailable } from "./ports/SecretBox.js"
-export { VcsProvider, VcsProviderError, VcsWriteRejected } from "./ports/VcsProvider.js"
+export { VcsProvider } from "./ports/VcsProvider.js"
 export { InvalidEndpoint, SendFailure, WebhookSender } from "./ports/WebhookSender.js"
 export type { Attempt, AttemptResult } from "./ports/WebhookSender.js"
 export type { ConnectionContext, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "./ports/VcsProvider.js"
-export type {
-  ApiKeyMatch,
-  ClaimedScan,
-  DraftMapping,
-  NewOutboxEvent,
-  Page,
-  PageRequest,
-  RoutineTarget,
-  ScanOutcome,
-  StoreService
-} from "./ports/Store.js"
+// the stores, one per aggregate, and the transaction they share (docs/stores.md)
+export { AccessStore, type ApiKeyMatch } from "./ports/AccessStore.js"
+export { AuditStore } from "./ports/AuditStore.js"
+export { OrganizationStore } from "./ports/OrganizationStore.js"
+export { type NewOutboxEvent, OutboxStore } from "./ports/OutboxStore.js"
+export { type ExternalPhaseRef, PolicyStore } from "./ports/PolicyStore.js"
+export { RemediationStore } from "./ports/RemediationStore.js"
+export { type LocatedConnection, RepositoryStore } from "./ports/RepositoryStore.js"
+export { type ClaimedScan, ScanStore } from "./ports/ScanStore.js"
+export { SnoozeStore } from "./ports/SnoozeStore.js"
+export type { Stores } from "./ports/Stores.js"
+export { transaction, Transaction } from "./ports/Transaction.js"
+export { WebhookStore } from "./ports/WebhookStore.js"
+// domain types named at the top level since the single Store port exported them
+export type { DraftMapping } from "./Mapping.js"
+export type { Page, PageRequest } from "./Page.js"
+export type { RoutineTarget, ScanOutcome } from "./Scan.js"
+export { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
 export * as Workflows from "./workflows/index.js"

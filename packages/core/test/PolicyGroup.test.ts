@@ -3,6 +3,7 @@ import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
+import type * as Mapping from "../src/Mapping.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
@@ -30,7 +31,7 @@ const group: PolicyGroup.PolicyGroup = {
 }
 
 const t0 = "2026-01-01T00:00:00.000Z"
-const draft = (n: number, phaseId: Id.PhaseId, toTag = "2"): PolicyGroup.DraftMapping => ({
+const draft = (n: number, phaseId: Id.PhaseId, toTag = "2"): Mapping.DraftMapping => ({
   id: id("mapping", n),
   key: `docker.io/library/img${n}:1|`,
   fromImage: `img${n}:1`,

@@ -4,7 +4,7 @@
  * (runtime/deno.ts) serve this same application.
  */
 import { ApiKeyHash, Ids, MemoryPushDeliveryIds, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
-import type { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -74,8 +74,8 @@ export interface ServiceOptions {
   readonly vcs?: VcsProviders.Options | undefined
 }
 
-/** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around a store. */
-export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: ServiceOptions = {}) =>
+/** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around the stores. */
+export const services = <E, R>(store: Layer.Layer<Stores, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
     Ids.layer,
@@ -91,7 +91,7 @@ export const services = <E, R>(store: Layer.Layer<Store, E, R>, options: Service
  * The same application as a `(Request) => Promise<Response>` handler (Deno, tests, any fetch
  * runtime), and `dispose` to release it. The host writes its own access log (`accessLog`).
  */
-export const webHandler = <E>(options: Options, store: Layer.Layer<Store, E>, serviceOptions: ServiceOptions = {}) =>
+export const webHandler = <E>(options: Options, store: Layer.Layer<Stores, E>, serviceOptions: ServiceOptions = {}) =>
   HttpRouter.toWebHandler(
     // merged, not only provided: the handlers' services are request requirements, which the handler
     // finds in the application's own context

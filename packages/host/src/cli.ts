@@ -6,7 +6,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Migrations, PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
-import { ApiKey, Id, Input, Permission, Store, version, Workflows } from "@image-policy/core"
+import { ApiKey, Id, Input, OrganizationStore, Permission, version, Workflows } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
@@ -207,8 +207,8 @@ const keysCreate = Command.make(
       const created = yield* withStore(
         flags.store,
         Effect.gen(function*() {
-          const store = yield* Store
-          if (Option.isNone(yield* store.organizations.get(orgId.value))) {
+          const { organizations } = yield* OrganizationStore
+          if (Option.isNone(yield* organizations.get(orgId.value))) {
             return yield* new CommandFailure({
               message: `no organization ${orgId.value} in ${ServeOptions.describeStore(flags.store)}`,
               exitCode: 1

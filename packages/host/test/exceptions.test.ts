@@ -12,8 +12,9 @@
  *   the assertion reads only the events of the 201 it just received.
  */
 import { MemoryStore } from "@image-policy/adapters"
-import { Store } from "@image-policy/core"
+import { OutboxStore } from "@image-policy/core"
 import type { Outbox } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Pg from "pg"
@@ -31,20 +32,18 @@ interface Setup {
 const memorySetup = (): Setup => {
   const events: Array<Outbox.OutboxEvent> = []
   const instance = Effect.runSync(MemoryStore.make)
-  const observed: typeof instance = {
-    ...instance,
-    outbox: {
-      ...instance.outbox,
-      append: (orgId, rows) =>
-        Effect.andThen(
-          Effect.sync(() => {
-            if (orgId === "org_acme") events.push(...rows.map((r) => r.event))
-          }),
-          instance.outbox.append(orgId, rows)
-        )
-    }
-  }
-  return { store: () => Layer.succeed(Store, observed), outbox: async () => [...events] }
+  const outbox = Context.get(instance, OutboxStore)
+  const observed = Context.add(instance, OutboxStore, {
+    ...outbox,
+    append: (orgId, rows) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          if (orgId === "org_acme") events.push(...rows.map((r) => r.event))
+        }),
+        outbox.append(orgId, rows)
+      )
+  })
+  return { store: () => Layer.succeedContext(observed), outbox: async () => [...events] }
 }
 
 const postgresSetup = (url: string): Setup => ({

@@ -4,7 +4,8 @@
  * same route still answers a bad request with the 400 validation problem.
  */
 import { MemoryStore } from "@image-policy/adapters"
-import { Store } from "@image-policy/core"
+import { OrganizationStore } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,19 +13,21 @@ import { startTestHost, type TestHost } from "./support/harness.js"
 import { expectNoLeak, expectProblem } from "./support/problem.js"
 
 // the memory store, except that a team list carries a row no store should hold (a numeric name)
-const brokenTeams = Layer.effect(
-  Store,
-  Effect.map(MemoryStore.make, (store) => ({
-    ...store,
-    teams: {
-      ...store.teams,
-      list: (orgId, page) =>
-        Effect.map(store.teams.list(orgId, page), (listed) => ({
-          ...listed,
-          items: listed.items.map((team) => ({ ...team, name: 987_654_321 as unknown as string }))
-        }))
-    }
-  }) satisfies Store["Service"])
+const brokenTeams = Layer.effectContext(
+  Effect.map(MemoryStore.make, (stores) => {
+    const store = Context.get(stores, OrganizationStore)
+    return Context.add(stores, OrganizationStore, {
+      ...store,
+      teams: {
+        ...store.teams,
+        list: (orgId, page) =>
+          Effect.map(store.teams.list(orgId, page), (listed) => ({
+            ...listed,
+            items: listed.items.map((team) => ({ ...team, name: 987_654_321 as unknown as string }))
+          }))
+      }
+    })
+  })
 )
 
 describe("a response that fails to encode", () => {

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
-import { SecretBox, Store, Workflows } from "@image-policy/core"
+import { SecretBox, Workflows } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { allStores } from "../../adapters/test/support/stores.js"
 import * as App from "../src/App.js"
 import * as Seed from "../src/seed/Seed.js"
 
@@ -245,7 +246,7 @@ describe("Seed.load", () => {
       assert.match(second!.id, /^org_/)
       assert.notStrictEqual(second!.id, org!.id)
 
-      const store = yield* Store
+      const store = yield* allStores
       const orgId = org!.id as Id.OrgId
       const teams = yield* store.teams.list(orgId, { limit: 50 })
       assert.deepStrictEqual(
@@ -292,7 +293,7 @@ describe("Seed.load", () => {
           ]
         }]
       }))
-      const store = yield* Store
+      const store = yield* allStores
       const orgId = org!.id as Id.OrgId
       const raw = Option.getOrThrow(yield* store.vcsConnections.settings(orgId, org!.vcsConnections["sealed"] as Id.VcsConnectionId))
       const text = JSON.stringify(raw)
@@ -329,7 +330,7 @@ describe("Seed.load", () => {
       }))
       assert.deepStrictEqual(again.map((o) => [o.id, o.existing, Object.keys(o.teams).length]), [["org_fixed", true, 0]])
 
-      const store = yield* Store
+      const store = yield* allStores
       const orgId = "org_fixed" as Id.OrgId
       const org = Option.getOrThrow(yield* store.organizations.get(orgId))
       assert.strictEqual(org.name, "Original")

@@ -9,7 +9,8 @@
  * logging why without the values. The env-var version of these paths is in sync.test.ts.
  */
 import { MemoryStore, PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
-import { type Id, Store } from "@image-policy/core"
+import { type Id, RepositoryStore, type Stores } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -39,7 +40,7 @@ const expectNoPlaintext = (text: string) => {
 
 /** Where the suite's hosts keep their data, and how to read a connection's settings column as stored. */
 interface SharedStore {
-  readonly layer: () => Layer.Layer<Store, unknown>
+  readonly layer: () => Layer.Layer<Stores, unknown>
   /** Every connection's stored settings, as the store holds them (JSON text). */
   readonly rawSettings: () => Promise<Array<string>>
 }
@@ -224,10 +225,11 @@ const groupIds = async (host: TestHost): Promise<Record<string, { id: string; ph
 // one memory store both hosts of the suite share, as a database would be
 const memory = await Effect.runPromise(MemoryStore.make)
 suite("memory", () => ({
-  layer: () => Layer.succeed(Store, memory),
+  layer: () => Layer.succeedContext(memory),
   rawSettings: async () => {
-    const ids = await Effect.runPromise(memory.vcsConnections.list("org_acme" as Id.OrgId, { limit: 100 }))
-    const rows = await Promise.all(ids.items.map((c) => Effect.runPromise(memory.vcsConnections.settings("org_acme" as Id.OrgId, c.id))))
+    const { vcsConnections } = Context.get(memory, RepositoryStore)
+    const ids = await Effect.runPromise(vcsConnections.list("org_acme" as Id.OrgId, { limit: 100 }))
+    const rows = await Promise.all(ids.items.map((c) => Effect.runPromise(vcsConnections.settings("org_acme" as Id.OrgId, c.id))))
     return rows.flatMap((row) => Option.isSome(row) ? [JSON.stringify(row.value)] : [])
   }
 }))

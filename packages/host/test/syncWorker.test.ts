@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { FixtureVcs, MemoryStore } from "@image-policy/adapters"
-import { PolicyGroup, Store, VcsProvider, VcsProviderError } from "@image-policy/core"
+import { PolicyGroup, PolicyStore, type Stores, VcsProvider, VcsProviderError } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -146,11 +146,11 @@ const withWorker = <A, E>(
   files: Record<string, string>,
   body: (env: {
     readonly vcs: ReturnType<typeof recordingProvider>
-    readonly published: (phase: string) => Effect.Effect<ReadonlyArray<string>, never, Store>
-    readonly external: (phase: string) => Effect.Effect<{ readonly lastSyncedAt: string | null; readonly lastError: string | null }, never, Store>
+    readonly published: (phase: string) => Effect.Effect<ReadonlyArray<string>, never, Stores>
+    readonly external: (phase: string) => Effect.Effect<{ readonly lastSyncedAt: string | null; readonly lastError: string | null }, never, Stores>
     /** Moves the test clock on, letting every tick that comes due on the way run to its end. */
     readonly advance: (duration: Duration.Input) => Effect.Effect<void>
-  }) => Effect.Effect<A, E, Store>,
+  }) => Effect.Effect<A, E, Stores>,
   options: { readonly concurrency?: number } = {}
 ) => {
   const vcs = recordingProvider()
@@ -160,7 +160,7 @@ const withWorker = <A, E>(
     const orgId = org!.id as Id.OrgId
     const groupId = org!.policyGroups["Polled"]!.id as Id.PolicyGroupId
     const phaseId = (name: string) => org!.policyGroups["Polled"]!.phases[name]!
-    const store = yield* Store
+    const store = yield* PolicyStore
     const published = (phase: string) =>
       Effect.map(store.published.listByGroup(orgId, groupId), (all) => all.filter((m) => m.phaseId === phaseId(phase)).map((m) => m.toImage))
     const external = (phase: string) =>

@@ -6,7 +6,7 @@
  * workflows in this process, over the same database.
  */
 import { PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
-import { type Id, Store, Workflows } from "@image-policy/core"
+import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -167,9 +167,9 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
         allowUnsafeWebhookTargets: true
       })
     )
-    const store = await run(Store)
+    const { organizations } = await run(OrganizationStore)
     const orgId = "org_crashtest" as Id.OrgId
-    await run(store.organizations.insert({
+    await run(organizations.insert({
       id: orgId,
       name: "Crash test",
       edition: "enterprise",

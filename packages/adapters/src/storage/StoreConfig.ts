@@ -3,7 +3,7 @@
  * embedded default, a data directory and no server) or a `postgres://` / `postgresql://` URL.
  * SQL stores are migrated when the layer is built.
  */
-import { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -44,11 +44,11 @@ export const parse = (input: string): Result.Result<StoreSpec, InvalidStoreSpec>
  * first statements: a PostgreSQL server that cannot be reached fails here, while the layer is
  * built (the client itself connects lazily), with the connection error in the defect's cause.
  */
-export const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>): Layer.Layer<Store, E> =>
-  Layer.effect(Store, Effect.andThen(Effect.orDie(Migrations.run), SqlStore.make)).pipe(Layer.provide(client))
+export const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>): Layer.Layer<Stores, E> =>
+  Layer.effectContext(Effect.andThen(Effect.orDie(Migrations.run), SqlStore.make)).pipe(Layer.provide(client))
 
-/** The `Store` layer of a spec; SQL stores run their migrations first. */
-export const layer = (spec: StoreSpec): Layer.Layer<Store, unknown> => {
+/** The stores of a spec (every store port and their `Transaction`); SQL stores run their migrations first. */
+export const layer = (spec: StoreSpec): Layer.Layer<Stores, unknown> => {
   switch (spec._tag) {
     case "memory":
       return MemoryStore.layer

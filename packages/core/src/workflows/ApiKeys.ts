@@ -15,13 +15,14 @@ import type { Permission, PermissionDenied } from "../Permission.js"
 import { requirePermissions } from "../Permission.js"
 import { Ids } from "../ports/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import type { PageRequest } from "../Page.js"
+import { AccessStore } from "../ports/AccessStore.js"
+import { transaction } from "../ports/Transaction.js"
 import { audit, type Caller, now } from "./Caller.js"
 
 export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
   yield* Input.validate(ApiKey.ApiKeyCreateRequest, request)
-  const store = yield* Store
+  const apiKeys = yield* AccessStore
   const ids = yield* Ids
   const hasher = yield* SecretHasher
   const secret = ApiKey.formatSecret(yield* ids.randomBytes(32))
@@ -40,8 +41,8 @@ export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKe
     lastUsedAt: null,
     createdAt: at.toISOString()
   }
-  yield* store.transaction(Effect.gen(function*() {
-    yield* store.apiKeys.insert(caller.orgId, key)
+  yield* transaction(Effect.gen(function*() {
+    yield* apiKeys.insert(caller.orgId, key)
     yield* audit(caller, "api_key.create", "api_key", key.id)
   }))
   const view = ApiKey.toView(key, at.getTime())
@@ -57,22 +58,22 @@ export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKe
 })
 
 export const list = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
+  const apiKeys = yield* AccessStore
   const at = yield* now
-  const result = yield* store.apiKeys.list(caller.orgId, page)
+  const result = yield* apiKeys.list(caller.orgId, page)
   return { items: result.items.map((k) => ApiKey.toView(k, at.getTime())), nextCursor: result.nextCursor }
 })
 
 /** Revocation disables the key at once and keeps its metadata; revoking again changes nothing. */
 export const revoke = Effect.fnUntraced(function*(caller: Caller, keyId: ApiKeyId) {
-  const store = yield* Store
-  return yield* store.transaction(Effect.gen(function*() {
-    const key = yield* store.apiKeys.get(caller.orgId, keyId)
+  const apiKeys = yield* AccessStore
+  return yield* transaction(Effect.gen(function*() {
+    const key = yield* apiKeys.get(caller.orgId, keyId)
     if (Option.isNone(key)) return yield* new ApiKey.ApiKeyNotFound({ apiKeyId: keyId })
     const at = yield* now
     const revoked = ApiKey.revoke(key.value, at)
     if (revoked !== key.value) {
-      yield* store.apiKeys.update(caller.orgId, revoked)
+      yield* apiKeys.update(caller.orgId, revoked)
       yield* audit(caller, "api_key.revoke", "api_key", keyId)
     }
     return ApiKey.toView(revoked, at.getTime())
@@ -118,8 +119,8 @@ export const authenticate = (
   secret: string | undefined,
   orgIdInPath: string,
   required: ReadonlyArray<Permission>
-): Effect.Effect<Principal, AuthenticationError, Store | SecretHasher> =>
-  Effect.flatMap(Effect.context<Store | SecretHasher>(), (services) => authenticateWith(services, secret, orgIdInPath, required))
+): Effect.Effect<Principal, AuthenticationError, AccessStore | SecretHasher> =>
+  Effect.flatMap(Effect.context<AccessStore | SecretHasher>(), (services) => authenticateWith(services, secret, orgIdInPath, required))
 
 /**
  * `authenticate` with its services given: for a caller that holds them already (the host's
@@ -127,7 +128,7 @@ export const authenticate = (
  * them. Same checks, same order.
  */
 export const authenticateWith = (
-  services: Context.Context<Store | SecretHasher>,
+  services: Context.Context<AccessStore | SecretHasher>,
   secret: string | undefined,
   orgIdInPath: string,
   required: ReadonlyArray<Permission>
@@ -136,9 +137,9 @@ export const authenticateWith = (
   if (!ApiKey.looksLikeSecret(secret)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
   // a plain chain, not a generator: this runs on every request, and each generator step is an
   // Effect step of its own (about half of this workflow's cost)
-  const store = Context.get(services, Store)
+  const apiKeys = Context.get(services, AccessStore)
   return Effect.flatMap(
-    Effect.flatMap(Context.get(services, SecretHasher).hash(secret), (hash) => store.apiKeys.findBySecretHash(hash)),
+    Effect.flatMap(Context.get(services, SecretHasher).hash(secret), (hash) => apiKeys.findBySecretHash(hash)),
     (match) => {
       if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
       return Effect.clockWith((clock) => {
@@ -151,7 +152,7 @@ export const authenticateWith = (
         // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
         // request; `touch` sets only that field, so it never undoes a concurrent revocation.
         return key.lastUsedAt === null || at - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs
-          ? Effect.andThen(store.apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
+          ? Effect.andThen(apiKeys.touch(orgId, key.id, new Date(at).toISOString()), checked)
           : checked
       })
     }

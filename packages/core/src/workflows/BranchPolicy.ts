@@ -7,17 +7,19 @@
 import * as Effect from "effect/Effect"
 import * as Assignment from "../Assignment.js"
 import type { OrgId, RepositoryId } from "../Id.js"
-import { Store } from "../ports/Store.js"
+import { PolicyStore } from "../ports/PolicyStore.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
 import type * as Resolution from "../Resolution.js"
 
 /** The groups that apply to the branch, in precedence order, with their published mappings. */
 export const policyForBranch = (orgId: OrgId, repositoryId: RepositoryId, branchName: string) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const groups = yield* store.policyGroups.all(orgId)
-    const assignments = yield* store.assignments.get(orgId, repositoryId)
-    const applying = Assignment.groupsForBranch({ groups, assignments, branchName })
+    const { policyGroups, published } = yield* PolicyStore
+    const { assignments } = yield* RepositoryStore
+    const groups = yield* policyGroups.all(orgId)
+    const assigned = yield* assignments.get(orgId, repositoryId)
+    const applying = Assignment.groupsForBranch({ groups, assignments: assigned, branchName })
     // one read for every applying group, not one per group
-    const published = yield* store.published.listByGroups(orgId, applying.map((g) => g.id))
-    return applying.map((group) => ({ group, phases: group.phases, published: published.get(group.id) ?? [] })) as Resolution.ResolutionPolicy
+    const live = yield* published.listByGroups(orgId, applying.map((g) => g.id))
+    return applying.map((group) => ({ group, phases: group.phases, published: live.get(group.id) ?? [] })) as Resolution.ResolutionPolicy
   })

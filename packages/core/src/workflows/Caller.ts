@@ -9,7 +9,9 @@ import type { Actor, Outcome } from "../Audit.js"
 import * as Event from "../Event.js"
 import type { AuditEventId, EventId, OrgId } from "../Id.js"
 import { Ids } from "../ports/Ids.js"
-import { type NewOutboxEvent, Store } from "../ports/Store.js"
+import { AuditStore } from "../ports/AuditStore.js"
+import { type NewOutboxEvent, OutboxStore } from "../ports/OutboxStore.js"
+import { WebhookStore } from "../ports/WebhookStore.js"
 import { route, type RoutingContext } from "../Webhook.js"
 
 export interface Caller {
@@ -40,10 +42,10 @@ export const audit = (
   options: { readonly outcome?: Outcome; readonly detail?: string } = {}
 ) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const auditTrail = yield* AuditStore
     const ids = yield* Ids
     const at = yield* now
-    yield* store.audit.append(caller.orgId, {
+    yield* auditTrail.append(caller.orgId, {
       id: (yield* ids.next("audit")) as AuditEventId,
       at: at.toISOString(),
       actor: caller.actor,
@@ -66,10 +68,9 @@ export const emit = (
 ) =>
   Effect.gen(function*() {
     if (events.length === 0) return []
-    const store = yield* Store
     const ids = yield* Ids
     const at = (yield* now).toISOString()
-    const destinations = yield* store.webhooks.all(caller.orgId)
+    const destinations = yield* WebhookStore.use((webhooks) => webhooks.all(caller.orgId))
     const rows: Array<NewOutboxEvent> = []
     for (const { data, type } of events) {
       // a builder that does not fit its own schema is a bug in the workflow, not user input
@@ -86,6 +87,6 @@ export const emit = (
         destinations: route(type, routing, destinations)
       })
     }
-    yield* store.outbox.append(caller.orgId, rows)
+    yield* OutboxStore.use((outbox) => outbox.append(caller.orgId, rows))
     return rows.map((r) => r.event.id)
   })

@@ -15,9 +15,10 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ConnectionHealth from "../ConnectionHealth.js"
 import type { OrgId } from "../Id.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { type ConnectionContext, VcsProvider } from "../ports/VcsProvider.js"
 import type { Repository } from "../Repository.js"
-import { Store, type StoreService } from "../ports/Store.js"
-import { type ConnectionContext, VcsProvider, type VcsProviderError, type VcsWriteRejected } from "../ports/VcsProvider.js"
+import type { VcsProviderError, VcsWriteRejected } from "../Vcs.js"
 import { connectionOf } from "./RepositoryAccess.js"
 
 type Port = typeof VcsProvider.Service
@@ -33,7 +34,7 @@ export type ConnectedProvider =
     readonly context: ConnectionContext
   }
 
-const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): ConnectedProvider => {
+const bind = (store: typeof RepositoryStore.Service, vcs: Port, ctx: ConnectionContext): ConnectedProvider => {
   const { orgId } = ctx
   const connectionId = ctx.connection.id
   // `known`: the status the calls so far decided; `stored`: the last one written. `known` is set
@@ -81,8 +82,8 @@ const bind = (store: StoreService, vcs: Port, ctx: ConnectionContext): Connected
 }
 
 /** The provider bound to `ctx`; its calls apply the connection-health rule. */
-export const connectedProvider = (ctx: ConnectionContext): Effect.Effect<ConnectedProvider, never, Store | VcsProvider> =>
-  Effect.zipWith(Store, VcsProvider, (store, vcs) => bind(store, vcs, ctx))
+export const connectedProvider = (ctx: ConnectionContext): Effect.Effect<ConnectedProvider, never, RepositoryStore | VcsProvider> =>
+  Effect.zipWith(RepositoryStore, VcsProvider, (store, vcs) => bind(store, vcs, ctx))
 
 /**
  * The provider bound to a repository's connection; `not-configured` when the connection is gone

@@ -10,9 +10,11 @@ import * as Onboarding from "../Onboarding.js"
 import { toRepositoryView } from "../Repository.js"
 import { TeamNotFound } from "../Team.js"
 import { type AvailableBranch, type AvailableRepository, type ProviderRepository, VcsConnectionNotFound } from "../VcsConnection.js"
+import type { PageRequest } from "../Page.js"
 import { Ids } from "../ports/Ids.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import { OrganizationStore } from "../ports/OrganizationStore.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { transaction } from "../ports/Transaction.js"
 import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
 import { connectedProvider } from "./ConnectedProvider.js"
 import { queueScans } from "./Scans.js"
@@ -23,8 +25,8 @@ const mapPage = <A, B>(page: { readonly items: ReadonlyArray<A>; readonly nextCu
 })
 
 export const listTeams = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  return yield* store.teams.list(caller.orgId, page)
+  const { teams } = yield* OrganizationStore
+  return yield* teams.list(caller.orgId, page)
 })
 
 /** GET /teams/{teamId}/routines: the team must exist in this organization (404 otherwise). */
@@ -33,31 +35,31 @@ export const listTeamRoutines = Effect.fnUntraced(function*(
   teamId: TeamId,
   page: PageRequest
 ) {
-  const store = yield* Store
-  if (Option.isNone(yield* store.teams.get(caller.orgId, teamId))) {
+  const { routines, teams } = yield* OrganizationStore
+  if (Option.isNone(yield* teams.get(caller.orgId, teamId))) {
     return yield* new TeamNotFound({ teamId })
   }
-  const result = yield* store.routines.list(caller.orgId, page, { teamId })
+  const result = yield* routines.list(caller.orgId, page, { teamId })
   return mapPage(result, ({ teamId: _teamId, ...routine }) => routine)
 })
 
 /** GET /routines (contracts 5): every routine with its `teamId`, null for a routine without team. */
 export const listRoutines = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  return yield* store.routines.list(caller.orgId, page)
+  const { routines } = yield* OrganizationStore
+  return yield* routines.list(caller.orgId, page)
 })
 
 export const listConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  return yield* store.vcsConnections.list(caller.orgId, page)
+  const { vcsConnections } = yield* RepositoryStore
+  return yield* vcsConnections.list(caller.orgId, page)
 })
 
 const loadConnection = (caller: Caller, id: VcsConnectionId) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const connection = yield* store.vcsConnections.get(caller.orgId, id)
+    const { vcsConnections } = yield* RepositoryStore
+    const connection = yield* vcsConnections.get(caller.orgId, id)
     if (Option.isNone(connection)) return Option.none()
-    const settings = yield* store.vcsConnections.settings(caller.orgId, id)
+    const settings = yield* vcsConnections.settings(caller.orgId, id)
     return Option.some({ orgId: caller.orgId, connection: connection.value, settings: Option.getOrNull(settings) })
   })
 
@@ -76,11 +78,11 @@ export const availableRepositories = Effect.fnUntraced(function*(
   connectionId: VcsConnectionId,
   options: { readonly refresh: boolean }
 ) {
-  const store = yield* Store
+  const { repositories } = yield* RepositoryStore
   const provider = yield* Effect.flatMap(connectionInPath(caller, connectionId), connectedProvider)
-  const repositories = yield* provider.listRepositories(options)
-  const tracked = yield* store.repositories.trackedExternalIds(caller.orgId, connectionId)
-  return repositories.map((r): AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
+  const listed = yield* provider.listRepositories(options)
+  const tracked = yield* repositories.trackedExternalIds(caller.orgId, connectionId)
+  return listed.map((r): AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
 })
 
 /** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
@@ -98,8 +100,8 @@ export const listRepositories = Effect.fnUntraced(function*(
   page: PageRequest,
   filter: { readonly repositoryId?: RepositoryId }
 ) {
-  const store = yield* Store
-  const result = yield* store.repositories.list(caller.orgId, page, filter)
+  const { repositories } = yield* RepositoryStore
+  const result = yield* repositories.list(caller.orgId, page, filter)
   return mapPage(result, toRepositoryView)
 })
 
@@ -119,15 +121,16 @@ export const onboardRepository = Effect.fnUntraced(function*(
   request: Onboarding.OnboardRequest
 ) {
   yield* Input.validate(Onboarding.OnboardRequest, request)
-  const store = yield* Store
+  const { routines, teams } = yield* OrganizationStore
+  const { repositories } = yield* RepositoryStore
   const ids = yield* Ids
   const ctx = yield* Effect.flatMap(loadConnection(caller, request.vcsConnectionId), (c) =>
     required(c, "vcsConnectionId", "VCS connection"))
-  const team = yield* Effect.flatMap(store.teams.get(caller.orgId, request.assignedTeamId), (t) =>
+  const team = yield* Effect.flatMap(teams.get(caller.orgId, request.assignedTeamId), (t) =>
     required(t, "assignedTeamId", "team"))
-  const routine = yield* Effect.flatMap(store.routines.get(caller.orgId, request.assignedRoutineId), (r) =>
+  const routine = yield* Effect.flatMap(routines.get(caller.orgId, request.assignedRoutineId), (r) =>
     required(r, "assignedRoutineId", "routine"))
-  const existing = yield* store.repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
+  const existing = yield* repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
   let repository: ProviderRepository | undefined
   let branches: ReadonlyArray<AvailableBranch> = []
   if (ctx.connection.status === "active" && Option.isNone(existing)) {
@@ -150,8 +153,8 @@ export const onboardRepository = Effect.fnUntraced(function*(
     request,
     now: yield* now
   })
-  yield* store.transaction(Effect.gen(function*() {
-    yield* store.repositories.insert(caller.orgId, created)
+  yield* transaction(Effect.gen(function*() {
+    yield* repositories.insert(caller.orgId, created)
     yield* queueScans(caller, created, "onboarding")
     yield* audit(caller, "repository.create", "repository", created.id)
   }))

@@ -8,8 +8,10 @@ import * as Result from "effect/Result"
 import type { MappingId, PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
 import * as Mapping from "../Mapping.js"
 import { Ids } from "../ports/Ids.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import type { PageRequest } from "../Page.js"
+import { OrganizationStore } from "../ports/OrganizationStore.js"
+import { PolicyStore } from "../ports/PolicyStore.js"
+import { transaction } from "../ports/Transaction.js"
 import * as Resolution from "../Resolution.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { policyForBranch } from "./BranchPolicy.js"
@@ -25,18 +27,15 @@ export const addDraftMapping = Effect.fnUntraced(function*(
   phaseId: PhaseId,
   input: Mapping.MappingInput
 ) {
-  const store = yield* Store
+  const { drafts, policyGroups } = yield* PolicyStore
   const ids = yield* Ids
-  return yield* store.transaction(Effect.gen(function*() {
-    yield* store.policyGroups.lock(caller.orgId, groupId)
-    const group = yield* Effect.flatMap(store.policyGroups.get(caller.orgId, groupId), Option.match({
-      onNone: () => Effect.fail(new PolicyGroup.PolicyGroupNotFound({ policyGroupId: groupId })),
-      onSome: Effect.succeed
-    }))
+  return yield* transaction(Effect.gen(function*() {
+    yield* policyGroups.lock(caller.orgId, groupId)
+    const group = yield* loadGroup(caller, groupId)
     const phase = yield* Effect.fromResult(PolicyGroup.ensureInternalPhase(group, phaseId))
     const valid = yield* Effect.fromResult(Mapping.validateMappingInput(input, { source: "api" }))
     const key = Mapping.mappingKey(valid.fromImage, valid.platformScope)
-    const existing = yield* store.drafts.findByKey(caller.orgId, groupId, phase.id, key)
+    const existing = yield* drafts.findByKey(caller.orgId, groupId, phase.id, key)
     // a retried upsert of an equal mapping (rule 8) needs no fresh id and no timestamp; an update
     // keeps its id, so only a new mapping draws one
     const unchanged = Option.isSome(existing) && Mapping.sameContent(existing.value, valid)
@@ -45,7 +44,7 @@ export const addDraftMapping = Effect.fnUntraced(function*(
       now: unchanged ? "" : (yield* now).toISOString()
     })
     if (result.outcome !== "unchanged") {
-      yield* store.drafts.put(caller.orgId, groupId, { ...result.mapping, phaseId: phase.id })
+      yield* drafts.put(caller.orgId, groupId, { ...result.mapping, phaseId: phase.id })
       yield* audit(caller, `mapping.${result.outcome}`, "policy_mapping", result.mapping.id)
     }
     return { mapping: { ...result.mapping, phaseId: phase.id }, outcome: result.outcome }
@@ -54,21 +53,22 @@ export const addDraftMapping = Effect.fnUntraced(function*(
 
 /** POST .../publish: the whole group draft goes live (rule 9), one group per call. */
 export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
-  const store = yield* Store
-  return yield* store.transaction(Effect.gen(function*() {
-    yield* store.policyGroups.lock(caller.orgId, groupId)
+  const { drafts, policyGroups, published } = yield* PolicyStore
+  const { organizations } = yield* OrganizationStore
+  return yield* transaction(Effect.gen(function*() {
+    yield* policyGroups.lock(caller.orgId, groupId)
     const group = yield* loadGroup(caller, groupId)
     const at = yield* now
     const result = PolicyGroup.publish({
       group,
-      drafts: yield* store.drafts.listByGroup(caller.orgId, groupId),
-      published: yield* store.published.listByGroup(caller.orgId, groupId),
+      drafts: yield* drafts.listByGroup(caller.orgId, groupId),
+      published: yield* published.listByGroup(caller.orgId, groupId),
       now: at
     })
     const internal = group.phases.filter((p) => p.sourceType === "internal").map((p) => p.id)
-    yield* store.published.replace(caller.orgId, groupId, internal, result.published)
+    yield* published.replace(caller.orgId, groupId, internal, result.published)
     yield* audit(caller, "policy_group.publish", "policy_group", groupId)
-    const org = yield* store.organizations.get(caller.orgId)
+    const org = yield* organizations.get(caller.orgId)
     const routing = policyRouting(group, org)
     const changedAt = at.toISOString()
     yield* emit(caller, routing, [
@@ -85,8 +85,8 @@ export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId:
 })
 
 export const listGroups = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  const result = yield* store.policyGroups.list(caller.orgId, page)
+  const { policyGroups } = yield* PolicyStore
+  const result = yield* policyGroups.list(caller.orgId, page)
   return {
     items: result.items.map(({ applyToAllRepos, id, name }) => ({ id, name, applyToAllRepos })),
     nextCursor: result.nextCursor
@@ -95,9 +95,9 @@ export const listGroups = Effect.fnUntraced(function*(caller: Caller, page: Page
 
 /** GET .../details: phases (in position order) and the published mappings. */
 export const groupDetails = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
-  const store = yield* Store
+  const { published } = yield* PolicyStore
   const group = yield* loadGroup(caller, groupId)
-  return PolicyGroup.toDetails(group, yield* store.published.listByGroup(caller.orgId, groupId))
+  return PolicyGroup.toDetails(group, yield* published.listByGroup(caller.orgId, groupId))
 })
 
 /** GET .../phases/{phaseId}/mappings (contracts 5): the phase's draft, what a retrying client reads first (rule 8). */
@@ -107,10 +107,10 @@ export const listDraftMappings = Effect.fnUntraced(function*(
   phaseId: PhaseId,
   page: PageRequest
 ) {
-  const store = yield* Store
+  const { drafts } = yield* PolicyStore
   const group = yield* loadGroup(caller, groupId)
   const phase = yield* Effect.fromResult(PolicyGroup.findPhase(group, phaseId))
-  return yield* store.drafts.listByPhase(caller.orgId, groupId, phase.id, page)
+  return yield* drafts.listByPhase(caller.orgId, groupId, phase.id, page)
 })
 
 /** POST .../phases/{phaseId}/sync: the external phase follows its mappings file (Sync.ts). */

@@ -12,9 +12,17 @@ import * as Option from "effect/Option"
 import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
 import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import type { PageRequest } from "../Page.js"
+import type { AuditStore } from "../ports/AuditStore.js"
+import type { OutboxStore } from "../ports/OutboxStore.js"
+import type { PolicyStore } from "../ports/PolicyStore.js"
+import { RemediationStore } from "../ports/RemediationStore.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { ScanStore } from "../ports/ScanStore.js"
+import { SnoozeStore } from "../ports/SnoozeStore.js"
+import { transaction, type Transaction } from "../ports/Transaction.js"
 import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
+import type { WebhookStore } from "../ports/WebhookStore.js"
 import * as Remediation from "../Remediation.js"
 import * as Resolution from "../Resolution.js"
 import * as Text from "../Text.js"
@@ -30,9 +38,9 @@ import { isTracked, loadRepository } from "./RepositoryAccess.js"
  * request of the branch that did not fail is the open one, or there is none.
  */
 const openRequestOf = (orgId: OrgId, repositoryId: RepositoryId, branchName: string) =>
-  Effect.flatMap(Store, (store) =>
+  RemediationStore.use((remediations) =>
     Effect.map(
-      store.remediations.latest(orgId, repositoryId, branchName, { excludeFailed: true }),
+      remediations.latest(orgId, repositoryId, branchName, { excludeFailed: true }),
       Option.filter((r) => r.status === "open")
     ))
 
@@ -69,6 +77,23 @@ const sameChanges = (a: ReadonlyArray<Remediation.RemediationChange>, b: Readonl
   a.length === b.length && a.every((c, i) => Equal.equals(c, b[i]!))
 
 /**
+ * What remediating a branch reads and writes: the branch's findings, policy and snoozes, the
+ * request with its audit row and event, and the provider it goes through.
+ */
+export type RemediateServices =
+  | RemediationStore
+  | RepositoryStore
+  | ScanStore
+  | PolicyStore
+  | SnoozeStore
+  | AuditStore
+  | WebhookStore
+  | OutboxStore
+  | Transaction
+  | Ids
+  | VcsProvider
+
+/**
  * Remediates one tracked branch from its findings (`Remediation.plan` over the branch's policy and
  * the repository's active snoozes): `findings` when given (the scan worker passes those of the scan
  * it is running, not stored yet), otherwise the branch's stored ones. Nothing to change: nothing is
@@ -89,18 +114,19 @@ export const remediateBranch = (target: {
    */
   readonly repository?: Repository | undefined
   readonly provider?: ConnectedProvider | undefined
-}): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, Store | Ids | VcsProvider> =>
+}): Effect.Effect<Option.Option<Remediation.RemediationRequest>, never, RemediateServices> =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const remediations = yield* RemediationStore
+    const { repositories } = yield* RepositoryStore
     const ids = yield* Ids
     const { branchName, orgId, repositoryId, scanId } = target
-    const found = target.repository === undefined ? yield* store.repositories.get(orgId, repositoryId) : Option.some(target.repository)
+    const found = target.repository === undefined ? yield* repositories.get(orgId, repositoryId) : Option.some(target.repository)
     if (Option.isNone(found) || !isTracked(found.value, branchName)) return Option.none()
     const repository = found.value
     const planned = Remediation.plan({
-      findings: target.findings ?? (yield* store.scans.allFindings(orgId, repositoryId, branchName)),
+      findings: target.findings ?? (yield* ScanStore.use((scans) => scans.allFindings(orgId, repositoryId, branchName))),
       policy: Resolution.compile(yield* policyForBranch(orgId, repositoryId, branchName)),
-      snoozes: yield* store.snoozeRequests.listByRepository(orgId, repositoryId),
+      snoozes: yield* SnoozeStore.use((snoozes) => snoozes.listByRepository(orgId, repositoryId)),
       now: yield* now
     })
     if (planned.length === 0) return Option.none()
@@ -127,9 +153,9 @@ export const remediateBranch = (target: {
 
     const caller: Caller = { orgId, actor: { kind: "system", name: "routine-worker" }, correlationId: scanId }
     const routing = { family: "remediation" as const, repositoryTeamId: repository.assignedTeamId }
-    return yield* store.transaction(Effect.gen(function*() {
+    return yield* transaction(Effect.gen(function*() {
       // one writer per repository at a time: two runs never open two requests for one branch
-      yield* store.repositories.lock(orgId, repositoryId)
+      yield* repositories.lock(orgId, repositoryId)
       const at = (yield* now).toISOString()
       const fresh = (changes: ReadonlyArray<Remediation.RemediationChange>) =>
         Effect.map(ids.next("remediation"), (id): Remediation.RemediationRequest => ({
@@ -149,14 +175,14 @@ export const remediateBranch = (target: {
 
       // a run of this scan was recorded already (its worker died before finishing the scan, and the
       // scan was run again): the provider's request is the same, so nothing new is recorded or told
-      const latest = yield* store.remediations.latest(orgId, repositoryId, branchName)
+      const latest = yield* remediations.latest(orgId, repositoryId, branchName)
       const recorded = Option.filter(latest, (r) => r.scanId === scanId)
 
       if (Result.isFailure(attempt)) {
         const failure = Remediation.failureKind(attempt.failure)
         if (Option.isSome(recorded) && recorded.value.status === "failed" && recorded.value.failure === failure) return recorded
         const request: Remediation.RemediationRequest = { ...(yield* fresh(planned)), status: "failed", failure }
-        yield* store.remediations.put(orgId, request)
+        yield* remediations.put(orgId, request)
         yield* audit(caller, "remediation.fail", "remediation_request", request.id, { outcome: "rejected", detail: failure })
         yield* emit(caller, routing, [{
           type: "service.remediation_pull_request.failed",
@@ -173,13 +199,13 @@ export const remediateBranch = (target: {
       if (Option.isSome(current) && current.value.number === opened.number) {
         if (current.value.scanId === scanId && sameChanges(current.value.changes, applied)) return current
         request = { ...current.value, headBranch, url, scanId, changes: applied, updatedAt: at }
-        yield* store.remediations.put(orgId, request)
+        yield* remediations.put(orgId, request)
         yield* audit(caller, "remediation.update", "remediation_request", request.id)
       } else {
         // the provider's previous request was merged or closed: ours becomes history
-        if (Option.isSome(current)) yield* store.remediations.put(orgId, { ...current.value, status: "superseded", updatedAt: at })
+        if (Option.isSome(current)) yield* remediations.put(orgId, { ...current.value, status: "superseded", updatedAt: at })
         request = { ...(yield* fresh(applied)), number: opened.number, url }
-        yield* store.remediations.put(orgId, request)
+        yield* remediations.put(orgId, request)
         yield* audit(caller, "remediation.open", "remediation_request", request.id)
       }
       yield* emit(caller, routing, [{
@@ -196,7 +222,7 @@ export const listRemediations = Effect.fnUntraced(function*(
   repositoryId: RepositoryId,
   page: PageRequest
 ) {
-  const store = yield* Store
+  const remediations = yield* RemediationStore
   yield* loadRepository(caller.orgId, repositoryId)
-  return yield* store.remediations.list(caller.orgId, repositoryId, page)
+  return yield* remediations.list(caller.orgId, repositoryId, page)
 })

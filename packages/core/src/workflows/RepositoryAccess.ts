@@ -5,15 +5,16 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { OrgId, RepositoryId } from "../Id.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import type { ConnectionContext } from "../ports/VcsProvider.js"
 import { type Repository, RepositoryNotFound } from "../Repository.js"
-import { Store } from "../ports/Store.js"
-import { type ConnectionContext, VcsProviderError } from "../ports/VcsProvider.js"
+import { VcsProviderError } from "../Vcs.js"
 import { InvalidReferenceInBody } from "./Caller.js"
 
 /** The repository named in a path, or `RepositoryNotFound` (404). */
 export const loadRepository = (orgId: OrgId, repositoryId: RepositoryId) =>
-  Effect.flatMap(Store, (store) =>
-    Effect.flatMap(store.repositories.get(orgId, repositoryId), Option.match({
+  RepositoryStore.use(({ repositories }) =>
+    Effect.flatMap(repositories.get(orgId, repositoryId), Option.match({
       onNone: () => Effect.fail(new RepositoryNotFound({ repositoryId })),
       onSome: Effect.succeed
     })))
@@ -39,11 +40,11 @@ export const trackedBranch = (repository: Repository, branch: string | undefined
  */
 export const connectionOf = (orgId: OrgId, repository: Repository) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const connection = yield* store.vcsConnections.get(orgId, repository.vcsConnectionId)
+    const { vcsConnections } = yield* RepositoryStore
+    const connection = yield* vcsConnections.get(orgId, repository.vcsConnectionId)
     if (Option.isNone(connection) || connection.value.status === "inactive") {
       return yield* new VcsProviderError({ reason: "not-configured" })
     }
-    const settings = yield* store.vcsConnections.settings(orgId, repository.vcsConnectionId)
+    const settings = yield* vcsConnections.settings(orgId, repository.vcsConnectionId)
     return { orgId, connection: connection.value, settings: Option.getOrNull(settings) } satisfies ConnectionContext
   })

@@ -10,9 +10,10 @@ import * as Option from "effect/Option"
 import type { OrgId, RepositoryId, ScanId } from "../Id.js"
 import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
-import type { ClaimedScan, Page, PageRequest, ScanOutcome } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
-import type { VcsProvider } from "../ports/VcsProvider.js"
+import type { Page, PageRequest } from "../Page.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { type ClaimedScan, ScanStore } from "../ports/ScanStore.js"
+import { transaction, type Transaction } from "../ports/Transaction.js"
 import * as Resolution from "../Resolution.js"
 import * as Scan from "../Scan.js"
 import * as Scanner from "../Scanner.js"
@@ -20,7 +21,7 @@ import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, now } from "./Caller.js"
 import { connectedRepository } from "./ConnectedProvider.js"
 import { isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
-import { remediateBranch } from "./Remediation.js"
+import { remediateBranch, type RemediateServices } from "./Remediation.js"
 
 /** Files read at once by one scan: a few requests in flight, not the provider's whole quota. */
 const readConcurrency = 8
@@ -33,14 +34,14 @@ const enqueue = (
   branchNames: ReadonlyArray<string> | undefined
 ) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const scans = yield* ScanStore
     const ids = yield* Ids
     const queuedAt = (yield* now).toISOString()
     const names = [...new Set(branchNames ?? repository.branches.map((b) => b.branchName))].filter((b) => isTracked(repository, b))
     const out: Array<{ readonly scan: Scan.BranchScan; readonly created: boolean }> = []
     for (const branchName of names) {
       const id = (yield* ids.next("scan")) as ScanId
-      const scan = yield* store.scans.enqueue(orgId, {
+      const scan = yield* scans.enqueue(orgId, {
         id,
         repositoryId: repository.id,
         branchName,
@@ -70,7 +71,7 @@ export const queueScans = (
   repository: Repository,
   trigger: Scan.ScanTrigger,
   branchNames?: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<Scan.BranchScan>, never, Store | Ids> =>
+): Effect.Effect<ReadonlyArray<Scan.BranchScan>, never, ScanStore | Ids> =>
   Effect.map(enqueue(caller.orgId, repository, trigger, branchNames), (queued) => queued.map((q) => q.scan))
 
 /** POST /repositories/{id}/scans: scans on demand, of the named tracked branches or of all of them. */
@@ -79,8 +80,7 @@ export const requestScans = Effect.fnUntraced(function*(
   repositoryId: RepositoryId,
   body: { readonly branchNames?: ReadonlyArray<string> | undefined; readonly remediate?: boolean | undefined }
 ) {
-  const store = yield* Store
-  return yield* store.transaction(Effect.gen(function*() {
+  return yield* transaction(Effect.gen(function*() {
     const repository = yield* loadRepository(caller.orgId, repositoryId)
     if (body.branchNames !== undefined) {
       yield* Effect.forEach(body.branchNames, (branchName, i) => trackedBranch(repository, branchName, `branchNames[${i}]`), { discard: true })
@@ -100,11 +100,11 @@ export const listScans = Effect.fnUntraced(function*(
   query: { readonly branch?: string | undefined },
   page: PageRequest
 ) {
-  const store = yield* Store
+  const scans = yield* ScanStore
   const repository = yield* loadRepository(caller.orgId, repositoryId)
-  if (query.branch === undefined) return yield* store.scans.list(caller.orgId, repositoryId, page)
+  if (query.branch === undefined) return yield* scans.list(caller.orgId, repositoryId, page)
   const branchName = yield* trackedBranch(repository, query.branch, "branch")
-  return yield* store.scans.list(caller.orgId, repositoryId, page, { branchName })
+  return yield* scans.list(caller.orgId, repositoryId, page, { branchName })
 })
 
 /**
@@ -118,19 +118,19 @@ export const findings = Effect.fnUntraced(function*(
   query: { readonly branch?: string | undefined },
   page: PageRequest
 ) {
-  const store = yield* Store
+  const scans = yield* ScanStore
   const repository = yield* loadRepository(caller.orgId, repositoryId)
   const branchName = yield* trackedBranch(repository, query.branch, "branch")
-  const latest = store.scans.latestSucceeded(caller.orgId, repositoryId, branchName)
+  const latest = scans.latestSucceeded(caller.orgId, repositoryId, branchName)
   // findings change only when a scan succeeds, which changes the newest succeeded scan: reading it
   // before and after the page tells whether both belong to the same scan (else read again)
   let scan = Option.getOrNull(yield* latest)
-  let result: Page<Scanner.Finding> = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+  let result: Page<Scanner.Finding> = yield* scans.findings(caller.orgId, repositoryId, branchName, page)
   for (let tries = 0; tries < 3; tries++) {
     const after = Option.getOrNull(yield* latest)
     if (after?.id === scan?.id) break
     scan = after
-    result = yield* store.scans.findings(caller.orgId, repositoryId, branchName, page)
+    result = yield* scans.findings(caller.orgId, repositoryId, branchName, page)
   }
   let items: ReadonlyArray<Scan.FindingView> = []
   if (result.items.length > 0) {
@@ -181,9 +181,9 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
 export const runScan = (
   claimed: ClaimedScan,
   worker: string
-): Effect.Effect<Scan.BranchScan | undefined, never, Store | Ids | VcsProvider> =>
+): Effect.Effect<Scan.BranchScan | undefined, never, RemediateServices> =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const scans = yield* ScanStore
     const { orgId, scan } = claimed
     const repository = yield* Effect.option(loadRepository(orgId, scan.repositoryId))
     const result = Option.isNone(repository)
@@ -203,11 +203,11 @@ export const runScan = (
       })
     }
     const at = (yield* now).toISOString()
-    const outcome: ScanOutcome = result.status === "failed"
+    const outcome: Scan.ScanOutcome = result.status === "failed"
       ? { status: "failed", at, failure: result.failure }
       : { status: "succeeded", at, commitSha: result.commitSha, fileCount: result.fileCount, findings: result.findings }
-    if (!(yield* store.scans.finish(orgId, scan.id, worker, outcome))) return undefined
-    return Option.getOrUndefined(yield* store.scans.get(orgId, scan.id))
+    if (!(yield* scans.finish(orgId, scan.id, worker, outcome))) return undefined
+    return Option.getOrUndefined(yield* scans.get(orgId, scan.id))
   })
 
 /**
@@ -215,10 +215,11 @@ export const runScan = (
  * is due (`Scan.isRoutineDue`); a branch with a scan queued or running keeps it. Answers how many
  * scans it queued.
  */
-export const routineTick: Effect.Effect<number, never, Store | Ids> = Effect.gen(function*() {
-  const store = yield* Store
+export const routineTick: Effect.Effect<number, never, ScanStore | RepositoryStore | Transaction | Ids> = Effect.gen(function*() {
+  const scans = yield* ScanStore
+  const { repositories } = yield* RepositoryStore
   const at = yield* now
-  const due = (yield* store.scans.routineTargets()).filter((t) => Scan.isRoutineDue(t, at))
+  const due = (yield* scans.routineTargets()).filter((t) => Scan.isRoutineDue(t, at))
   const byRepository = new Map<string, { orgId: OrgId; repositoryId: RepositoryId; branchNames: Array<string> }>()
   for (const t of due) {
     const key = `${t.orgId}/${t.repositoryId}`
@@ -228,8 +229,8 @@ export const routineTick: Effect.Effect<number, never, Store | Ids> = Effect.gen
   }
   let queued = 0
   for (const { branchNames, orgId, repositoryId } of byRepository.values()) {
-    queued += yield* store.transaction(Effect.gen(function*() {
-      const repository = yield* store.repositories.get(orgId, repositoryId)
+    queued += yield* transaction(Effect.gen(function*() {
+      const repository = yield* repositories.get(orgId, repositoryId)
       if (Option.isNone(repository)) return 0
       const scans = yield* enqueue(orgId, repository.value, "routine", branchNames)
       return scans.filter((s) => s.created).length

@@ -7,8 +7,10 @@ import * as Input from "../Input.js"
 import type { SnoozeRequestId } from "../Id.js"
 import { normalizeImageReference } from "../ImageReference.js"
 import { Ids } from "../ports/Ids.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import type { PageRequest } from "../Page.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { SnoozeStore } from "../ports/SnoozeStore.js"
+import { transaction } from "../ports/Transaction.js"
 import * as SnoozeRequest from "../SnoozeRequest.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 
@@ -24,8 +26,8 @@ export class SnoozeRequestNotFound extends Schema.TaggedError<SnoozeRequestNotFo
 
 const emitTransition = (caller: Caller, request: SnoozeRequest.SnoozeRequest, t: SnoozeRequest.SnoozeTransition, at: Date) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const repository = yield* store.repositories.get(caller.orgId, request.repositoryId)
+    const { repositories } = yield* RepositoryStore
+    const repository = yield* repositories.get(caller.orgId, request.repositoryId)
     yield* emit(caller, {
       family: "snooze",
       repositoryTeamId: Option.match(repository, { onNone: () => null, onSome: (r) => r.assignedTeamId })
@@ -47,10 +49,11 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
   input: SnoozeRequest.SnoozeCreateRequest
 ) {
   yield* Input.validate(SnoozeRequest.SnoozeCreateRequest, input)
-  const store = yield* Store
+  const snoozes = yield* SnoozeStore
+  const { repositories } = yield* RepositoryStore
   const ids = yield* Ids
-  return yield* store.transaction(Effect.gen(function*() {
-    if (Option.isNone(yield* store.repositories.get(caller.orgId, input.repositoryId))) {
+  return yield* transaction(Effect.gen(function*() {
+    if (Option.isNone(yield* repositories.get(caller.orgId, input.repositoryId))) {
       return yield* new InvalidReferenceInBody({ path: "repositoryId", message: "no tracked repository has this id" })
     }
     if (Result.isFailure(normalizeImageReference(input.fromImage))) {
@@ -61,7 +64,7 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
       id: (yield* ids.next("snoozeRequest")) as SnoozeRequestId,
       now: at
     }))
-    yield* store.snoozeRequests.insert(caller.orgId, request)
+    yield* snoozes.insert(caller.orgId, request)
     yield* audit(caller, "snooze_request.create", "snooze_request", request.id)
     yield* emitTransition(caller, request, event, at)
     return request
@@ -76,13 +79,13 @@ const transition = (
   >
 ) =>
 (caller: Caller, id: SnoozeRequestId) =>
-  Effect.flatMap(Store, (store) =>
-    store.transaction(Effect.gen(function*() {
-      const current = yield* store.snoozeRequests.get(caller.orgId, id)
+  SnoozeStore.use((snoozes) =>
+    transaction(Effect.gen(function*() {
+      const current = yield* snoozes.get(caller.orgId, id)
       if (Option.isNone(current)) return yield* new SnoozeRequestNotFound({ snoozeRequestId: id })
       const at = yield* now
       const { event, request } = yield* Effect.fromResult(apply(current.value, at))
-      yield* store.snoozeRequests.update(caller.orgId, request)
+      yield* snoozes.update(caller.orgId, request)
       yield* audit(caller, `snooze_request.${name}`, "snooze_request", id)
       yield* emitTransition(caller, request, event, at)
       return request
@@ -97,6 +100,6 @@ export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decisio
 export const reopenSnoozeRequest = transition("reopen", (r) => SnoozeRequest.reopen(r))
 
 export const listSnoozeRequests = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  return yield* store.snoozeRequests.list(caller.orgId, page)
+  const snoozes = yield* SnoozeStore
+  return yield* snoozes.list(caller.orgId, page)
 })

@@ -12,7 +12,10 @@ import { mappingKey } from "../Mapping.js"
 import * as MappingsFile from "../MappingsFile.js"
 import * as PolicyGroup from "../PolicyGroup.js"
 import { Ids } from "../ports/Ids.js"
-import { Store } from "../ports/Store.js"
+import { OrganizationStore } from "../ports/OrganizationStore.js"
+import { PolicyStore } from "../ports/PolicyStore.js"
+import { RepositoryStore } from "../ports/RepositoryStore.js"
+import { transaction } from "../ports/Transaction.js"
 import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
 import { connectedProvider } from "./ConnectedProvider.js"
@@ -40,12 +43,12 @@ export interface SyncSummary {
  */
 const readSource = (caller: Caller, source: PolicyGroup.ExternalSource) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const found = yield* store.vcsConnections.get(caller.orgId, source.vcsConnectionId)
+    const { vcsConnections } = yield* RepositoryStore
+    const found = yield* vcsConnections.get(caller.orgId, source.vcsConnectionId)
     if (Option.isNone(found)) return { _tag: "Unreachable", problem: "connection-missing" } as const
     const connection = found.value
     if (connection.status === "inactive") return { _tag: "Unreachable", problem: "connection-inactive" } as const
-    const settings = Option.getOrNull(yield* store.vcsConnections.settings(caller.orgId, connection.id))
+    const settings = Option.getOrNull(yield* vcsConnections.settings(caller.orgId, connection.id))
     const provider = yield* connectedProvider({ orgId: caller.orgId, connection, settings })
     return yield* provider.readFile({ fullName: source.repositoryFullName, branch: source.branch, path: source.path }).pipe(
       Effect.map(Option.match({
@@ -69,13 +72,14 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
   groupId: PolicyGroupId,
   phaseId: PhaseId
 ) {
-  const store = yield* Store
+  const { policyGroups, published } = yield* PolicyStore
+  const { organizations } = yield* OrganizationStore
   const ids = yield* Ids
   const before = yield* Effect.fromResult(PolicyGroup.ensureExternalPhase(yield* loadGroup(caller, groupId), phaseId))
   // the provider is asked outside the transaction: no row lock is held across a network call
   const read = yield* readSource(caller, before.external)
-  return yield* store.transaction(Effect.gen(function*() {
-    yield* store.policyGroups.lock(caller.orgId, groupId)
+  return yield* transaction(Effect.gen(function*() {
+    yield* policyGroups.lock(caller.orgId, groupId)
     // decided on the state under the lock: a racing sync of the same version finds it processed
     const group = yield* loadGroup(caller, groupId)
     const phase = yield* Effect.fromResult(PolicyGroup.ensureExternalPhase(group, phaseId))
@@ -86,9 +90,9 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
     }
     const at = yield* now
     const changedAt = at.toISOString()
-    const org = yield* store.organizations.get(caller.orgId)
+    const org = yield* organizations.get(caller.orgId)
     const routing = policyRouting(group, org)
-    const published = yield* store.published.listByGroup(caller.orgId, groupId)
+    const groupPublished = yield* published.listByGroup(caller.orgId, groupId)
     const groupUpdated = (mappingCount: number) => ({
       type: "service.policy_group.updated" as const,
       data: { policy_group_id: groupId, action: "updated", mapping_count: mappingCount, changed_at: changedAt }
@@ -96,17 +100,17 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
 
     if (decision._tag === "Rejected") {
       // the published mappings stay; the phase says why, and subscribers hear of it
-      yield* store.policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
+      yield* policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
         lastSyncedAt: changedAt,
         lastError: decision.lastError,
         lastVersion: decision.version
       })
       yield* audit(caller, "policy_group.sync_rejected", "phase", phase.id)
-      yield* emit(caller, routing, [groupUpdated(published.length)])
+      yield* emit(caller, routing, [groupUpdated(groupPublished.length)])
       return { ...unchanged, version: decision.version, error: decision.lastError }
     }
 
-    const current = published.filter((m) => m.phaseId === phase.id)
+    const current = groupPublished.filter((m) => m.phaseId === phase.id)
     const added = MappingsFile.diffMappings(current, decision.mappings).added.length
     const fresh: Array<MappingId> = []
     for (let i = 0; i < added; i++) fresh.push((yield* ids.next("mapping")) as MappingId)
@@ -118,8 +122,8 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
       cooldownSeconds: PolicyGroup.cooldownSecondsOf(group, Option.match(org, { onNone: () => 0, onSome: (o) => o.cooldownSeconds })),
       ids: fresh
     })
-    yield* store.published.replace(caller.orgId, groupId, [phase.id], result.published)
-    yield* store.policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
+    yield* published.replace(caller.orgId, groupId, [phase.id], result.published)
+    yield* policyGroups.setExternalState(caller.orgId, groupId, phase.id, {
       lastSyncedAt: changedAt,
       lastError: null,
       lastVersion: decision.version
@@ -131,7 +135,7 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
     const changed = diff.added.length + diff.changed.length + diff.removed.length > 0
     if (changed || phase.external.lastError !== null) {
       yield* emit(caller, routing, [
-        groupUpdated(published.length - current.length + result.published.length),
+        groupUpdated(groupPublished.length - current.length + result.published.length),
         ...diff.added.map((m) => live(mappingKey(m.fromImage, m.platformScope))).map(mappingEvent(groupId, changedAt, "created")),
         ...diff.changed.map((c) => live(c.before.key)).map(mappingEvent(groupId, changedAt, "updated")),
         ...diff.removed.map(mappingEvent(groupId, changedAt, "removed"))
@@ -154,8 +158,8 @@ export const syncPushed = Effect.fn("Sync.syncPushed")(function*(
   vcsConnectionId: VcsConnectionId,
   push: MappingsFile.Push
 ) {
-  const store = yield* Store
-  const targets = MappingsFile.phasesTouchedByPush(yield* store.policyGroups.all(caller.orgId), vcsConnectionId, push)
+  const { policyGroups } = yield* PolicyStore
+  const targets = MappingsFile.phasesTouchedByPush(yield* policyGroups.all(caller.orgId), vcsConnectionId, push)
   return yield* Effect.forEach(targets, (target) =>
     syncExternalPhase(caller, target.policyGroupId, target.phaseId).pipe(
       // the push was received; a provider that cannot answer now is retried by the poll worker
@@ -176,6 +180,6 @@ export const syncPushed = Effect.fn("Sync.syncPushed")(function*(
 
 /** The connection a provider push names, with its organization and settings (for the signature check). */
 export const locateConnection = Effect.fn("Sync.locateConnection")(function*(vcsConnectionId: VcsConnectionId) {
-  const store = yield* Store
-  return yield* store.vcsConnections.locate(vcsConnectionId)
+  const { vcsConnections } = yield* RepositoryStore
+  return yield* vcsConnections.locate(vcsConnectionId)
 })

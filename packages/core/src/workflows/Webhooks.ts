@@ -14,8 +14,12 @@ import type { EventId, WebhookId } from "../Id.js"
 import type { ClaimedDelivery, DeliveryAttempt } from "../Outbox.js"
 import { Ids } from "../ports/Ids.js"
 import { SecretBox } from "../ports/SecretBox.js"
-import type { PageRequest } from "../ports/Store.js"
-import { Store } from "../ports/Store.js"
+import type { PageRequest } from "../Page.js"
+import { OrganizationStore } from "../ports/OrganizationStore.js"
+import { OutboxStore } from "../ports/OutboxStore.js"
+import { PolicyStore } from "../ports/PolicyStore.js"
+import { transaction } from "../ports/Transaction.js"
+import { WebhookStore } from "../ports/WebhookStore.js"
 import { type SendFailure, WebhookSender } from "../ports/WebhookSender.js"
 import * as Webhook from "../Webhook.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
@@ -23,8 +27,8 @@ import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.
 const SIGNING_SECRET_BYTES = 32
 
 const loadDestination = (caller: Caller, id: WebhookId) =>
-  Effect.flatMap(Store, (store) =>
-    Effect.flatMap(store.webhooks.get(caller.orgId, id), Option.match({
+  WebhookStore.use((webhooks) =>
+    Effect.flatMap(webhooks.get(caller.orgId, id), Option.match({
       onNone: () => Effect.fail(new Webhook.WebhookNotFound({ webhookId: id })),
       onSome: Effect.succeed
     })))
@@ -32,14 +36,15 @@ const loadDestination = (caller: Caller, id: WebhookId) =>
 /** Ids named in the body must exist in this organization (400 naming the path, contracts 4). */
 const checkReferences = (caller: Caller, request: Webhook.WebhookCreateRequest) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const { teams } = yield* OrganizationStore
+    const { policyGroups } = yield* PolicyStore
     const team = (path: string, id: string) =>
-      Effect.flatMap(store.teams.get(caller.orgId, id as any), (t) =>
+      Effect.flatMap(teams.get(caller.orgId, id as any), (t) =>
         Option.isNone(t) ? Effect.fail(new InvalidReferenceInBody({ path, message: "no team of this organization has this id" })) : Effect.void)
     if (request.audienceTeamId !== undefined) yield* team("audienceTeamId", request.audienceTeamId)
     if (request.scope.kind === "team") yield* team("scope.teamId", request.scope.teamId)
     if (request.scope.kind === "policyGroup") {
-      const group = yield* store.policyGroups.get(caller.orgId, request.scope.policyGroupId)
+      const group = yield* policyGroups.get(caller.orgId, request.scope.policyGroupId)
       if (Option.isNone(group)) {
         return yield* new InvalidReferenceInBody({ path: "scope.policyGroupId", message: "no policy group of this organization has this id" })
       }
@@ -56,7 +61,7 @@ const newSigningSecret = Effect.flatMap(Ids, (ids) => Effect.map(ids.randomBytes
 
 export const create = Effect.fnUntraced(function*(caller: Caller, request: Webhook.WebhookCreateRequest) {
   yield* Input.validate(Webhook.WebhookCreateRequest, request)
-  const store = yield* Store
+  const webhooks = yield* WebhookStore
   const ids = yield* Ids
   const box = yield* SecretBox
   yield* checkReferences(caller, request)
@@ -76,24 +81,24 @@ export const create = Effect.fnUntraced(function*(caller: Caller, request: Webho
     disabledReason: null,
     createdAt: (yield* now).toISOString()
   }
-  yield* store.transaction(Effect.gen(function*() {
-    yield* store.webhooks.insert(caller.orgId, destination)
+  yield* transaction(Effect.gen(function*() {
+    yield* webhooks.insert(caller.orgId, destination)
     yield* audit(caller, "webhook.create", "webhook", destination.id)
   }))
   return { ...Webhook.toView(destination), ...(signingSecret !== null ? { signingSecret } : {}) } satisfies Webhook.WebhookCreated
 })
 
 export const list = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
-  const store = yield* Store
-  const result = yield* store.webhooks.list(caller.orgId, page)
+  const webhooks = yield* WebhookStore
+  const result = yield* webhooks.list(caller.orgId, page)
   return { items: result.items.map(Webhook.toView), nextCursor: result.nextCursor }
 })
 
 export const remove = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
-  const store = yield* Store
-  yield* store.transaction(Effect.gen(function*() {
+  const webhooks = yield* WebhookStore
+  yield* transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)
-    yield* store.webhooks.delete(caller.orgId, id)
+    yield* webhooks.delete(caller.orgId, id)
     yield* audit(caller, "webhook.delete", "webhook", id)
   }))
 })
@@ -104,12 +109,12 @@ export const replaceEndpoint = Effect.fnUntraced(function*(
   id: WebhookId,
   request: Webhook.EndpointReplaceRequest
 ) {
-  const store = yield* Store
+  const webhooks = yield* WebhookStore
   const box = yield* SecretBox
   yield* loadDestination(caller, id)
   yield* checkEndpoint(request.endpointUrl)
   const sealed = yield* box.seal(request.endpointUrl)
-  return yield* store.transaction(Effect.gen(function*() {
+  return yield* transaction(Effect.gen(function*() {
     const current = yield* loadDestination(caller, id)
     const next: Webhook.WebhookDestination = {
       ...current,
@@ -118,7 +123,7 @@ export const replaceEndpoint = Effect.fnUntraced(function*(
       status: "active",
       disabledReason: null
     }
-    yield* store.webhooks.update(caller.orgId, next)
+    yield* webhooks.update(caller.orgId, next)
     yield* audit(caller, "webhook.replace_endpoint", "webhook", id)
     return Webhook.toView(next)
   }))
@@ -126,14 +131,14 @@ export const replaceEndpoint = Effect.fnUntraced(function*(
 
 /** The previous secret is invalid at once: every later attempt is signed with the new one. */
 export const rotateSecret = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
-  const store = yield* Store
+  const webhooks = yield* WebhookStore
   const box = yield* SecretBox
   const signingSecret = yield* newSigningSecret
   const sealed = yield* box.seal(signingSecret)
-  return yield* store.transaction(Effect.gen(function*() {
+  return yield* transaction(Effect.gen(function*() {
     const current = yield* loadDestination(caller, id)
     if (current.type !== "generic") return yield* new Webhook.NotGenericWebhook({ webhookId: id })
-    yield* store.webhooks.update(caller.orgId, { ...current, signingSecretSealed: sealed })
+    yield* webhooks.update(caller.orgId, { ...current, signingSecretSealed: sealed })
     yield* audit(caller, "webhook.rotate_secret", "webhook", id)
     return { ...Webhook.toView(current), signingSecret }
   }))
@@ -141,8 +146,7 @@ export const rotateSecret = Effect.fnUntraced(function*(caller: Caller, id: Webh
 
 /** Queues a `service.webhook.test` event for this destination only (it need not have selected the type). */
 export const test = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
-  const store = yield* Store
-  return yield* store.transaction(Effect.gen(function*() {
+  return yield* transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)
     const at = (yield* now).toISOString()
     const [eventId] = yield* emit(caller, { family: "webhook", webhookId: id }, [{
@@ -156,30 +160,20 @@ export const test = Effect.fnUntraced(function*(caller: Caller, id: WebhookId) {
 
 /** Deliveries of a destination with their attempts (status code, duration, next retry; dead letters). */
 export const deliveries = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, page: PageRequest) {
-  const store = yield* Store
+  const outbox = yield* OutboxStore
   yield* loadDestination(caller, id)
-  const result = yield* store.outbox.deliveries(caller.orgId, id, page)
-  const items = []
-  for (const d of result.items) {
-    const event = yield* store.outbox.getEvent(caller.orgId, d.eventId)
-    items.push({
-      ...d,
-      type: Option.match(event, { onNone: () => null, onSome: (e) => e.type }),
-      attemptsDetail: yield* store.outbox.attempts(caller.orgId, d.eventId, id)
-    })
-  }
-  return { items, nextCursor: result.nextCursor }
+  return yield* outbox.deliveries(caller.orgId, id, page)
 })
 
 /** Puts a dead letter back in the queue, due now; it is sent with the same CloudEvent id. */
 export const replay = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, eventId: EventId) {
-  const store = yield* Store
-  return yield* store.transaction(Effect.gen(function*() {
+  const outbox = yield* OutboxStore
+  return yield* transaction(Effect.gen(function*() {
     yield* loadDestination(caller, id)
-    if (Option.isNone(yield* store.outbox.getEvent(caller.orgId, eventId))) {
+    if (Option.isNone(yield* outbox.getEvent(caller.orgId, eventId))) {
       return yield* new Webhook.DeliveryNotFound({ webhookId: id, eventId })
     }
-    const requeued = yield* store.outbox.requeue(caller.orgId, eventId, id, yield* now)
+    const requeued = yield* outbox.requeue(caller.orgId, eventId, id, yield* now)
     if (!requeued) return yield* new Webhook.DeliveryNotDead({ eventId, status: "not dead" })
     yield* audit(caller, "webhook.replay", "webhook", id)
     return { eventId, status: "pending" as const }
@@ -208,7 +202,8 @@ const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Deliv
  * can be replayed once the endpoint is fixed.
  */
 export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedDelivery, config: DeliveryConfig) {
-  const store = yield* Store
+  const outbox = yield* OutboxStore
+  const webhooks = yield* WebhookStore
   const box = yield* SecretBox
   const sender = yield* WebhookSender
   const orgId = claimed.orgId as Caller["orgId"]
@@ -222,7 +217,7 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
   ) =>
     Effect.gen(function*() {
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const recorded = store.outbox.recordAttempt(orgId, {
+      const recorded = outbox.recordAttempt(orgId, {
         eventId: delivery.eventId,
         webhookId: delivery.webhookId,
         attempt: attemptNumber,
@@ -233,17 +228,17 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
       // destination as well needs a transaction around both
       if (disable === undefined) yield* recorded
       else {
-        yield* store.transaction(Effect.gen(function*() {
+        yield* transaction(Effect.gen(function*() {
           yield* recorded
-          const current = yield* store.webhooks.get(orgId, delivery.webhookId)
+          const current = yield* webhooks.get(orgId, delivery.webhookId)
           if (Option.isSome(current)) {
-            yield* store.webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
+            yield* webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
           }
         }))
       }
       return next.status
     })
-  const destination = yield* store.webhooks.get(orgId, delivery.webhookId)
+  const destination = yield* webhooks.get(orgId, delivery.webhookId)
   if (Option.isNone(destination) || destination.value.status !== "active") {
     return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, { status: "dead", nextAttemptAt: null })
   }

@@ -4,7 +4,7 @@
  * outcome `rejected` and the problem type, written on its own after the rejected transaction rolled
  * back, so the trail shows who tried what even though nothing changed.
  */
-import { type Id, Ids, Store } from "@image-policy/core"
+import { AuditStore, type Id, Ids } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
@@ -49,10 +49,10 @@ const resourceKinds: ReadonlyArray<readonly [string, string]> = [
 const recordRejection = (caller: Caller, problem: Problem, { params, route }: typeof HttpRouter.RouteContext.Service) =>
   Effect.gen(function*() {
     if (route.method === "GET") return
-    const store = yield* Store
+    const auditTrail = yield* AuditStore
     const ids = yield* Ids
     const resource = resourceKinds.find(([param]) => params[param] !== undefined)
-    yield* store.audit.append(caller.orgId, {
+    yield* auditTrail.append(caller.orgId, {
       id: (yield* ids.next("audit")) as Id.AuditEventId,
       at: new Date().toISOString(),
       actor: caller.actor,
@@ -67,7 +67,7 @@ const recordRejection = (caller: Caller, problem: Problem, { params, route }: ty
 
 export const withCaller = <A, E, R>(
   f: (caller: Caller) => Effect.Effect<A, E, R>
-): Effect.Effect<A, Problem, R | CurrentCaller | Store | Ids | HttpRouter.RouteContext> =>
+): Effect.Effect<A, Problem, R | CurrentCaller | AuditStore | Ids | HttpRouter.RouteContext> =>
   // one synchronous step reads the caller and the route (a `yield*` of each would be an Effect step
   // of its own, on every request); the middleware and the router provide both before any handler runs
   Effect.withFiber((fiber) => {

@@ -4,7 +4,7 @@
  * declares (all in the core's `ApiKeys.authenticate`), then the key's rate limit, then the body (413,
  * malformed JSON, text no store can hold) and the query's text.
  */
-import { type Permission, SecretHasher, Store, Workflows } from "@image-policy/core"
+import { AccessStore, type Permission, SecretHasher, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,12 +24,12 @@ export interface Options {
   readonly maxBodyBytes: number
 }
 
-export const layer = (options: Options): Layer.Layer<Authentication, never, Store | SecretHasher> =>
+export const layer = (options: Options): Layer.Layer<Authentication, never, AccessStore | SecretHasher> =>
   Layer.effect(
     Authentication,
     Effect.gen(function*() {
       // the workflow's services, as this layer was built with them
-      const services = yield* Effect.context<Store | SecretHasher>()
+      const services = yield* Effect.context<AccessStore | SecretHasher>()
       const limiter = RateLimit.make(options.rateLimit)
       return {
         apiKey: (httpEffect, { credential, endpoint }) =>
@@ -74,9 +74,8 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Stor
                 const handled: Effect.Effect<HttpServerResponse.HttpServerResponse, Problem | Types.unhandled> = queryProblem === undefined
                   ? Effect.provideService(httpEffect, CurrentCaller, caller)
                   : Effect.fail(queryProblem)
-                return BodyGuard.hasBody(request.method)
-                  ? Effect.andThen(BodyGuard.check(request, options.maxBodyBytes), handled)
-                  : handled
+                // the body (when the method has one) is read and checked in the frame that then runs the handler
+                return BodyGuard.checkThen(request, options.maxBodyBytes, handled, BodyGuard.limitInPlace(fiber, options.maxBodyBytes))
               }
             })
           })

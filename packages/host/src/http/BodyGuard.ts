@@ -7,6 +7,7 @@
 import { JsonValue, Text } from "@image-policy/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import { Headers, HttpServerError, HttpServerRequest } from "effect/http"
 import type { Problem } from "../api/Problem.js"
 import * as Problems from "./Problems.js"
@@ -33,15 +34,14 @@ export const isTooLarge = (error: unknown): boolean =>
 /** The problem of a failed body read: over the limit (413), or unreadable (400). */
 export const readProblem = (error: unknown, limit: number): Problem => isTooLarge(error) ? tooLarge(limit) : unreadable()
 
+/** Whether the fiber reads bodies under `limit` already (the request lifecycle sets it for every request). */
+export const limitInPlace = (fiber: Fiber.Fiber<unknown, unknown>, limit: number): boolean =>
+  fiber.getRef(HttpServerRequest.MaxBodySize) === BigInt(limit)
+
 /** A body read bounded by `limit`: past it the read fails without buffering more (413). */
 export const bounded = <A, E, R>(read: Effect.Effect<A, E, R>, limit: number): Effect.Effect<A, E, R> =>
-  // the request lifecycle sets this limit for every request already: providing it again would cost
-  // a context change on every request with a body
-  Effect.withFiber((fiber) =>
-    fiber.getRef(HttpServerRequest.MaxBodySize) === BigInt(limit)
-      ? read
-      : Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit))
-  )
+  // providing the limit again where it is in place would cost a context change on every request with a body
+  Effect.withFiber((fiber) => limitInPlace(fiber, limit) ? read : Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit)))
 
 /** A declared content-length over the limit: refused before anything is read. */
 const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest, limit: number) => {
@@ -49,15 +49,24 @@ const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest, limit: n
   return declared !== undefined && Number(declared) > limit
 }
 
-/** One read of the body, then the checks of its text in the contracted order. */
-export const check = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<void, Problem> => {
-  if (!hasBody(request.method)) return Effect.void
+/**
+ * One read of the body, then the checks of its text in the contracted order, then `next` (one frame
+ * for the read and what follows it). A request without a body goes straight to `next`. `inPlace`:
+ * the caller knows the fiber reads under `limit` already (`limitInPlace`), so the read is not wrapped.
+ */
+export const checkThen = <A, E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number,
+  next: Effect.Effect<A, E, R>,
+  inPlace = false
+): Effect.Effect<A, E | Problem, R> => {
+  if (!hasBody(request.method)) return next
   if (declaredTooLarge(request, limit)) return Effect.fail(tooLarge(limit))
-  return Effect.matchEffect(bounded(request.text, limit), {
-    onFailure: (error) => Effect.fail(readProblem(error, limit)),
-    onSuccess: (text) => {
+  return Effect.matchEffect(inPlace ? request.text : bounded(request.text, limit), {
+    onFailure: (error): Effect.Effect<A, E | Problem, R> => Effect.fail(readProblem(error, limit)),
+    onSuccess: (text): Effect.Effect<A, E | Problem, R> => {
       const problem = checkText(text, request.headers["content-type"], limit)
-      return problem === undefined ? Effect.void : Effect.fail(problem)
+      return problem === undefined ? next : Effect.fail(problem)
     }
   })
 }

@@ -99,25 +99,34 @@ export const layer = (options: Options) => {
         const info: Info = { id: requestIdOf(request), route: undefined }
         // JSON under any JSON media type
         const read = BodyGuard.asJson(request)
-        const handled = Effect.catchCause(
-          // one context change for the request: its info, its body reader, and no body buffered past
-          // the limit, on any route
-          Effect.updateContext(app, (context: Context.Context<never>) => {
-            const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
-            return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
-          }),
-          (cause) => toResponse(cause, info.id, options.maxBodyBytes)
-        )
-        const answered = Effect.map(handled, (response) => HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id))
-        if (!options.accessLog) return answered
-        return Effect.tap(answered, (answer) =>
-          Effect.logInfo("request").pipe(Effect.annotateLogs({
-            requestId: info.id,
-            method: request.method,
-            route: info.route ?? new URL(request.url, "http://localhost").pathname,
-            status: answer.status,
-            durationMs: Math.round((performance.now() - started) * 100) / 100
-          })))
+        // one context change for the request: its info, its body reader, and no body buffered past
+        // the limit, on any route
+        const handled = Effect.updateContext(app, (context: Context.Context<never>) => {
+          const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
+          return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
+        })
+        const finish = (response: HttpServerResponse.HttpServerResponse) =>
+          HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
+        const answer = !options.accessLog
+          ? (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(finish(response))
+          : (response: HttpServerResponse.HttpServerResponse) => {
+            const answered = finish(response)
+            return Effect.as(
+              Effect.logInfo("request").pipe(Effect.annotateLogs({
+                requestId: info.id,
+                method: request.method,
+                route: info.route ?? new URL(request.url, "http://localhost").pathname,
+                status: answered.status,
+                durationMs: Math.round((performance.now() - started) * 100) / 100
+              })),
+              answered
+            )
+          }
+        // one frame for both outcomes (a catch, then a map, then a tap would be three)
+        return Effect.matchCauseEffect(handled, {
+          onFailure: (cause) => Effect.flatMap(toResponse(cause, info.id, options.maxBodyBytes), answer),
+          onSuccess: answer
+        })
         // a catch-all handles every error; the router's type asks a global middleware to keep `unhandled`
       }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
     { global: true }

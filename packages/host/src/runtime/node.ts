@@ -4,7 +4,7 @@
  * in-flight requests finish, then closes the store.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import type { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -27,7 +27,7 @@ import * as SyncWorker from "../workers/Sync.js"
 export interface StartOptions extends BootOptions {
   readonly port: number
   readonly host: string
-  readonly store: Layer.Layer<Store, unknown>
+  readonly store: Layer.Layer<Stores, unknown>
   readonly app: App.Options
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined

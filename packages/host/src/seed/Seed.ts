@@ -12,6 +12,7 @@
  */
 import { FixtureVcs } from "@image-policy/adapters"
 import {
+  AccessStore,
   ApiKey,
   Id,
   Ids,
@@ -19,11 +20,14 @@ import {
   IsoDateTime,
   JsonValue,
   Organization,
+  OrganizationStore,
   Permission,
   PolicyGroup,
+  PolicyStore,
+  RepositoryStore,
   SecretBox,
   SecretHasher,
-  Store,
+  transaction,
   VcsConnection
 } from "@image-policy/core"
 import * as Clock from "effect/Clock"
@@ -289,22 +293,25 @@ export interface SeededOrganization {
 
 /** Writes a validated seed in one transaction and answers the ids it created (names -> ids). */
 export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
-  const store = yield* Store
+  const organizationStore = yield* OrganizationStore
+  const { vcsConnections } = yield* RepositoryStore
+  const { policyGroups } = yield* PolicyStore
+  const apiKeys = yield* AccessStore
   const ids = yield* Ids
   const hasher = yield* SecretHasher
   const now = new Date(yield* Clock.currentTimeMillis)
   const next = <A>(kind: Id.Kind) => Effect.map(ids.next(kind), (id) => id as A)
-  return yield* store.transaction(Effect.gen(function*() {
+  return yield* transaction(Effect.gen(function*() {
     const result: Array<SeededOrganization> = []
     for (const org of seed.organizations) {
       const orgId = org.id ?? (yield* next<Id.OrgId>("organization"))
-      if (org.id !== undefined && Option.isSome(yield* store.organizations.get(org.id))) {
+      if (org.id !== undefined && Option.isSome(yield* organizationStore.organizations.get(org.id))) {
         result.push({ id: orgId, name: org.name, existing: true, teams: {}, routines: {}, vcsConnections: {}, policyGroups: {}, apiKeys: {} })
         continue
       }
       const teams: Record<string, Id.TeamId> = {}
       for (const team of org.teams) teams[team.name] = yield* next<Id.TeamId>("team")
-      yield* store.organizations.insert({
+      yield* organizationStore.organizations.insert({
         id: orgId,
         name: org.name,
         edition: org.edition,
@@ -314,17 +321,17 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
       })
       const routines: Record<string, string> = {}
       for (const team of org.teams) {
-        yield* store.teams.insert(orgId, { id: teams[team.name]!, name: team.name })
+        yield* organizationStore.teams.insert(orgId, { id: teams[team.name]!, name: team.name })
         for (const r of team.routines) {
           const id = yield* next<Id.RoutineId>("routine")
           routines[`${team.name}/${r.name}`] = id
-          yield* store.routines.insert(orgId, { id, teamId: teams[team.name]!, name: r.name, active: r.active, intervalDays: r.intervalDays })
+          yield* organizationStore.routines.insert(orgId, { id, teamId: teams[team.name]!, name: r.name, active: r.active, intervalDays: r.intervalDays })
         }
       }
       for (const r of org.routinesWithoutTeam) {
         const id = yield* next<Id.RoutineId>("routine")
         routines[r.name] = id
-        yield* store.routines.insert(orgId, { id, teamId: null, name: r.name, active: r.active, intervalDays: r.intervalDays })
+        yield* organizationStore.routines.insert(orgId, { id, teamId: null, name: r.name, active: r.active, intervalDays: r.intervalDays })
       }
       const connections: Record<string, Id.VcsConnectionId> = {}
       for (const c of org.vcsConnections) {
@@ -337,7 +344,7 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
             ...(c.fixture.webhookSecret !== undefined ? { webhookSecret: c.fixture.webhookSecret } : {})
           }
           : yield* apiSettings(c.api!)
-        yield* store.vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
+        yield* vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
       }
       const groups: Record<string, { id: string; phases: Record<string, string> }> = {}
       for (const g of org.policyGroups) {
@@ -369,7 +376,7 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
           })
         }
         groups[g.name] = { id, phases }
-        yield* store.policyGroups.insert(orgId, {
+        yield* policyGroups.insert(orgId, {
           id,
           name: g.name,
           applyToAllRepos: g.applyToAllRepos,
@@ -384,7 +391,7 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
       for (const k of org.apiKeys) {
         const id = yield* next<Id.ApiKeyId>("apiKey")
         keys[k.name] = id
-        yield* store.apiKeys.insert(orgId, {
+        yield* apiKeys.insert(orgId, {
           id,
           serviceAccountId: yield* next<Id.ServiceAccountId>("serviceAccount"),
           name: k.name,

@@ -11,7 +11,7 @@
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
 import { SecretBox as SecretBoxAdapter } from "@image-policy/adapters"
-import { Delivery, SecretBox, Store, Workflows } from "@image-policy/core"
+import { Delivery, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -60,10 +60,10 @@ export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => 
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const outbox = yield* OutboxStore
     const claimedAt = yield* Clock.currentTimeMillis
     const lease = leaseMs(options)
-    const claimed = yield* store.outbox.claim({ worker: options.workerId, now: new Date(claimedAt), leaseMs: lease, limit: options.batchSize })
+    const claimed = yield* outbox.claim({ worker: options.workerId, now: new Date(claimedAt), leaseMs: lease, limit: options.batchSize })
     if (claimed.length === 0) return 0
     // an attempt started later could still be running when another worker takes the delivery over
     const lastStart = claimedAt + lease - options.timeoutMs - RECORD_MARGIN_MS

@@ -20,7 +20,7 @@
  * Logs name the scan, repository, branch and outcome only: never a token, a provider's text or
  * file contents.
  */
-import { type ClaimedScan, Store, Workflows } from "@image-policy/core"
+import { type ClaimedScan, ScanStore, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -121,9 +121,9 @@ const claimInto = (
   released: Queue.Queue<void>
 ) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const scans = yield* ScanStore
     const now = yield* Clock.currentTimeMillis
-    const claimed = yield* store.scans.claim({ worker: options.workerId, now: new Date(now), leaseMs: options.leaseMs, limit })
+    const claimed = yield* scans.claim({ worker: options.workerId, now: new Date(now), leaseMs: options.leaseMs, limit })
     for (const c of claimed) {
       yield* FiberSet.run(fibers, Effect.ensuring(runOne(options, c), Queue.offer(released, undefined)))
     }

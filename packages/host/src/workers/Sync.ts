@@ -14,7 +14,7 @@
  * hosts reading the same version apply it once. Provider trouble (rate limit, outage, rejected
  * credentials) is logged by its reason and retried when the phase is due again.
  */
-import { PolicyGroup, Store, Workflows } from "@image-policy/core"
+import { PolicyGroup, PolicyStore, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -36,8 +36,8 @@ export type Attempts = Map<string, number>
 /** The external phases due at `nowMs`, from one read of every external phase with its source. */
 const duePhases = (attempts: Attempts, nowMs: number) =>
   Effect.gen(function*() {
-    const store = yield* Store
-    const refs = yield* store.policyGroups.externalPhases()
+    const { policyGroups } = yield* PolicyStore
+    const refs = yield* policyGroups.externalPhases()
     const listed = new Set<string>(refs.map((r) => r.phaseId))
     // a phase that no longer exists is forgotten
     for (const phaseId of attempts.keys()) if (!listed.has(phaseId)) attempts.delete(phaseId)

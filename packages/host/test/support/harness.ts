@@ -3,7 +3,7 @@
  * with `testSeed` (two organizations, keys of every role and a few narrow keys).
  */
 import { MemoryStore } from "@image-policy/adapters"
-import type { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
 import * as App from "../../src/App.js"
 import { type Running, start } from "../../src/runtime/node.js"
@@ -83,7 +83,7 @@ export interface TestHost extends Running {
 }
 
 export const startTestHost = async (options: {
-  readonly store?: Layer.Layer<Store, unknown>
+  readonly store?: Layer.Layer<Stores, unknown>
   readonly app?: Partial<App.Options>
   readonly services?: App.ServiceOptions
   readonly deliveryWorker?: Parameters<typeof start>[0]["deliveryWorker"]

@@ -3,7 +3,7 @@
  * and the stores the stateful suites run on (memory and PostgreSQL).
  */
 import { MemoryStore, PgClient, StoreConfig } from "@image-policy/adapters"
-import type { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
 import { expect } from "vitest"
 import { secrets } from "./harness.js"
@@ -54,7 +54,7 @@ export const expectNoLeak = (answer: Answer, extraSecrets: ReadonlyArray<string>
   for (const secret of [...Object.values(secrets), ...extraSecrets]) expect(answer.text).not.toContain(secret)
 }
 
-export type StoreFactory = () => Layer.Layer<Store, unknown>
+export type StoreFactory = () => Layer.Layer<Stores, unknown>
 
 export const memoryStore: StoreFactory = () => MemoryStore.layer
 

@@ -3,7 +3,7 @@
  * host per suite, assert problem JSON, and follow cursors.
  */
 import { MemoryStore } from "@image-policy/adapters"
-import type { Store } from "@image-policy/core"
+import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
 import { afterAll, beforeAll, expect } from "vitest"
 import * as PgClient from "../../../adapters/src/storage/sql/PgClient.js"
@@ -11,7 +11,7 @@ import * as StoreConfig from "../../../adapters/src/storage/StoreConfig.js"
 import { pgDescribe } from "../../../adapters/test/support/postgres.js"
 import { startTestHost, type TestHost } from "./harness.js"
 
-export type MakeStore = () => Layer.Layer<Store, unknown>
+export type MakeStore = () => Layer.Layer<Stores, unknown>
 
 /**
  * Registers `suite` once over the memory store and once over a fresh PostgreSQL database (skipped

@@ -1,0 +1,96 @@
+/** The event outbox and its deliveries in the memory state. */
+import type { Outbox, OutboxStore } from "@image-policy/core"
+import { type DeliveryRow, paginate, push, put, sortBy, type State } from "./State.js"
+
+const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: DeliveryRow): Outbox.Delivery => d
+
+const byUpdated = (d: Outbox.Delivery) => [d.updatedAt, d.eventId] as const
+
+const deliveryKey = (eventId: string, webhookId: string) => `${eventId}|${webhookId}`
+
+export const make = (s: State): typeof OutboxStore.Service => ({
+  append: (orgId, events) =>
+    s.run((undo) => {
+      const o = s.need(orgId)
+      for (const { destinations, event } of events) {
+        put(undo, o.events, event.id, event)
+        for (const webhookId of destinations) {
+          put(undo, s.deliveries, deliveryKey(event.id, webhookId), {
+            orgId: o.org.id,
+            eventId: event.id,
+            webhookId,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: event.time,
+            lastStatusCode: null,
+            updatedAt: event.time,
+            leaseOwner: null,
+            leaseUntil: null
+          })
+        }
+      }
+    }),
+  getEvent: (orgId, id) => s.getIn(orgId, (o) => o.events, id),
+  claim: ({ leaseMs, limit, now, worker }) =>
+    s.run((undo) => {
+      const t = now.getTime()
+      const due = [...s.deliveries.entries()]
+        .filter(([, d]) =>
+          d.status === "pending" && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= t &&
+          (d.leaseUntil === null || d.leaseUntil < t)
+        )
+        .sort(([, a], [, b]) => Date.parse(a.nextAttemptAt!) - Date.parse(b.nextAttemptAt!))
+        .slice(0, limit)
+      return due.map(([k, d]) => {
+        put(undo, s.deliveries, k, { ...d, leaseOwner: worker, leaseUntil: t + leaseMs })
+        return { orgId: d.orgId, delivery: publicDelivery(d), event: s.orgs.get(d.orgId)!.events.get(d.eventId)! }
+      })
+    }),
+  recordAttempt: (orgId, attempt, next) =>
+    s.run((undo) => {
+      const k = deliveryKey(attempt.eventId, attempt.webhookId)
+      const d = s.deliveries.get(k)
+      if (!d || d.orgId !== orgId) return
+      push(undo, s.need(orgId).attempts, attempt)
+      put(undo, s.deliveries, k, {
+        ...d,
+        status: next.status,
+        nextAttemptAt: next.nextAttemptAt,
+        attempts: d.attempts + 1,
+        lastStatusCode: attempt.statusCode,
+        updatedAt: attempt.at,
+        leaseOwner: null,
+        leaseUntil: null
+      })
+    }),
+  deliveries: (orgId, webhookId, page) =>
+    s.read(() => {
+      const rows = [...s.deliveries.values()].filter((d) => d.orgId === orgId && d.webhookId === webhookId)
+      const listed = paginate(sortBy(rows, byUpdated).map(publicDelivery), byUpdated, page)
+      // the page's attempts in one pass over the organization's attempts, not one pass per delivery
+      const o = s.state(orgId)
+      const onPage = new Map<string, Array<Outbox.DeliveryAttempt>>(listed.items.map((d) => [d.eventId, []]))
+      for (const a of o?.attempts ?? []) if (a.webhookId === webhookId) onPage.get(a.eventId)?.push(a)
+      return {
+        items: listed.items.map((d) => ({ ...d, type: o?.events.get(d.eventId)?.type ?? null, attemptsDetail: onPage.get(d.eventId)! })),
+        nextCursor: listed.nextCursor
+      }
+    }),
+  attempts: (orgId, eventId, webhookId) =>
+    s.read(() => (s.state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),
+  requeue: (orgId, eventId, webhookId, now) =>
+    s.run((undo) => {
+      const k = deliveryKey(eventId, webhookId)
+      const d = s.deliveries.get(k)
+      if (!d || d.orgId !== orgId || d.status !== "dead") return false
+      put(undo, s.deliveries, k, {
+        ...d,
+        status: "pending",
+        nextAttemptAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+        leaseOwner: null,
+        leaseUntil: null
+      })
+      return true
+    })
+})

@@ -1,0 +1,27 @@
+/** Remediation requests in the memory state. */
+import type { RemediationStore } from "@image-policy/core"
+import * as Option from "effect/Option"
+import * as Storable from "../Storable.js"
+import { byCreated, paginate, put, sortBy, type State } from "./State.js"
+
+export const make = (s: State): typeof RemediationStore.Service => ({
+  put: (orgId, request) => s.run((undo) => put(undo, s.need(orgId).remediations, request.id, Storable.remediation(request))),
+  get: (orgId, id) => s.getIn(orgId, (o) => o.remediations, id),
+  latest: (orgId, repositoryId, branchName, options) =>
+    s.read(() =>
+      Option.fromNullishOr(
+        sortBy(
+          s.valuesOf(orgId, (o) => o.remediations).filter((r) =>
+            r.repositoryId === repositoryId && r.branchName === branchName && !(options?.excludeFailed && r.status === "failed")
+          ),
+          byCreated,
+          true
+        )[0]
+      )
+    ),
+  list: (orgId, repositoryId, page) =>
+    s.read(() => {
+      const rows = s.valuesOf(orgId, (o) => o.remediations).filter((r) => r.repositoryId === repositoryId)
+      return paginate(sortBy(rows, byCreated, true), byCreated, page, true)
+    })
+})

@@ -1,0 +1,112 @@
+/** The event outbox and its deliveries over SQL. */
+import { Outbox, type OutboxStore } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.js"
+
+const decodeEvent = Rows.decoder(Outbox.OutboxEvent)
+const decodeAttempt = Rows.decoder(Outbox.DeliveryAttempt)
+const decodeAttempts = Rows.decoder(Schema.Array(Outbox.DeliveryAttempt))
+
+const toDelivery = (row: any): Outbox.Delivery => ({
+  eventId: row.eventId,
+  webhookId: row.webhookId,
+  status: row.status,
+  attempts: Number(row.attempts),
+  nextAttemptAt: row.nextAttemptAt === null ? null : Rows.iso(row.nextAttemptAt),
+  lastStatusCode: row.lastStatusCode === null ? null : Number(row.lastStatusCode),
+  updatedAt: row.updatedAt
+})
+
+export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
+  const { die, doc, json, one, page } = Rows
+  return {
+    // one statement per append, whatever the number of events and destinations: the events and
+    // their deliveries as two JSON record sets, inserted by one data-modifying WITH
+    append: (orgId, events) => {
+      if (events.length === 0) return Effect.void
+      const eventRows = events.map(({ event }) => ({ id: event.id, doc: event }))
+      const deliveryRows = events.flatMap(({ destinations, event }) =>
+        destinations.map((webhookId) => ({ event_id: event.id, webhook_id: webhookId, time: event.time }))
+      )
+      return die(sql`WITH appended AS (
+          INSERT INTO outbox_events (org_id, id, doc)
+          SELECT ${orgId}, x.id, x.doc FROM jsonb_to_recordset(${json(eventRows)}::jsonb) AS x(id text, doc jsonb)
+        )
+        INSERT INTO deliveries (org_id, event_id, webhook_id, status, next_attempt_at, updated_at)
+        SELECT ${orgId}, x.event_id, x.webhook_id, 'pending', x.time::timestamptz, x.time
+        FROM jsonb_to_recordset(${json(deliveryRows)}::jsonb) AS x(event_id text, webhook_id text, time text)`)
+    },
+    getEvent: (orgId, id) => one(sql`SELECT doc FROM outbox_events WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeEvent)),
+    claim: ({ leaseMs, limit, now, worker }) =>
+      Effect.map(
+        die(sql`UPDATE deliveries d SET lease_owner = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+          FROM (
+            SELECT org_id, event_id, webhook_id FROM deliveries
+            WHERE status = 'pending' AND next_attempt_at <= ${now.toISOString()}::timestamptz
+              AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz)
+            ORDER BY next_attempt_at LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          ) c, outbox_events e
+          WHERE d.org_id = c.org_id AND d.event_id = c.event_id AND d.webhook_id = c.webhook_id
+            AND e.org_id = d.org_id AND e.id = d.event_id
+          RETURNING d.org_id, d.event_id, d.webhook_id, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
+            d.updated_at, e.doc`),
+        (rows) =>
+          rows
+            .map((row: any) => ({ orgId: row.orgId as string, delivery: toDelivery(row), event: decodeEvent(row.doc) }))
+            .sort((a, b) => Date.parse(a.delivery.nextAttemptAt!) - Date.parse(b.delivery.nextAttemptAt!))
+      ),
+    // one statement, atomic on its own: the attempt row and the delivery's new state commit together
+    // without a transaction of their own (one round trip per attempt instead of four); a delivery
+    // that is gone (its webhook deleted meanwhile) records no attempt, as on the memory store
+    recordAttempt: (orgId, attempt, next) =>
+      Effect.asVoid(die(sql`WITH updated AS (
+          UPDATE deliveries SET status = ${next.status},
+            next_attempt_at = ${next.nextAttemptAt}::timestamptz, attempts = attempts + 1,
+            last_status_code = ${attempt.statusCode}, updated_at = ${attempt.at}, lease_owner = NULL, lease_until = NULL
+          WHERE org_id = ${orgId} AND event_id = ${attempt.eventId} AND webhook_id = ${attempt.webhookId}
+          RETURNING 1
+        )
+        INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
+        SELECT ${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb
+        WHERE EXISTS (SELECT 1 FROM updated)
+        ON CONFLICT DO NOTHING`)),
+    // the page with each delivery's event type and attempts in one query (the database joins them)
+    deliveries: (orgId, webhookId, request) =>
+      page(
+        (after, limit) =>
+          sql`SELECT d.event_id, d.webhook_id, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.updated_at,
+              e.doc->>'type' AS type,
+              COALESCE((SELECT jsonb_agg(a.doc ORDER BY a.attempt) FROM delivery_attempts a
+                WHERE a.org_id = d.org_id AND a.event_id = d.event_id AND a.webhook_id = d.webhook_id), '[]'::jsonb)
+                AS attempts_detail
+            FROM deliveries d LEFT JOIN outbox_events e ON e.org_id = d.org_id AND e.id = d.event_id
+            WHERE d.org_id = ${orgId} AND d.webhook_id = ${webhookId}
+              ${after ? sql`AND (d.updated_at, d.event_id) > (${after.sortKey}, ${after.id})` : sql``}
+            ORDER BY d.updated_at, d.event_id LIMIT ${limit}`,
+        (row: any): Outbox.DeliveryWithAttempts => ({
+          ...toDelivery(row),
+          type: row.type ?? null,
+          attemptsDetail: decodeAttempts(row.attemptsDetail)
+        }),
+        (d) => [d.updatedAt, d.eventId] as const,
+        request
+      ),
+    attempts: (orgId, eventId, webhookId) =>
+      Effect.map(
+        die(sql`SELECT doc FROM delivery_attempts WHERE org_id = ${orgId} AND event_id = ${eventId}
+          AND webhook_id = ${webhookId} ORDER BY attempt`),
+        (rows) => rows.map(doc(decodeAttempt))
+      ),
+    requeue: (orgId, eventId, webhookId, now) =>
+      Effect.map(
+        die(sql`UPDATE deliveries SET status = 'pending', next_attempt_at = ${now.toISOString()}::timestamptz,
+            updated_at = ${now.toISOString()}, lease_owner = NULL, lease_until = NULL
+          WHERE org_id = ${orgId} AND event_id = ${eventId} AND webhook_id = ${webhookId} AND status = 'dead'
+          RETURNING event_id`),
+        (rows) => rows.length > 0
+      )
+  }
+}

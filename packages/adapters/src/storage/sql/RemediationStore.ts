@@ -1,0 +1,38 @@
+/** Remediation requests over SQL. */
+import { Remediation, type RemediationStore } from "@image-policy/core"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Storable from "../Storable.js"
+import * as Rows from "./Rows.js"
+
+const decodeRemediation = Rows.decoder(Remediation.RemediationRequest)
+
+export const make = (sql: SqlClient.SqlClient): typeof RemediationStore.Service => {
+  const { byCreated, die, doc, json, one, page } = Rows
+  return {
+    put: (orgId, request) => {
+      const r = Storable.remediation(request)
+      return die(sql`INSERT INTO remediation_requests (org_id, id, repository_id, branch_name, status, created_at, doc)
+        VALUES (${orgId}, ${r.id}, ${r.repositoryId}, ${r.branchName}, ${r.status}, ${r.createdAt}, ${json(r)}::jsonb)
+        ON CONFLICT (org_id, id) DO UPDATE SET repository_id = EXCLUDED.repository_id, branch_name = EXCLUDED.branch_name,
+          status = EXCLUDED.status, created_at = EXCLUDED.created_at, doc = EXCLUDED.doc`)
+    },
+    get: (orgId, id) => one(sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRemediation)),
+    latest: (orgId, repositoryId, branchName, options) =>
+      one(
+        sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+          AND branch_name = ${branchName} ${options?.excludeFailed ? sql`AND status <> 'failed'` : sql``}
+          ORDER BY created_at DESC, id DESC LIMIT 1`,
+        doc(decodeRemediation)
+      ),
+    list: (orgId, repositoryId, request) =>
+      page(
+        (after, limit) =>
+          sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+            ${after ? sql`AND (created_at, id) < (${after.sortKey}, ${after.id})` : sql``}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+        doc(decodeRemediation),
+        byCreated,
+        request
+      )
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Every store of a layer in one object, each section under its port's name (`store.teams`,
+ * `store.scans`, `store.outbox`), and the transaction they share: what tests read and arrange
+ * state through. Workflows never take this: each names the stores it uses.
+ */
+import {
+  AccessStore,
+  AuditStore,
+  OrganizationStore,
+  OutboxStore,
+  PolicyStore,
+  RemediationStore,
+  RepositoryStore,
+  ScanStore,
+  SnoozeStore,
+  Transaction,
+  WebhookStore
+} from "@image-policy/core"
+import * as Effect from "effect/Effect"
+
+export const allStores = Effect.gen(function*() {
+  const { organizations, routines, teams } = yield* OrganizationStore
+  const { assignments, repositories, vcsConnections } = yield* RepositoryStore
+  const { drafts, policyGroups, published } = yield* PolicyStore
+  return {
+    transaction: (yield* Transaction).transaction,
+    organizations,
+    teams,
+    routines,
+    vcsConnections,
+    repositories,
+    assignments,
+    policyGroups,
+    drafts,
+    published,
+    scans: yield* ScanStore,
+    remediations: yield* RemediationStore,
+    snoozeRequests: yield* SnoozeStore,
+    apiKeys: yield* AccessStore,
+    audit: yield* AuditStore,
+    webhooks: yield* WebhookStore,
+    outbox: yield* OutboxStore
+  }
+})
+
+export type AllStores = Effect.Success<typeof allStores>

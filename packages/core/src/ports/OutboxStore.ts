@@ -1,0 +1,48 @@
+/**
+ * The event outbox: events appended in the transaction of the change that causes them, one
+ * delivery per event and destination, claimed and recorded by the delivery worker.
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { EventId, OrgId, WebhookId } from "../Id.js"
+import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryWithAttempts, OutboxEvent } from "../Outbox.js"
+import type { Page, PageRequest } from "../Page.js"
+
+/** A new event and the destinations it fans out to (one delivery row each). */
+export interface NewOutboxEvent {
+  readonly event: OutboxEvent
+  readonly destinations: ReadonlyArray<WebhookId>
+}
+
+export class OutboxStore extends Context.Service<OutboxStore, {
+  /** Appends the events and their deliveries in one write (whatever the number of events and destinations). */
+  readonly append: (orgId: OrgId, events: ReadonlyArray<NewOutboxEvent>) => Effect.Effect<void>
+  readonly getEvent: (orgId: OrgId, id: EventId) => Effect.Effect<Option.Option<OutboxEvent>>
+  /**
+   * Claims up to `limit` pending deliveries due at `now` whose lease is free or expired, leasing
+   * them to `worker` until `now + leaseMs`. Two workers never hold the same delivery at once
+   * (SKIP LOCKED on PostgreSQL); a crashed worker's lease simply expires.
+   */
+  readonly claim: (options: {
+    readonly worker: string
+    readonly now: Date
+    readonly leaseMs: number
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  /** Records one attempt and the delivery's new state, releasing the lease: both or neither (atomic on its own). */
+  readonly recordAttempt: (
+    orgId: OrgId,
+    attempt: DeliveryAttempt,
+    next: Pick<Delivery, "status" | "nextAttemptAt">
+  ) => Effect.Effect<void>
+  /**
+   * A destination's deliveries, each with its event's type and its attempts (`attempts` order), in
+   * one read: never one read per delivery.
+   */
+  readonly deliveries: (orgId: OrgId, webhookId: WebhookId, page: PageRequest) => Effect.Effect<Page<DeliveryWithAttempts>>
+  /** One delivery's attempts, oldest first. */
+  readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<DeliveryAttempt>>
+  /** Puts a dead delivery back to pending, due now (replay keeps the CloudEvent id). */
+  readonly requeue: (orgId: OrgId, eventId: EventId, webhookId: WebhookId, now: Date) => Effect.Effect<boolean>
+}>()("@image-policy/core/OutboxStore") {}

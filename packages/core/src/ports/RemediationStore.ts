@@ -1,0 +1,22 @@
+/** Remediation pull/merge requests, per repository branch. */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { OrgId, RemediationId, RepositoryId } from "../Id.js"
+import type { Page, PageRequest } from "../Page.js"
+import type { RemediationRequest } from "../Remediation.js"
+
+export class RemediationStore extends Context.Service<RemediationStore, {
+  /** Inserts or replaces the request with the same id. */
+  readonly put: (orgId: OrgId, request: RemediationRequest) => Effect.Effect<void>
+  readonly get: (orgId: OrgId, id: RemediationId) => Effect.Effect<Option.Option<RemediationRequest>>
+  /** The branch's newest request by (createdAt, id), whatever its status, or of those that did not fail. */
+  readonly latest: (
+    orgId: OrgId,
+    repositoryId: RepositoryId,
+    branchName: string,
+    options?: { readonly excludeFailed?: boolean }
+  ) => Effect.Effect<Option.Option<RemediationRequest>>
+  /** A repository's requests, newest first by (createdAt, id). */
+  readonly list: (orgId: OrgId, repositoryId: RepositoryId, page: PageRequest) => Effect.Effect<Page<RemediationRequest>>
+}>()("@image-policy/core/RemediationStore") {}
