@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Input from "../Input.js"
-import * as Delivery from "../Delivery.js"
+import * as DeliveryPolicy from "../DeliveryPolicy.js"
 import type { EventId, WebhookId } from "../Id.js"
-import type { ClaimedDelivery, DeliveryAttempt } from "../Outbox.js"
+import type { ClaimedWebhookDelivery, WebhookDeliveryAttempt } from "../Outbox.js"
 import { Ids } from "../ports/Ids.js"
 import { SecretBox } from "../ports/SecretBox.js"
 import type { PageRequest } from "../Page.js"
@@ -188,7 +188,7 @@ export interface DeliveryConfig {
   readonly schedule: ReadonlyArray<number>
 }
 
-const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Delivery.Outcome =>
+const outcomeOf = (result: { readonly statusCode: number } | SendFailure): DeliveryPolicy.Outcome =>
   "statusCode" in result
     ? { _tag: "Response", status: result.statusCode }
     : result.code === "timeout"
@@ -201,7 +201,7 @@ const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Deliv
  * 410's disabling of the destination). A destination that is gone or disabled turns the delivery into a dead letter, which
  * can be replayed once the endpoint is fixed.
  */
-export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedDelivery, config: DeliveryConfig) {
+export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedWebhookDelivery, config: DeliveryConfig) {
   const outbox = yield* OutboxStore
   const webhooks = yield* WebhookStore
   const box = yield* SecretBox
@@ -211,7 +211,7 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
   const attemptNumber = delivery.attempts + 1
   const started = yield* Clock.currentTimeMillis
   const record = (
-    fields: Pick<DeliveryAttempt, "statusCode" | "durationMs" | "outcome" | "errorCode">,
+    fields: Pick<WebhookDeliveryAttempt, "statusCode" | "durationMs" | "outcome" | "errorCode">,
     next: { readonly status: "pending" | "succeeded" | "dead"; readonly nextAttemptAt: string | null },
     disable?: string
   ) =>
@@ -259,10 +259,10 @@ export const deliver = Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedD
     publicUrl: config.publicUrl,
     timeoutMs: config.timeoutMs
   }).pipe(Effect.match({ onFailure: (failure) => failure, onSuccess: (success) => success }))
-  const classification = Delivery.classifyResponse(outcomeOf(result))
+  const classification = DeliveryPolicy.classifyResponse(outcomeOf(result))
   const finished = yield* Clock.currentTimeMillis
-  const retryAfter = "statusCode" in result ? Delivery.parseRetryAfter(result.retryAfter, finished) : Option.none()
-  const step = Delivery.nextStep({
+  const retryAfter = "statusCode" in result ? DeliveryPolicy.parseRetryAfter(result.retryAfter, finished) : Option.none()
+  const step = DeliveryPolicy.nextStep({
     attempt: attemptNumber,
     classification,
     schedule: config.schedule,

@@ -11,7 +11,7 @@
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
 import { SecretBox as SecretBoxAdapter } from "@image-policy/adapters"
-import { Delivery, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
+import { DeliveryPolicy, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -35,7 +35,7 @@ export const defaults = (publicUrl: string, workerId: string): Options => ({
   publicUrl,
   workerId,
   timeoutMs: 10_000,
-  schedule: Delivery.defaultRetrySchedule,
+  schedule: DeliveryPolicy.defaultRetrySchedule,
   // a claim costs about the same for 1 row as for hundreds (one statement; the memory store scans
   // every delivery), so large batches; the lease guard bounds how long one lane can hold a batch
   batchSize: 256,
