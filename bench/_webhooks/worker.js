@@ -42,7 +42,7 @@ serve({
     const hooks = []
     for (let i = 0; i < destinations; i++) {
       const path = `/hook/${i}`
-      const created = await run(Workflows.Webhooks.create(caller, {
+      const created = await run(Workflows.WebhookDestinations.createWebhook(caller, {
         name: `bench ${i}`,
         type: "generic",
         endpointUrl: `http://127.0.0.1:${receiverPort}${path}`,
@@ -52,7 +52,7 @@ serve({
       secrets[path] = created.signingSecret
       hooks.push(created.id)
     }
-    // the same rows `Webhooks.test` writes, appended in chunks (one transaction each)
+    // the same rows `WebhookDestinations.testWebhook` writes, appended in chunks (one transaction each)
     const time = new Date().toISOString()
     const rows = Array.from({ length: events }, (_, i) => {
       const webhookId = hooks[i % destinations]

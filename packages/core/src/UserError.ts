@@ -37,7 +37,7 @@ import type { DeliveryNotDead, DeliveryNotFound, NotGenericWebhook, WebhookNotFo
 import type { OrganizationNotFound, Unauthenticated } from "./workflows/ApiKeys.js"
 import type { InvalidReferenceInBody } from "./workflows/Caller.js"
 import type { PushReplayed, PushStale } from "./workflows/PushEvents.js"
-import type { SnoozeRequestNotFound } from "./workflows/Snooze.js"
+import type { SnoozeRequestNotFound } from "./workflows/SnoozeRequests.js"
 
 export type UserError =
   // authentication and authority

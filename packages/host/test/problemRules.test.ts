@@ -66,7 +66,7 @@ const classes: { readonly [K in Tag]: Schema.Codec<Extract<Problems.EdgeError, {
   PolicyGroupNotFound: PolicyGroup.PolicyGroupNotFound,
   PhaseNotFound: PolicyGroup.PhaseNotFound,
   ApiKeyNotFound: ApiKey.ApiKeyNotFound,
-  SnoozeRequestNotFound: Workflows.Snooze.SnoozeRequestNotFound,
+  SnoozeRequestNotFound: Workflows.SnoozeRequests.SnoozeRequestNotFound,
   WebhookNotFound: Webhook.WebhookNotFound,
   DeliveryNotFound: Webhook.DeliveryNotFound,
   InvalidEndpoint,

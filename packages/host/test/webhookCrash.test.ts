@@ -143,7 +143,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   }
 
   const createDestination = async (name: string, endpointUrl: string) =>
-    run(Workflows.Webhooks.create(caller, {
+    run(Workflows.WebhookDestinations.createWebhook(caller, {
       name,
       type: "generic",
       endpointUrl,
@@ -154,7 +154,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   /** Queues `count` test events for the destination, one transaction each; answers their ids. */
   const queueTests = async (webhookId: Id.WebhookId, count: number) => {
     const ids: Array<string> = []
-    for (let i = 0; i < count; i++) ids.push((await run(Workflows.Webhooks.test(caller, webhookId))).eventId)
+    for (let i = 0; i < count; i++) ids.push((await run(Workflows.WebhookDestinations.testWebhook(caller, webhookId))).eventId)
     return ids
   }
 

@@ -49,7 +49,7 @@ export const listRoutines = Effect.fnUntraced(function*(caller: Caller, page: Pa
   return yield* routines.list(caller.orgId, page)
 })
 
-export const listConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
+export const listVcsConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const { vcsConnections } = yield* RepositoryStore
   return yield* vcsConnections.list(caller.orgId, page)
 })
@@ -73,7 +73,7 @@ const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
  * GET /vcs-connections/{id}/available-repos: what the provider lists, each marked `tracked` when this
  * organization already tracks it. `refresh` asks the provider again and spends its quota (rule 1).
  */
-export const availableRepositories = Effect.fnUntraced(function*(
+export const listAvailableRepositories = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   options: { readonly refresh: boolean }
@@ -86,7 +86,7 @@ export const availableRepositories = Effect.fnUntraced(function*(
 })
 
 /** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
-export const availableBranches = Effect.fnUntraced(function*(
+export const listAvailableBranches = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   repository: { readonly fullName: string; readonly defaultBranch: string }
@@ -116,7 +116,7 @@ const required = <A>(found: Option.Option<A>, path: string, what: string) =>
  * documented order; the repository and its queued scans are written with their audit row at once.
  * The provider is asked only when the connection is usable, so a bad request costs no quota.
  */
-export const onboardRepository = Effect.fnUntraced(function*(
+export const createRepository = Effect.fnUntraced(function*(
   caller: Caller,
   request: Onboarding.OnboardRequest
 ) {

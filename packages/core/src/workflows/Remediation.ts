@@ -217,7 +217,7 @@ export const remediateBranch = (target: {
   })
 
 /** GET /repositories/{id}/remediation-requests: newest first. */
-export const listRemediations = Effect.fnUntraced(function*(
+export const listRemediationRequests = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   page: PageRequest

@@ -112,7 +112,7 @@ export const listScans = Effect.fnUntraced(function*(
  * tracked one), each with the published mapping that applies to it now and why. `scan` is the
  * scan they come from (the branch's newest succeeded scan), null before any scan succeeded.
  */
-export const findings = Effect.fnUntraced(function*(
+export const listFindings = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   query: { readonly branch?: string | undefined },

@@ -17,7 +17,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Defect from "./Defect.js"
 
-export interface Options extends Workflows.Webhooks.DeliveryConfig {
+export interface Options extends Workflows.WebhookDeliveries.DeliveryConfig {
   readonly workerId: string
   /** Deliveries claimed at once. */
   readonly batchSize: number
@@ -83,7 +83,7 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
             // the rest of the lane waits for its lease to expire, still in order
             if ((yield* Clock.currentTimeMillis) > lastStart) return
             attempted++
-            yield* Workflows.Webhooks.deliver(c, options).pipe(
+            yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
               // a defect in one delivery must not stop the others; its lease expires and it is retried
               Effect.catchCause((cause) =>
                 Effect.logError("webhook delivery failed unexpectedly").pipe(
