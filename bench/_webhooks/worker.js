@@ -3,7 +3,7 @@
 // creates an organization, generic destinations to the receiver (unsafe mode: http on loopback)
 // and queues the events straight into the outbox; `start` starts the host and its worker; the
 // parent watches the receiver and calls `stop`. Reports this process's CPU seconds.
-import { MemoryStore, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, MemoryStore, StoreConfig } from "@image-policy/adapters"
 import { Event, Id, OrganizationStore, OutboxStore, transaction, Workflows } from "@image-policy/core"
 import { App, NodeRuntime } from "@image-policy/host"
 import * as Context from "effect/Context"
@@ -14,7 +14,7 @@ import * as Result from "effect/Result"
 import { cpuSeconds, serve } from "./ipc.js"
 
 const id = (kind) => Id.make(kind, crypto.getRandomValues(new Uint8Array(16)))
-const secretKey = SecretBox.generateKey()
+const secretKey = AesGcmSecretBox.generateKey()
 const services = { secretKey, allowUnsafeWebhookTargets: true }
 let runtime
 let stores

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as MemoryPushDeliveryIds from "../src/vcs/MemoryPushDeliveryIds.js"
 
@@ -68,7 +68,7 @@ const delivery = (overrides: Partial<Workflows.PushEvents.PushDelivery> = {}): W
 })
 
 // no phase is synced here: a provider call would fail the test as an unimplemented mock
-const layer = Layer.mergeAll(MemoryStore.layer, MemoryPushDeliveryIds.layer(), IdsAdapter.layer, Layer.mock(VcsProvider)({}))
+const layer = Layer.mergeAll(MemoryStore.layer, MemoryPushDeliveryIds.layer(), RandomIds.layer, Layer.mock(VcsProvider)({}))
 const receive = (d: Workflows.PushEvents.PushDelivery) => PushEvents.receive(d, "corr-1")
 const refusal = (d: Workflows.PushEvents.PushDelivery) => Effect.map(Effect.flip(receive(d)), (error) => error._tag)
 

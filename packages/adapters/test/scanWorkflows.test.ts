@@ -14,7 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../src/vcs/Fixture.js"
 import { allStores, type AllStores } from "./support/stores.js"
@@ -133,7 +133,7 @@ const run = <A, E>(
   provider: (fixture: Fixture) => typeof VcsProvider.Service = (fixture) => fixture.provider
 ) => {
   const fixture = FixtureVcs.make()
-  const layer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
+  const layer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
   return Effect.gen(function*() {
     const store = yield* allStores
     yield* TestClock.setTime(start)

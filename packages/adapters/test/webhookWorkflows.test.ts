@@ -11,8 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
-import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import { allStores } from "./support/stores.js"
 
@@ -45,8 +45,8 @@ const answer = (statusCode: number, retryAfter?: string): AttemptResult => ({ st
 const setup = (script: Array<Scripted>, seen: Array<Attempt>) =>
   Layer.mergeAll(
     MemoryStore.layer,
-    IdsAdapter.layerSeeded(11),
-    SecretBox.layerFromKey(SecretBox.generateKey()),
+    RandomIds.layerSeeded(11),
+    AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey()),
     scriptedSender(script, seen)
   ).pipe(Layer.orDie)
 

@@ -5,7 +5,7 @@
  * killed with SIGKILL: no cleanup code of theirs runs. Events are queued through the core's
  * workflows in this process, over the same database.
  */
-import { PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -23,7 +23,7 @@ import { ensureBuilt } from "./support/build.js"
 import { until as waitUntil } from "./support/until.js"
 
 const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
-const secretKey = SecretBox.generateKey()
+const secretKey = AesGcmSecretBox.generateKey()
 
 const until = <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) =>
   waitUntil(what, f, timeoutMs, 10)

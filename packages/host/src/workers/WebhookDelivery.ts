@@ -10,7 +10,7 @@
  * does, so a worker never sends a delivery another worker may already have taken over, whatever
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
-import { SecretBox as SecretBoxAdapter } from "@image-policy/adapters"
+import { AesGcmSecretBox } from "@image-policy/adapters"
 import { DeliveryPolicy, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -56,7 +56,7 @@ export const leaseMs = (options: Options): number =>
   Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
 /** Claims and delivers one batch; answers how many deliveries it attempted. */
-export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, SecretBoxAdapter.openedCache(box)))
+export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, AesGcmSecretBox.openedCache(box)))
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {
@@ -101,7 +101,7 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
 /** Runs until interrupted. */
 export const run = (options: Options) =>
   Effect.gen(function*() {
-    const box = SecretBoxAdapter.openedCache(yield* SecretBox)
+    const box = AesGcmSecretBox.openedCache(yield* SecretBox)
     while (true) {
       const attempted = yield* pass(options, box).pipe(
         Effect.catchCause((cause) =>
