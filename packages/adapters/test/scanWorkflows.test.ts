@@ -14,7 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../src/vcs/Fixture.js"
 import { allStores, type AllStores } from "./support/stores.js"
@@ -133,7 +133,7 @@ const run = <A, E>(
   provider: (fixture: Fixture) => typeof VcsProvider.Service = (fixture) => fixture.provider
 ) => {
   const fixture = FixtureVcs.make()
-  const layer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
+  const layer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
   return Effect.gen(function*() {
     const store = yield* allStores
     yield* TestClock.setTime(start)
@@ -143,7 +143,7 @@ const run = <A, E>(
 }
 
 const onboard = (branchNames: ReadonlyArray<string> = ["main", "release"]) =>
-  Workflows.Onboarding.onboardRepository(caller, {
+  Workflows.Onboarding.createRepository(caller, {
     vcsConnectionId: connectionId,
     externalRepoId: "1001",
     assignedTeamId: team,
@@ -154,9 +154,9 @@ const onboard = (branchNames: ReadonlyArray<string> = ["main", "release"]) =>
 const publish = (mappings: ReadonlyArray<readonly [string, string]>) =>
   Effect.gen(function*() {
     for (const [fromImage, toImage] of mappings) {
-      yield* Workflows.Policy.addDraftMapping(caller, groupId, phaseId, { fromImage, toImage, reason: "patched base" })
+      yield* Workflows.Policy.upsertDraftMapping(caller, groupId, phaseId, { fromImage, toImage, reason: "patched base" })
     }
-    yield* Workflows.Policy.publishGroup(caller, groupId)
+    yield* Workflows.Policy.publishPolicyGroup(caller, groupId)
   })
 
 const claimAll = (store: AllStores, worker = "w1") =>
@@ -216,7 +216,7 @@ describe("branch scans", () => {
                 ? Effect.void
                 : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
         }
-        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
+        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
         assert.isTrue(raced)
         assert.notStrictEqual(page.scan?.id, first.id)
         assert.strictEqual(page.scan?.id, claimed!.scan.id)
@@ -238,7 +238,7 @@ describe("branch scans", () => {
         assert.match(main.commitSha!, /^[0-9a-f]{40}$/)
         assert.isNotNull(main.finishedAt)
 
-        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 })
+        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 })
         assert.strictEqual(page.branchName, "main")
         assert.strictEqual(page.scan?.id, main.id)
         assert.deepStrictEqual(page.items.map((f) => `${f.file}:${f.line} ${f.reference} -> ${f.resolution?.toImage ?? "-"}`), [
@@ -254,9 +254,9 @@ describe("branch scans", () => {
         assert.strictEqual(page.items[0]!.resolution!.mappingReason, "patched base")
         assert.strictEqual(page.items[0]!.resolution!.policyGroupId, groupId)
 
-        const release = yield* Workflows.Scans.findings(caller, repository.id, { branch: "release" }, { limit: 50 })
+        const release = yield* Workflows.Scans.listFindings(caller, repository.id, { branch: "release" }, { limit: 50 })
         assert.deepStrictEqual(release.items.map((f) => f.reference), ["node:20"])
-        const untracked = yield* Effect.result(Workflows.Scans.findings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
+        const untracked = yield* Effect.result(Workflows.Scans.listFindings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
         assert.isTrue(Result.isFailure(untracked) && untracked.failure._tag === "InvalidReferenceInBody" && untracked.failure.path === "branch")
 
         const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
@@ -292,7 +292,7 @@ describe("branch scans", () => {
           assert.strictEqual(scan?.findingCount, 0)
           const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
           assert.strictEqual(view!.branches[0]!.scan.status, "failed")
-          const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 })
+          const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 })
           assert.deepStrictEqual([page.scan, page.items], [null, []])
         }),
       (fixture) => ({ ...fixture.provider, listFiles: () => Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: 30 })) })
@@ -354,7 +354,7 @@ describe("the routine", () => {
       Effect.gen(function*() {
         const other = id<Id.RoutineId>("routine", 2)
         yield* store.routines.insert(orgId, { id: other, teamId: team, name: "Paused", active: false, intervalDays: 1 })
-        yield* Workflows.Onboarding.onboardRepository(caller, {
+        yield* Workflows.Onboarding.createRepository(caller, {
           vcsConnectionId: connectionId, externalRepoId: "1001", assignedTeamId: team, assignedRoutineId: other, branchNames: ["main"]
         })
         yield* runQueued(store)
@@ -397,7 +397,7 @@ describe("remediation", () => {
         assert.include(opened!.body, "`Dockerfile:6`: `node:20` -> `node:20.11.1`")
         assert.include(opened!.body, "`docker-compose.yml:2`: `redis:7` -> `redis:7.4`")
 
-        const [request] = (yield* Workflows.Remediation.listRemediations(caller, repository.id, { limit: 10 })).items
+        const [request] = (yield* Workflows.Remediation.listRemediationRequests(caller, repository.id, { limit: 10 })).items
         assert.strictEqual(request?.status, "open")
         assert.strictEqual(request?.number, opened!.number)
         assert.strictEqual(request?.url, opened!.url)
@@ -455,7 +455,7 @@ describe("remediation", () => {
         const { repository } = yield* onboard(["main"])
         yield* publish([["node:20", "node:20.11.1"]])
         yield* runQueued(store)
-        const snooze = yield* Workflows.Snooze.createSnoozeRequest(caller, {
+        const snooze = yield* Workflows.SnoozeRequests.createSnoozeRequest(caller, {
           repositoryId: repository.id, fromImage: "docker.io/library/node:20", reason: "certification", until: "2026-02-12T00:00:00Z"
         })
         const pendingScan = Option.getOrThrow(yield* store.scans.latest(orgId, repository.id, "main"))
@@ -463,7 +463,7 @@ describe("remediation", () => {
         assert.isTrue(Option.isSome(yield* Workflows.Remediation.remediateBranch(target)), "a pending snooze suppresses nothing")
         fixture.closeRemediation("acme/api", 1)
 
-        yield* Workflows.Snooze.reviewSnoozeRequest(caller, snooze.id, { decision: "approve" })
+        yield* Workflows.SnoozeRequests.reviewSnoozeRequest(caller, snooze.id, { decision: "approve" })
         yield* TestClock.adjust(day)
         assert.isTrue(Option.isNone(yield* Workflows.Remediation.remediateBranch(target)))
         assert.strictEqual(fixture.remediations("acme/api").length, 1, "no new request while snoozed")
@@ -691,7 +691,7 @@ describe("connection health (every provider call through a connection)", () => {
           const [refused] = yield* runQueued(store)
           assert.deepStrictEqual([refused?.status, refused?.failure], ["failed", "provider-unauthorized"])
           assert.strictEqual(yield* statusOf(store), "error")
-          const [view] = (yield* Workflows.Onboarding.listConnections(caller, { limit: 10 })).items
+          const [view] = (yield* Workflows.Onboarding.listVcsConnections(caller, { limit: 10 })).items
           assert.strictEqual(view?.status, "error", "the connections route shows it")
 
           delete provider.refuse.listFiles
@@ -763,11 +763,11 @@ describe("connection health (every provider call through a connection)", () => {
           assert.strictEqual(scan?.failure, "provider-not-configured")
           // the available-repositories route still asks the provider of an inactive connection
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true }))
+          const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true }))
           assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "inactive")
           delete provider.refuse.listRepositories
-          assert.strictEqual((yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })).length, 1)
+          assert.strictEqual((yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true })).length, 1)
           assert.strictEqual(yield* statusOf(store), "inactive")
         }),
       provider.provider
@@ -780,7 +780,7 @@ describe("connection health (every provider call through a connection)", () => {
       (store) =>
         Effect.gen(function*() {
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false }))
+          const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false }))
           assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "error")
 
@@ -791,18 +791,18 @@ describe("connection health (every provider call through a connection)", () => {
 
           // the token was renewed: lists that may come from the adapter's cache prove nothing ...
           delete provider.refuse.listRepositories
-          const branches = yield* Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
+          const branches = yield* Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
           assert.deepStrictEqual(branches.map((b) => b.name).sort(), ["huge", "main", "release"])
-          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false })
+          yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false })
           assert.strictEqual(yield* statusOf(store), "error", "a list that may be cached does not restore the connection")
           // ... a refreshed repository list asks the provider, and its answer marks the connection active again
-          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })
+          yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true })
           assert.strictEqual(yield* statusOf(store), "active")
           assert.deepStrictEqual((yield* onboard(["main"])).scans, [{ branchName: "main", status: "queued" }])
 
           yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
           provider.refuse.listBranches = "not-found"
-          const unknown = yield* Effect.result(Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
+          const unknown = yield* Effect.result(Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
           assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "VcsProviderError" && unknown.failure.reason === "not-found")
           assert.strictEqual(yield* statusOf(store), "active", "not-found is an answer: the credentials were accepted")
         }),

@@ -5,7 +5,7 @@
  * killed with SIGKILL: no cleanup code of theirs runs. Events are queued through the core's
  * workflows in this process, over the same database.
  */
-import { PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -23,7 +23,7 @@ import { ensureBuilt } from "./support/build.js"
 import { until as waitUntil } from "./support/until.js"
 
 const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
-const secretKey = SecretBox.generateKey()
+const secretKey = AesGcmSecretBox.generateKey()
 
 const until = <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) =>
   waitUntil(what, f, timeoutMs, 10)
@@ -143,7 +143,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   }
 
   const createDestination = async (name: string, endpointUrl: string) =>
-    run(Workflows.Webhooks.create(caller, {
+    run(Workflows.WebhookDestinations.createWebhook(caller, {
       name,
       type: "generic",
       endpointUrl,
@@ -154,7 +154,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   /** Queues `count` test events for the destination, one transaction each; answers their ids. */
   const queueTests = async (webhookId: Id.WebhookId, count: number) => {
     const ids: Array<string> = []
-    for (let i = 0; i < count; i++) ids.push((await run(Workflows.Webhooks.test(caller, webhookId))).eventId)
+    for (let i = 0; i < count; i++) ids.push((await run(Workflows.WebhookDestinations.testWebhook(caller, webhookId))).eventId)
     return ids
   }
 
