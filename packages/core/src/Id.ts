@@ -46,7 +46,9 @@ export const encodeRandom = (bytes: Uint8Array): string => {
 }
 
 /** Builds an id of a kind from 16 random bytes supplied by the `Ids` port. */
-export const make = (kind: Kind, randomBytes: Uint8Array): string => `${prefixes[kind]}_${encodeRandom(randomBytes)}`
+/** A fresh id of `kind`: the one place where an id is made, so the only place its brand is asserted. */
+export const make = <K extends Kind>(kind: K, randomBytes: Uint8Array): IdOfKind[K] =>
+  `${prefixes[kind]}_${encodeRandom(randomBytes)}` as IdOfKind[K]
 
 // Seeds may fix an organization id; everything else is `prefix_` + base32.
 // the `u` flag makes the pattern part of the JSON Schema (Effect 4 exports only unicode RegExps)
@@ -92,3 +94,23 @@ export const ScanId = idSchema("scan", "ScanId")
 export type ScanId = typeof ScanId.Type
 export const RemediationId = idSchema("remediation", "RemediationId")
 export type RemediationId = typeof RemediationId.Type
+
+/** The branded id type of each kind: what `make` and the `Ids` port answer. */
+export interface IdOfKind {
+  readonly organization: OrgId
+  readonly serviceAccount: ServiceAccountId
+  readonly team: TeamId
+  readonly routine: RoutineId
+  readonly vcsConnection: VcsConnectionId
+  readonly repository: RepositoryId
+  readonly policyGroup: PolicyGroupId
+  readonly phase: PhaseId
+  readonly mapping: MappingId
+  readonly apiKey: ApiKeyId
+  readonly webhook: WebhookId
+  readonly snoozeRequest: SnoozeRequestId
+  readonly event: EventId
+  readonly audit: AuditEventId
+  readonly scan: ScanId
+  readonly remediation: RemediationId
+}

@@ -17,6 +17,29 @@ describe("Id", () => {
     assert.strictEqual(Id.make("team", a) === Id.make("team", b), a.every((x, i) => x === b[i]))
   })
 
+  // `make` (and the Ids port) answer the branded type of the kind asked for: each must decode with that kind's schema
+  const schemaOf: { readonly [K in Id.Kind]: Schema.Codec<Id.IdOfKind[K], string> } = {
+    organization: Id.OrgId,
+    serviceAccount: Id.ServiceAccountId,
+    team: Id.TeamId,
+    routine: Id.RoutineId,
+    vcsConnection: Id.VcsConnectionId,
+    repository: Id.RepositoryId,
+    policyGroup: Id.PolicyGroupId,
+    phase: Id.PhaseId,
+    mapping: Id.MappingId,
+    apiKey: Id.ApiKeyId,
+    webhook: Id.WebhookId,
+    snoozeRequest: Id.SnoozeRequestId,
+    event: Id.EventId,
+    audit: Id.AuditEventId,
+    scan: Id.ScanId,
+    remediation: Id.RemediationId
+  }
+  prop("an id made for a kind decodes with that kind's schema, for every kind", [fc.constantFrom(...Object.keys(Id.prefixes) as Array<Id.Kind>), bytes16], ([kind, bytes]) => {
+    assert.isTrue(Schema.is(schemaOf[kind])(Id.make(kind, bytes)))
+  })
+
   it("an id of one kind is not accepted where another kind is expected", () => {
     const teamId = Id.make("team", new Uint8Array(16))
     assert.isTrue(Schema.is(Id.TeamId)(teamId))

@@ -1,6 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { Kind } from "../Id.js"
+import type { IdOfKind, Kind } from "../Id.js"
 
 /**
  * Source of identifiers and secret randomness. The core never calls `Math.random` or
@@ -8,7 +8,7 @@ import type { Kind } from "../Id.js"
  */
 export class Ids extends Context.Service<Ids, {
   /** A fresh random id of the given kind, e.g. `repo_01h…`. */
-  readonly next: (kind: Kind) => Effect.Effect<string>
+  readonly next: <K extends Kind>(kind: K) => Effect.Effect<IdOfKind[K]>
   /** `n` cryptographically secure random bytes (API key secrets, signing secrets). */
   readonly randomBytes: (n: number) => Effect.Effect<Uint8Array>
 }>()("@image-policy/core/Ids") {}

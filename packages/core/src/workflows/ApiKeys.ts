@@ -28,9 +28,9 @@ export const createApiKey = Effect.fnUntraced(function*(caller: Caller, request:
   const secret = ApiKey.formatSecret(yield* ids.randomBytes(32))
   const at = yield* now
   const key: ApiKey.ApiKey = {
-    id: (yield* ids.next("apiKey")) as ApiKeyId,
+    id: yield* ids.next("apiKey"),
     // each key acts as its own service account of the organization
-    serviceAccountId: (yield* ids.next("serviceAccount")) as ServiceAccountId,
+    serviceAccountId: yield* ids.next("serviceAccount"),
     name: request.name,
     prefix: ApiKey.secretPrefix(secret),
     secretHash: yield* hasher.hash(secret),

@@ -7,7 +7,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { Actor, Outcome } from "../Audit.js"
 import * as Event from "../Event.js"
-import type { AuditEventId, EventId, OrgId } from "../Id.js"
+import type { OrgId } from "../Id.js"
 import { Ids } from "../ports/Ids.js"
 import { AuditStore } from "../ports/AuditStore.js"
 import { type NewOutboxEvent, OutboxStore } from "../ports/OutboxStore.js"
@@ -46,7 +46,7 @@ export const audit = (
     const ids = yield* Ids
     const at = yield* now
     yield* auditTrail.append(caller.orgId, {
-      id: (yield* ids.next("audit")) as AuditEventId,
+      id: yield* ids.next("audit"),
       at: at.toISOString(),
       actor: caller.actor,
       action,
@@ -77,7 +77,7 @@ export const emit = (
       const draft = Result.getOrThrow(Event.buildEvent(type, data))
       rows.push({
         event: {
-          id: (yield* ids.next("event")) as EventId,
+          id: yield* ids.next("event"),
           type,
           subject: draft.subject,
           time: at,

@@ -149,7 +149,7 @@ export const createRepository = Effect.fnUntraced(function*(
     existing: Option.getOrUndefined(existing)
   }))
   const created = Onboarding.makeRepository(plan, {
-    id: (yield* ids.next("repository")) as RepositoryId,
+    id: yield* ids.next("repository"),
     request,
     now: yield* now
   })

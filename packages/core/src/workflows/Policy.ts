@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { MappingId, PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
+import type { PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
 import * as Mapping from "../Mapping.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../Page.js"
@@ -40,7 +40,7 @@ export const upsertDraftMapping = Effect.fnUntraced(function*(
     // keeps its id, so only a new mapping draws one
     const unchanged = Option.isSome(existing) && Mapping.sameContent(existing.value, valid)
     const result = Mapping.upsertDraft(Option.toArray(existing), valid, {
-      id: Option.isSome(existing) ? existing.value.id : (yield* ids.next("mapping")) as MappingId,
+      id: Option.isSome(existing) ? existing.value.id : yield* ids.next("mapping"),
       now: unchanged ? "" : (yield* now).toISOString()
     })
     if (result.outcome !== "unchanged") {

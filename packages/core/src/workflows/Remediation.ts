@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
-import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
+import type { OrgId, RepositoryId, ScanId } from "../Id.js"
 import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../Page.js"
@@ -159,7 +159,7 @@ export const remediateBranch = (target: {
       const at = (yield* now).toISOString()
       const fresh = (changes: ReadonlyArray<Remediation.RemediationChange>) =>
         Effect.map(ids.next("remediation"), (id): Remediation.RemediationRequest => ({
-          id: id as RemediationId,
+          id,
           repositoryId,
           branchName,
           headBranch,

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Option from "effect/Option"
-import type { OrgId, RepositoryId, ScanId } from "../Id.js"
+import type { OrgId, RepositoryId } from "../Id.js"
 import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
 import type { Page, PageRequest } from "../Page.js"
@@ -40,7 +40,7 @@ const enqueue = (
     const names = [...new Set(branchNames ?? repository.branches.map((b) => b.branchName))].filter((b) => isTracked(repository, b))
     const out: Array<{ readonly scan: Scan.BranchScan; readonly created: boolean }> = []
     for (const branchName of names) {
-      const id = (yield* ids.next("scan")) as ScanId
+      const id = yield* ids.next("scan")
       const scan = yield* scans.enqueue(orgId, {
         id,
         repositoryId: repository.id,

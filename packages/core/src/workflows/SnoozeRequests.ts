@@ -61,7 +61,7 @@ export const createSnoozeRequest = Effect.fnUntraced(function*(
     }
     const at = yield* now
     const { event, request } = yield* Effect.fromResult(SnoozeRequest.create(input, {
-      id: (yield* ids.next("snoozeRequest")) as SnoozeRequestId,
+      id: yield* ids.next("snoozeRequest"),
       now: at
     }))
     yield* snoozes.insert(caller.orgId, request)

@@ -113,7 +113,7 @@ export const syncExternalPhase = Effect.fn("Sync.syncExternalPhase")(function*(
     const current = groupPublished.filter((m) => m.phaseId === phase.id)
     const added = MappingsFile.diffMappings(current, decision.mappings).added.length
     const fresh: Array<MappingId> = []
-    for (let i = 0; i < added; i++) fresh.push((yield* ids.next("mapping")) as MappingId)
+    for (let i = 0; i < added; i++) fresh.push(yield* ids.next("mapping"))
     const result = MappingsFile.applySync({
       phaseId: phase.id,
       current,

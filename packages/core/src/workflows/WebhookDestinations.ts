@@ -57,7 +57,7 @@ export const createWebhook = Effect.fnUntraced(function*(caller: Caller, request
   yield* checkEndpoint(request.endpointUrl)
   const signingSecret = request.type === "generic" ? yield* newSigningSecret : null
   const destination: Webhook.WebhookDestination = {
-    id: (yield* ids.next("webhook")) as WebhookId,
+    id: yield* ids.next("webhook"),
     name: request.name,
     type: request.type,
     endpointSealed: yield* box.seal(request.endpointUrl),

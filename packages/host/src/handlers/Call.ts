@@ -4,7 +4,7 @@
  * outcome `rejected` and the problem type, written on its own after the rejected transaction rolled
  * back, so the trail shows who tried what even though nothing changed.
  */
-import { AuditStore, type Id, Ids } from "@image-policy/core"
+import { AuditStore, Ids } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
@@ -53,7 +53,7 @@ const recordRejection = (caller: Caller, problem: Problem, { params, route }: ty
     const ids = yield* Ids
     const resource = resourceKinds.find(([param]) => params[param] !== undefined)
     yield* auditTrail.append(caller.orgId, {
-      id: (yield* ids.next("audit")) as Id.AuditEventId,
+      id: yield* ids.next("audit"),
       at: new Date().toISOString(),
       actor: caller.actor,
       action: operations.get(`${route.method} ${route.path}`)?.name ?? route.method,

@@ -300,17 +300,16 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
   const ids = yield* Ids
   const hasher = yield* SecretHasher
   const now = new Date(yield* Clock.currentTimeMillis)
-  const next = <A>(kind: Id.Kind) => Effect.map(ids.next(kind), (id) => id as A)
   return yield* transaction(Effect.gen(function*() {
     const result: Array<SeededOrganization> = []
     for (const org of seed.organizations) {
-      const orgId = org.id ?? (yield* next<Id.OrgId>("organization"))
+      const orgId = org.id ?? (yield* ids.next("organization"))
       if (org.id !== undefined && Option.isSome(yield* organizationStore.organizations.get(org.id))) {
         result.push({ id: orgId, name: org.name, existing: true, teams: {}, routines: {}, vcsConnections: {}, policyGroups: {}, apiKeys: {} })
         continue
       }
       const teams: Record<string, Id.TeamId> = {}
-      for (const team of org.teams) teams[team.name] = yield* next<Id.TeamId>("team")
+      for (const team of org.teams) teams[team.name] = yield* ids.next("team")
       yield* organizationStore.organizations.insert({
         id: orgId,
         name: org.name,
@@ -323,19 +322,19 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
       for (const team of org.teams) {
         yield* organizationStore.teams.insert(orgId, { id: teams[team.name]!, name: team.name })
         for (const r of team.routines) {
-          const id = yield* next<Id.RoutineId>("routine")
+          const id = yield* ids.next("routine")
           routines[`${team.name}/${r.name}`] = id
           yield* organizationStore.routines.insert(orgId, { id, teamId: teams[team.name]!, name: r.name, active: r.active, intervalDays: r.intervalDays })
         }
       }
       for (const r of org.routinesWithoutTeam) {
-        const id = yield* next<Id.RoutineId>("routine")
+        const id = yield* ids.next("routine")
         routines[r.name] = id
         yield* organizationStore.routines.insert(orgId, { id, teamId: null, name: r.name, active: r.active, intervalDays: r.intervalDays })
       }
       const connections: Record<string, Id.VcsConnectionId> = {}
       for (const c of org.vcsConnections) {
-        const id = yield* next<Id.VcsConnectionId>("vcsConnection")
+        const id = yield* ids.next("vcsConnection")
         connections[c.externalAccountName] = id
         const settings: FixtureVcs.ConnectionSettings = c.fixture !== undefined
           ? {
@@ -348,11 +347,11 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
       }
       const groups: Record<string, { id: string; phases: Record<string, string> }> = {}
       for (const g of org.policyGroups) {
-        const id = yield* next<Id.PolicyGroupId>("policyGroup")
+        const id = yield* ids.next("policyGroup")
         const phases: Record<string, string> = {}
         const phaseRows = []
         for (const [position, p] of g.phases.entries()) {
-          const phaseId = yield* next<Id.PhaseId>("phase")
+          const phaseId = yield* ids.next("phase")
           phases[p.name] = phaseId
           phaseRows.push({
             id: phaseId,
@@ -389,11 +388,11 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
       }
       const keys: Record<string, string> = {}
       for (const k of org.apiKeys) {
-        const id = yield* next<Id.ApiKeyId>("apiKey")
+        const id = yield* ids.next("apiKey")
         keys[k.name] = id
         yield* apiKeys.insert(orgId, {
           id,
-          serviceAccountId: yield* next<Id.ServiceAccountId>("serviceAccount"),
+          serviceAccountId: yield* ids.next("serviceAccount"),
           name: k.name,
           prefix: ApiKey.secretPrefix(k.secret),
           secretHash: yield* hasher.hash(k.secret),
