@@ -1,7 +1,8 @@
 /**
  * Remediation on real-world files (only the reference text changes) and Remediation.plan: the
- * winning mapping's provenance, snoozes, and a place two platforms disagree on. Rewriting: Remediation.rewrite.test.ts; the request's branch, title,
- * body and failure kind: Remediation.request.test.ts.
+ * winning mapping's provenance, snoozes, and a place two platforms disagree on. Rewriting:
+ * Remediation.rewrite.test.ts; the request's branch, title, body and failure kind:
+ * Remediation.request.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
