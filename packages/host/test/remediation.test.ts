@@ -365,15 +365,18 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       expect(fileOf(opened, "deploy/api.yaml")).toBe(
         deployment.replace("busybox:1.36", "busybox:1.36.1").replace("'nginx:1.25'", "'nginx:1.27.0'")
       )
-      // release's request was still open: updated in place. Its branch is remediated on its own, so
-      // main's new request says nothing about it: wait for release's third write
-      await until("release's request updated", () => fixtureRequest("image-policy/remediate/release")?.writes === 3)
+      // release's request was still open: updated in place (its routine run ends on its own time:
+      // wait for its write, not only for main's)
+      await until("release's request written a third time", async () => fixtureRequest("image-policy/remediate/release")?.writes === 3)
       const release = (await ofBranch("release")).filter((r: any) => r.status === "open")
       expect(release).toHaveLength(1)
       expect(fixtureRequest("image-policy/remediate/release")).toMatchObject({ number: release[0].number, writes: 3 })
     })
 
     it("POST scans with remediate: true runs the routine now for the named branch: a routine scan, then its request updated", async () => {
+      // the routine runs of the previous step may still be scanning release: this call must queue its own scan
+      await until("no pending scan of release", async () =>
+        (await scans()).every((s: any) => s.branchName !== "release" || (s.status !== "queued" && s.status !== "running")))
       fixture.files.setFile(
         { orgId: "org_acme", vcsConnectionId: host.org.vcsConnections["acme"]!, fullName: "acme/api", branch: "release", path: "Dockerfile" },
         "FROM node:20\nFROM redis:7 AS cache\n"
