@@ -3,8 +3,8 @@
 //   our deliveries carry, in a loop (one `Webhook` per secret, made once);
 // - `fetch`: a plain `fetch` loop (Node's undici, keep-alive) POSTing the same signed bodies to the
 //   same receiver with the same concurrency as our worker's lanes.
-// The bodies are the CloudEvents our sender renders (`WebhookSender.render`), for test events.
-import { WebhookSender } from "@image-policy/adapters"
+// The bodies are the CloudEvents our sender renders (`HttpWebhookSender.render`), for test events.
+import { HttpWebhookSender } from "@image-policy/adapters"
 import { Event, Id } from "@image-policy/core"
 import * as Result from "effect/Result"
 import { Webhook } from "standardwebhooks"
@@ -22,7 +22,7 @@ const render = (secrets, count) => {
     const draft = Result.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: id("webhook"), action: "test", changed_at: time }))
     const event = { id: id("event"), type: draft.type, subject: draft.subject, time, correlationId: `bench-${i}`, data: draft.data }
     const attempt = { type: "generic", endpointUrl: `http://127.0.0.1${path}`, signingSecret: secrets[path], orgId: "org_bench", event, publicUrl: "http://127.0.0.1", timeoutMs: 10_000 }
-    const rendered = Result.getOrThrow(WebhookSender.render(attempt, now))
+    const rendered = Result.getOrThrow(HttpWebhookSender.render(attempt, now))
     return { path, id: event.id, body: rendered.body, headers: rendered.headers }
   })
 }

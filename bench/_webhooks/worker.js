@@ -3,7 +3,7 @@
 // creates an organization, generic destinations to the receiver (unsafe mode: http on loopback)
 // and queues the events straight into the outbox; `start` starts the host and its worker; the
 // parent watches the receiver and calls `stop`. Reports this process's CPU seconds.
-import { MemoryStore, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, MemoryStore, StoreConfig } from "@image-policy/adapters"
 import { Event, Id, OrganizationStore, OutboxStore, transaction, Workflows } from "@image-policy/core"
 import { App, NodeRuntime } from "@image-policy/host"
 import * as Context from "effect/Context"
@@ -14,7 +14,7 @@ import * as Result from "effect/Result"
 import { cpuSeconds, serve } from "./ipc.js"
 
 const id = (kind) => Id.make(kind, crypto.getRandomValues(new Uint8Array(16)))
-const secretKey = SecretBox.generateKey()
+const secretKey = AesGcmSecretBox.generateKey()
 const services = { secretKey, allowUnsafeWebhookTargets: true }
 let runtime
 let stores
@@ -42,7 +42,7 @@ serve({
     const hooks = []
     for (let i = 0; i < destinations; i++) {
       const path = `/hook/${i}`
-      const created = await run(Workflows.Webhooks.create(caller, {
+      const created = await run(Workflows.WebhookDestinations.createWebhook(caller, {
         name: `bench ${i}`,
         type: "generic",
         endpointUrl: `http://127.0.0.1:${receiverPort}${path}`,
@@ -52,7 +52,7 @@ serve({
       secrets[path] = created.signingSecret
       hooks.push(created.id)
     }
-    // the same rows `Webhooks.test` writes, appended in chunks (one transaction each)
+    // the same rows `WebhookDestinations.testWebhook` writes, appended in chunks (one transaction each)
     const time = new Date().toISOString()
     const rows = Array.from({ length: events }, (_, i) => {
       const webhookId = hooks[i % destinations]

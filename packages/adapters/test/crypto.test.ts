@@ -1,4 +1,4 @@
-import { Id, Ids as IdsPort, SecretBox as SecretBoxPort, SecretHasher, SecretUnavailable } from "@image-policy/core"
+import { Id, Ids, SecretBox, SecretHasher, SecretUnavailable } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { effectProp, prop } from "../../core/test/support/fcProp.js"
@@ -8,13 +8,13 @@ import * as Base64Url from "effect/encoding/Base64Url"
 import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
-import * as Ids from "../src/crypto/Ids.js"
-import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import { unicodeText } from "./arbitraries.js"
 
-const key = SecretBox.generateKey()
-const otherKey = SecretBox.generateKey()
-const box = (base64Key: string) => Effect.provide(SecretBox.SecretBox, SecretBox.layerFromKey(base64Key))
+const key = AesGcmSecretBox.generateKey()
+const otherKey = AesGcmSecretBox.generateKey()
+const box = (base64Key: string) => Effect.provide(SecretBox, AesGcmSecretBox.layerFromKey(base64Key))
 
 // Flips one bit of the ciphertext part of a sealed value.
 const tamper = (sealed: string): string => {
@@ -24,7 +24,7 @@ const tamper = (sealed: string): string => {
   return `${version}.${iv}.${Base64Url.encode(bytes)}`
 }
 
-describe("SecretBox", () => {
+describe("AesGcmSecretBox", () => {
   effectProp("open(seal(s)) == s for any string", [unicodeText({ maxLength: 200 })], ([plain]) =>
     Effect.gen(function*() {
       const secrets = yield* box(key)
@@ -85,9 +85,9 @@ describe("SecretBox", () => {
     }))
 
   it("generateKey gives 32 random bytes in base64", () => {
-    const bytes = Result.getOrThrow(Base64.decode(SecretBox.generateKey()))
+    const bytes = Result.getOrThrow(Base64.decode(AesGcmSecretBox.generateKey()))
     assert.strictEqual(bytes.length, 32)
-    assert.notStrictEqual(SecretBox.generateKey(), SecretBox.generateKey())
+    assert.notStrictEqual(AesGcmSecretBox.generateKey(), AesGcmSecretBox.generateKey())
   })
 })
 
@@ -160,11 +160,11 @@ describe("ApiKeyHash.cached", () => {
     }))
 })
 
-describe("SecretBox.openedCache", () => {
+describe("AesGcmSecretBox.openedCache", () => {
   /** A box that counts how often it really opens; `bad` cannot be opened. */
   const counting = () => {
     const opened: Array<string> = []
-    const box = SecretBoxPort.of({
+    const box = SecretBox.of({
       seal: (plaintext) => Effect.succeed(`sealed:${plaintext}`),
       open: (sealed) =>
         sealed === "bad"
@@ -177,7 +177,7 @@ describe("SecretBox.openedCache", () => {
   it.effect("opens a sealed value once per minute and seals through", () =>
     Effect.gen(function*() {
       const inner = counting()
-      const box = SecretBox.openedCache(inner.box)
+      const box = AesGcmSecretBox.openedCache(inner.box)
       assert.strictEqual(yield* box.seal("x"), "sealed:x")
       assert.strictEqual(yield* box.open("s1"), "plain:s1")
       yield* TestClock.adjust(59_999)
@@ -191,7 +191,7 @@ describe("SecretBox.openedCache", () => {
   it.effect("does not remember a failure", () =>
     Effect.gen(function*() {
       const inner = counting()
-      const box = SecretBox.openedCache(inner.box)
+      const box = AesGcmSecretBox.openedCache(inner.box)
       for (let i = 0; i < 2; i++) {
         const error = yield* Effect.flip(box.open("bad"))
         assert.strictEqual(error.reason, "malformed")
@@ -202,7 +202,7 @@ describe("SecretBox.openedCache", () => {
   it.effect("holds at most 1,024 values, dropping the oldest first", () =>
     Effect.gen(function*() {
       const inner = counting()
-      const box = SecretBox.openedCache(inner.box)
+      const box = AesGcmSecretBox.openedCache(inner.box)
       for (let i = 0; i <= 1_024; i++) yield* box.open(`s${i}`)
       assert.strictEqual(inner.opened.length, 1_025)
       yield* box.open("s1024")
@@ -214,32 +214,32 @@ describe("SecretBox.openedCache", () => {
 
   it.effect("over the WebCrypto box: opens what it sealed", () =>
     Effect.gen(function*() {
-      const cached = SecretBox.openedCache(yield* box(key))
+      const cached = AesGcmSecretBox.openedCache(yield* box(key))
       const sealed = yield* cached.seal("hooks.example.com/secret")
       assert.strictEqual(yield* cached.open(sealed), "hooks.example.com/secret")
       assert.strictEqual(yield* cached.open(sealed), "hooks.example.com/secret")
     }))
 })
 
-describe("Ids", () => {
+describe("RandomIds", () => {
   const idPattern = /^repo_[0-9a-z]{26}$/
 
   it.effect("gives well-formed, distinct ids and the requested number of bytes", () =>
     Effect.gen(function*() {
-      const ids = yield* IdsPort
+      const ids = yield* Ids
       const generated = yield* Effect.all(Array.from({ length: 100 }, () => ids.next("repository")))
       for (const id of generated) assert.match(id, idPattern)
       assert.strictEqual(new Set(generated).size, 100)
       assert.strictEqual((yield* ids.randomBytes(32)).length, 32)
       assert.strictEqual((yield* ids.randomBytes(70_000)).length, 70_000)
-    }).pipe(Effect.provide(Ids.layer)))
+    }).pipe(Effect.provide(RandomIds.layer)))
 
   it.effect("the seeded layer repeats its sequence for the same seed and differs for another", () =>
     Effect.gen(function*() {
       const run = (seed: number) =>
         Effect.provide(
-          Effect.flatMap(IdsPort, (ids) => Effect.all([ids.next("organization"), ids.next("apiKey"), ids.randomBytes(8)])),
-          Ids.layerSeeded(seed)
+          Effect.flatMap(Ids, (ids) => Effect.all([ids.next("organization"), ids.next("apiKey"), ids.randomBytes(8)])),
+          RandomIds.layerSeeded(seed)
         )
       const [a, b, c] = yield* Effect.all([run(7), run(7), run(8)])
       assert.deepStrictEqual(a, b)

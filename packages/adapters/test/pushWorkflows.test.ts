@@ -5,12 +5,12 @@
  * refused again inside the window and per connection, other events are acknowledged.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Id, type Onboarding, PushDeliveryIds, VcsProvider, Workflows } from "@image-policy/core"
+import { Id, PushDeliveryIds, type VcsConnection, VcsProvider, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import * as MemoryPushDeliveryIds from "../src/vcs/MemoryPushDeliveryIds.js"
 
@@ -47,7 +47,7 @@ describe("MemoryPushDeliveryIds", () => {
     }))
 })
 
-const connection = (n: number, provider: Onboarding.VcsProvider = "github"): Onboarding.VcsConnection => ({
+const connection = (n: number, provider: VcsConnection.VcsProvider = "github"): VcsConnection.VcsConnection => ({
   id: Schema.decodeSync(Id.VcsConnectionId)(Id.make("vcsConnection", new Uint8Array(16).fill(n))),
   provider,
   externalAccountName: "acme",
@@ -68,7 +68,7 @@ const delivery = (overrides: Partial<Workflows.PushEvents.PushDelivery> = {}): W
 })
 
 // no phase is synced here: a provider call would fail the test as an unimplemented mock
-const layer = Layer.mergeAll(MemoryStore.layer, MemoryPushDeliveryIds.layer(), IdsAdapter.layer, Layer.mock(VcsProvider)({}))
+const layer = Layer.mergeAll(MemoryStore.layer, MemoryPushDeliveryIds.layer(), RandomIds.layer, Layer.mock(VcsProvider)({}))
 const receive = (d: Workflows.PushEvents.PushDelivery) => PushEvents.receive(d, "corr-1")
 const refusal = (d: Workflows.PushEvents.PushDelivery) => Effect.map(Effect.flip(receive(d)), (error) => error._tag)
 

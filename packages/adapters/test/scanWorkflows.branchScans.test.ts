@@ -43,7 +43,7 @@ describe("branch scans", () => {
                 ? Effect.void
                 : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
         }
-        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
+        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
         assert.isTrue(raced)
         assert.notStrictEqual(page.scan?.id, first.id)
         assert.strictEqual(page.scan?.id, claimed!.scan.id)
@@ -65,7 +65,7 @@ describe("branch scans", () => {
         assert.match(main.commitSha!, /^[0-9a-f]{40}$/)
         assert.isNotNull(main.finishedAt)
 
-        const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 })
+        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 })
         assert.strictEqual(page.branchName, "main")
         assert.strictEqual(page.scan?.id, main.id)
         assert.deepStrictEqual(page.items.map((f) => `${f.file}:${f.line} ${f.reference} -> ${f.resolution?.toImage ?? "-"}`), [
@@ -81,9 +81,9 @@ describe("branch scans", () => {
         assert.strictEqual(page.items[0]!.resolution!.mappingReason, "patched base")
         assert.strictEqual(page.items[0]!.resolution!.policyGroupId, groupId)
 
-        const release = yield* Workflows.Scans.findings(caller, repository.id, { branch: "release" }, { limit: 50 })
+        const release = yield* Workflows.Scans.listFindings(caller, repository.id, { branch: "release" }, { limit: 50 })
         assert.deepStrictEqual(release.items.map((f) => f.reference), ["node:20"])
-        const untracked = yield* Effect.result(Workflows.Scans.findings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
+        const untracked = yield* Effect.result(Workflows.Scans.listFindings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
         assert.isTrue(Result.isFailure(untracked) && untracked.failure._tag === "InvalidReferenceInBody" && untracked.failure.path === "branch")
 
         const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
@@ -119,7 +119,7 @@ describe("branch scans", () => {
           assert.strictEqual(scan?.findingCount, 0)
           const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
           assert.strictEqual(view!.branches[0]!.scan.status, "failed")
-          const page = yield* Workflows.Scans.findings(caller, repository.id, {}, { limit: 50 })
+          const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 })
           assert.deepStrictEqual([page.scan, page.items], [null, []])
         }),
       (fixture) => ({ ...fixture.provider, listFiles: () => Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: 30 })) })

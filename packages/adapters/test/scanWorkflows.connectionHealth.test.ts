@@ -59,7 +59,7 @@ describe("connection health (every provider call through a connection)", () => {
           const [refused] = yield* runQueued(store)
           assert.deepStrictEqual([refused?.status, refused?.failure], ["failed", "provider-unauthorized"])
           assert.strictEqual(yield* statusOf(store), "error")
-          const [view] = (yield* Workflows.Onboarding.listConnections(caller, { limit: 10 })).items
+          const [view] = (yield* Workflows.Onboarding.listVcsConnections(caller, { limit: 10 })).items
           assert.strictEqual(view?.status, "error", "the connections route shows it")
 
           delete provider.refuse.listFiles
@@ -131,11 +131,11 @@ describe("connection health (every provider call through a connection)", () => {
           assert.strictEqual(scan?.failure, "provider-not-configured")
           // the available-repositories route still asks the provider of an inactive connection
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true }))
+          const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true }))
           assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "inactive")
           delete provider.refuse.listRepositories
-          assert.strictEqual((yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })).length, 1)
+          assert.strictEqual((yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true })).length, 1)
           assert.strictEqual(yield* statusOf(store), "inactive")
         }),
       provider.provider
@@ -148,7 +148,7 @@ describe("connection health (every provider call through a connection)", () => {
       (store) =>
         Effect.gen(function*() {
           provider.refuse.listRepositories = "unauthorized"
-          const refused = yield* Effect.result(Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false }))
+          const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false }))
           assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
           assert.strictEqual(yield* statusOf(store), "error")
 
@@ -159,18 +159,18 @@ describe("connection health (every provider call through a connection)", () => {
 
           // the token was renewed: lists that may come from the adapter's cache prove nothing ...
           delete provider.refuse.listRepositories
-          const branches = yield* Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
+          const branches = yield* Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
           assert.deepStrictEqual(branches.map((b) => b.name).sort(), ["huge", "main", "release"])
-          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: false })
+          yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false })
           assert.strictEqual(yield* statusOf(store), "error", "a list that may be cached does not restore the connection")
           // ... a refreshed repository list asks the provider, and its answer marks the connection active again
-          yield* Workflows.Onboarding.availableRepositories(caller, connectionId, { refresh: true })
+          yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true })
           assert.strictEqual(yield* statusOf(store), "active")
           assert.deepStrictEqual((yield* onboard(["main"])).scans, [{ branchName: "main", status: "queued" }])
 
           yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
           provider.refuse.listBranches = "not-found"
-          const unknown = yield* Effect.result(Workflows.Onboarding.availableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
+          const unknown = yield* Effect.result(Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
           assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "VcsProviderError" && unknown.failure.reason === "not-found")
           assert.strictEqual(yield* statusOf(store), "active", "not-found is an answer: the credentials were accepted")
         }),

@@ -34,7 +34,7 @@ describe("remediation", () => {
         assert.include(opened!.body, "`Dockerfile:6`: `node:20` -> `node:20.11.1`")
         assert.include(opened!.body, "`docker-compose.yml:2`: `redis:7` -> `redis:7.4`")
 
-        const [request] = (yield* Workflows.Remediation.listRemediations(caller, repository.id, { limit: 10 })).items
+        const [request] = (yield* Workflows.Remediation.listRemediationRequests(caller, repository.id, { limit: 10 })).items
         assert.strictEqual(request?.status, "open")
         assert.strictEqual(request?.number, opened!.number)
         assert.strictEqual(request?.url, opened!.url)
@@ -92,7 +92,7 @@ describe("remediation", () => {
         const { repository } = yield* onboard(["main"])
         yield* publish([["node:20", "node:20.11.1"]])
         yield* runQueued(store)
-        const snooze = yield* Workflows.Snooze.createSnoozeRequest(caller, {
+        const snooze = yield* Workflows.SnoozeRequests.createSnoozeRequest(caller, {
           repositoryId: repository.id, fromImage: "docker.io/library/node:20", reason: "certification", until: "2026-02-12T00:00:00Z"
         })
         const pendingScan = Option.getOrThrow(yield* store.scans.latest(orgId, repository.id, "main"))
@@ -100,7 +100,7 @@ describe("remediation", () => {
         assert.isTrue(Option.isSome(yield* Workflows.Remediation.remediateBranch(target)), "a pending snooze suppresses nothing")
         fixture.closeRemediation("acme/api", 1)
 
-        yield* Workflows.Snooze.reviewSnoozeRequest(caller, snooze.id, { decision: "approve" })
+        yield* Workflows.SnoozeRequests.reviewSnoozeRequest(caller, snooze.id, { decision: "approve" })
         yield* TestClock.adjust(day)
         assert.isTrue(Option.isNone(yield* Workflows.Remediation.remediateBranch(target)))
         assert.strictEqual(fixture.remediations("acme/api").length, 1, "no new request while snoozed")

@@ -29,7 +29,7 @@ describe("the routine", () => {
       Effect.gen(function*() {
         const other = id<Id.RoutineId>("routine", 2)
         yield* store.routines.insert(orgId, { id: other, teamId: team, name: "Paused", active: false, intervalDays: 1 })
-        yield* Workflows.Onboarding.onboardRepository(caller, {
+        yield* Workflows.Onboarding.createRepository(caller, {
           vcsConnectionId: connectionId, externalRepoId: "1001", assignedTeamId: team, assignedRoutineId: other, branchNames: ["main"]
         })
         yield* runQueued(store)

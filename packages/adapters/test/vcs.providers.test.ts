@@ -14,7 +14,7 @@ import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as Fixture from "../src/vcs/Fixture.js"
 import * as Providers from "../src/vcs/Providers.js"
 import * as Stubs from "./support/providerStubs.js"
@@ -397,7 +397,7 @@ describe("dispatch and configuration", () => {
 })
 
 describe("a token sealed in the store (sealedToken)", () => {
-  const boxOf = (base64Key: string) => Effect.orDie(SecretBox.make(Result.getOrThrow(SecretBox.decodeKey(base64Key))))
+  const boxOf = (base64Key: string) => Effect.orDie(AesGcmSecretBox.make(Result.getOrThrow(AesGcmSecretBox.decodeKey(base64Key))))
   const sealedSettings = (baseUrl: string, sealedToken: string) => ({ kind: "api", baseUrl, sealedToken })
 
   /** Log lines (message and annotations) written while `effect` runs. */
@@ -413,7 +413,7 @@ describe("a token sealed in the store (sealedToken)", () => {
 
   it.effect("is opened with the given SecretBox and sent as the credential; GitHub and GitLab", () =>
     Effect.gen(function*() {
-      const box = yield* boxOf(SecretBox.generateKey())
+      const box = yield* boxOf(AesGcmSecretBox.generateKey())
       const sealed = yield* box.seal(token)
       const github = yield* Stubs.github({ token, repositories: [api] })
       const gitlab = yield* Stubs.gitlab({ token, repositories: [Stubs.repository(70, "group/sub/api")] })
@@ -435,13 +435,13 @@ describe("a token sealed in the store (sealedToken)", () => {
 
   it.effect("without a SecretBox in the options, the calling fiber's SecretBox opens it; the sealed token wins over tokenEnv", () =>
     Effect.gen(function*() {
-      const key = SecretBox.generateKey()
+      const key = AesGcmSecretBox.generateKey()
       const box = yield* boxOf(key)
       const sealed = yield* box.seal(token)
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const vcs = Providers.make({ env: (name) => name === "WRONG_TOKEN" ? "not-the-token" : undefined })
       const listed = yield* vcs.listRepositories(contextOf({ ...sealedSettings(stub.baseUrl, sealed), tokenEnv: "WRONG_TOKEN" }), { refresh: false }).pipe(
-        Effect.provide(SecretBox.layerFromKey(key))
+        Effect.provide(AesGcmSecretBox.layerFromKey(key))
       )
       assert.strictEqual(listed.length, 1)
       assert.strictEqual(stub.requests[0]!.headers["authorization"], `Bearer ${token}`)
@@ -449,8 +449,8 @@ describe("a token sealed in the store (sealedToken)", () => {
 
   it.effect("that cannot be opened (another key, a damaged value, no SecretBox) is not-configured, logged without the value, and nothing is sent", () =>
     Effect.gen(function*() {
-      const sealed = yield* Effect.flatMap(boxOf(SecretBox.generateKey()), (box) => box.seal(token))
-      const otherBox = yield* boxOf(SecretBox.generateKey())
+      const sealed = yield* Effect.flatMap(boxOf(AesGcmSecretBox.generateKey()), (box) => box.seal(token))
+      const otherBox = yield* boxOf(AesGcmSecretBox.generateKey())
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const cases = [
         { vcs: Providers.make({ env, secretBox: otherBox }), sealedToken: sealed, reason: "sealed-token-decrypt-failed" },

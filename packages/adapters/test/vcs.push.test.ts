@@ -3,6 +3,7 @@
  * deliveries are verified against the connection's secret, what of a push decides which phases it
  * concerns, and where the secret comes from.
  */
+import { SecretBox } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { effectProp } from "../../core/test/support/fcProp.js"
@@ -11,7 +12,7 @@ import * as Result from "effect/Result"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import { createHmac } from "node:crypto"
-import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as Push from "../src/vcs/PushEvents.js"
 
 const hmac = (secret: string, body: Uint8Array) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
@@ -163,12 +164,12 @@ describe("webhookSecretOf", () => {
 
   it.effect("a sealed secret is opened with the SecretBox; one it cannot open is none, logged without the value", () =>
     Effect.gen(function*() {
-      const key = SecretBox.generateKey()
-      const sealed = yield* Effect.provide(Effect.flatMap(SecretBox.SecretBox, (box) => box.seal("sealed-hook-secret")), SecretBox.layerFromKey(key))
+      const key = AesGcmSecretBox.generateKey()
+      const sealed = yield* Effect.provide(Effect.flatMap(SecretBox, (box) => box.seal("sealed-hook-secret")), AesGcmSecretBox.layerFromKey(key))
       const api = { kind: "api", baseUrl: "https://api.github.com", sealedWebhookSecret: sealed, webhookSecretEnv: "HOOK" }
-      const opened = yield* Effect.provide(Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), SecretBox.layerFromKey(key))
+      const opened = yield* Effect.provide(Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), AesGcmSecretBox.layerFromKey(key))
       assert.strictEqual(opened, "sealed-hook-secret", "the sealed value wins over the variable")
-      const other = yield* logged(Effect.provide(Push.webhookSecretOf(api, env({}), "conn-1"), SecretBox.layerFromKey(SecretBox.generateKey())))
+      const other = yield* logged(Effect.provide(Push.webhookSecretOf(api, env({}), "conn-1"), AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey())))
       assert.isUndefined(other.value)
       assert.strictEqual(other.lines.length, 1)
       assert.include(other.lines[0], "sealed-webhook-secret-decrypt-failed")

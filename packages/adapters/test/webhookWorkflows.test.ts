@@ -11,8 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../src/crypto/Ids.js"
-import * as SecretBox from "../src/crypto/SecretBox.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import { allStores } from "./support/stores.js"
 
@@ -45,8 +45,8 @@ const answer = (statusCode: number, retryAfter?: string): AttemptResult => ({ st
 const setup = (script: Array<Scripted>, seen: Array<Attempt>) =>
   Layer.mergeAll(
     MemoryStore.layer,
-    IdsAdapter.layerSeeded(11),
-    SecretBox.layerFromKey(SecretBox.generateKey()),
+    RandomIds.layerSeeded(11),
+    AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey()),
     scriptedSender(script, seen)
   ).pipe(Layer.orDie)
 
@@ -60,7 +60,7 @@ const worker = (schedule: ReadonlyArray<number>) =>
   Effect.gen(function*() {
     const store = yield* allStores
     const claimed = yield* store.outbox.claim({ worker: "w", now: new Date(yield* TestClockNow), leaseMs: 60_000, limit: 10 })
-    for (const c of claimed) yield* Workflows.Webhooks.deliver(c, config(schedule))
+    for (const c of claimed) yield* Workflows.WebhookDeliveries.deliver(c, config(schedule))
     return claimed.length
   })
 
@@ -70,7 +70,7 @@ const seedOrg = Effect.gen(function*() {
   const store = yield* allStores
   yield* store.organizations.insert({ id: orgId, name: "Hooks", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
   yield* store.teams.insert(orgId, { id: team, name: "Platform" })
-  return yield* Workflows.Webhooks.create(caller, {
+  return yield* Workflows.WebhookDestinations.createWebhook(caller, {
     name: "receiver",
     type: "generic",
     endpointUrl: "https://hooks.example.com/services/T000/B000/abcd1234",
@@ -90,7 +90,7 @@ describe("webhook delivery policy", () => {
       const hook = yield* seedOrg
       assert.match(hook.signingSecret!, /^whsec_[A-Za-z0-9+/]+=*$/)
       assert.strictEqual(hook.endpointPreview, "https://hooks.example.com/…/1234")
-      const { eventId } = yield* Workflows.Webhooks.test(caller, hook.id)
+      const { eventId } = yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       assert.strictEqual(yield* worker([5, 30, 120]), 1) // 503, Retry-After 100 s beats the 5 s step
       assert.strictEqual(yield* worker([5, 30, 120]), 0)
       yield* TestClock.adjust("99 seconds")
@@ -120,24 +120,24 @@ describe("webhook delivery policy", () => {
     const seen: Array<Attempt> = []
     return Effect.gen(function*() {
       const hook = yield* seedOrg
-      const { eventId } = yield* Workflows.Webhooks.test(caller, hook.id)
+      const { eventId } = yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([5])
       const store = yield* allStores
       const disabled = Option.getOrThrow(yield* store.webhooks.get(orgId, hook.id))
       assert.strictEqual(disabled.status, "disabled")
       assert.strictEqual((yield* deliveryOf(hook.id)).status, "dead")
       // a later event to the disabled destination is not sent
-      const second = yield* Workflows.Webhooks.test(caller, hook.id)
+      const second = yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([5])
       assert.strictEqual(seen.length, 1)
-      const replaced = yield* Workflows.Webhooks.replaceEndpoint(caller, hook.id, { endpointUrl: "https://hooks2.example.com/in/xyz9" })
+      const replaced = yield* Workflows.WebhookDestinations.replaceWebhookEndpoint(caller, hook.id, { endpointUrl: "https://hooks2.example.com/in/xyz9" })
       assert.strictEqual(replaced.status, "active")
-      yield* Workflows.Webhooks.replay(caller, hook.id, eventId)
-      yield* Workflows.Webhooks.replay(caller, hook.id, second.eventId)
+      yield* Workflows.WebhookDeliveries.replayWebhookDelivery(caller, hook.id, eventId)
+      yield* Workflows.WebhookDeliveries.replayWebhookDelivery(caller, hook.id, second.eventId)
       assert.strictEqual(yield* worker([5]), 2)
       assert.deepStrictEqual(seen.slice(1).map((a) => a.event.id).sort(), [eventId, second.eventId].sort())
       assert.isTrue(seen.slice(1).every((a) => a.endpointUrl === "https://hooks2.example.com/in/xyz9"))
-      const replayAgain = yield* Effect.flip(Workflows.Webhooks.replay(caller, hook.id, eventId))
+      const replayAgain = yield* Effect.flip(Workflows.WebhookDeliveries.replayWebhookDelivery(caller, hook.id, eventId))
       assert.strictEqual(replayAgain._tag, "DeliveryNotDead")
     }).pipe(Effect.provide(setup([answer(410)], seen)))
   })
@@ -146,7 +146,7 @@ describe("webhook delivery policy", () => {
     const seen: Array<Attempt> = []
     return Effect.gen(function*() {
       const hook = yield* seedOrg
-      yield* Workflows.Webhooks.test(caller, hook.id)
+      yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([1, 2])
       yield* TestClock.adjust("2 seconds")
       yield* worker([1, 2])
@@ -163,14 +163,14 @@ describe("webhook delivery policy", () => {
     const seen: Array<Attempt> = []
     return Effect.gen(function*() {
       const hook = yield* seedOrg
-      yield* Workflows.Webhooks.test(caller, hook.id)
+      yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([5])
-      const rotated = yield* Workflows.Webhooks.rotateSecret(caller, hook.id)
+      const rotated = yield* Workflows.WebhookDestinations.rotateWebhookSecret(caller, hook.id)
       assert.notStrictEqual(rotated.signingSecret, hook.signingSecret)
-      yield* Workflows.Webhooks.test(caller, hook.id)
+      yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([5])
       assert.deepStrictEqual(seen.map((a) => a.signingSecret), [hook.signingSecret!, rotated.signingSecret])
-      const listed = yield* Workflows.Webhooks.list(caller, { limit: 10 })
+      const listed = yield* Workflows.WebhookDestinations.listWebhooks(caller, { limit: 10 })
       assert.notInclude(JSON.stringify(listed), "whsec_")
       assert.notInclude(JSON.stringify(listed), "abcd1234")
       const store = yield* allStores

@@ -15,7 +15,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import * as Resolver from "../src/webhooks/Resolver.js"
-import * as Sender from "../src/webhooks/Sender.js"
+import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { closedPort, receiver, sampleEvent, testCertificate } from "./support/receiver.js"
 
@@ -33,7 +33,7 @@ const attemptFor = (endpointUrl: string, overrides: Partial<Attempt> = {}): Atte
   ...overrides
 })
 
-const unsafeSender = Sender.make({ allowUnsafeTargets: true })
+const unsafeSender = HttpWebhookSender.make({ allowUnsafeTargets: true })
 
 describe("generic deliveries", () => {
   it.live("a delivery verifies with both verifiers and carries the contracted envelope", () =>
@@ -180,7 +180,7 @@ describe("answers", () => {
   it.live("a large response body is drained up to the cap and does not delay the answer", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain", respond: () => ({ status: 200, body: "x".repeat(4 * 1024 * 1024) }) })
-      const sender = Sender.make({ allowUnsafeTargets: true, maxResponseBytes: 1024 })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true, maxResponseBytes: 1024 })
       const result = yield* sender.send(attemptFor(target.url(), { type: "chat", signingSecret: null }))
       assert.strictEqual(result.statusCode, 200)
     }))
@@ -204,14 +204,14 @@ describe("failures", () => {
 
   it.live("a name that does not resolve is a dns failure", () =>
     Effect.gen(function*() {
-      const sender = Sender.make({ allowUnsafeTargets: true, resolver: Resolver.fromRecord({}) })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true, resolver: Resolver.fromRecord({}) })
       const error = yield* Effect.flip(sender.send(attemptFor("http://nowhere.example.test/hook")))
       assert.strictEqual(error.code, "dns")
     }))
 
   it.live("a resolver that never answers: checkEndpoint says unresolvable, send times out", () =>
     Effect.gen(function*() {
-      const sender = Sender.make({ allowUnsafeTargets: false, resolver: () => Effect.never, checkTimeoutMs: 50 })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: false, resolver: () => Effect.never, checkTimeoutMs: 50 })
       const checked = yield* Effect.flip(sender.checkEndpoint("https://slow.example.test/"))
       assert.strictEqual(checked._tag === "InvalidEndpoint" ? checked.reason : checked._tag, "unresolvable")
       const error = yield* Effect.flip(sender.send(attemptFor("https://slow.example.test/", { timeoutMs: 100 })))
@@ -233,7 +233,7 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
   const resolver = Resolver.fromRecord({ "hooks.example.test": [PUBLIC] })
   // `ca: null`: trust only the system roots
   const safeSender = (port: number, ca: string | null = certificate.cert) =>
-    Sender.make({
+    HttpWebhookSender.make({
       allowUnsafeTargets: false,
       resolver,
       ...(ca === null ? {} : { ca }),
@@ -325,7 +325,7 @@ describe("nothing leaks", () => {
       const plain = yield* receiver({ mode: "plain" })
       const port = yield* Effect.promise(closedPort)
       const secretive = "https://hooks.example.test/hook?token=sekret-token-123"
-      const safe = Sender.make({
+      const safe = HttpWebhookSender.make({
         allowUnsafeTargets: false,
         resolver: Resolver.fromRecord({ "hooks.example.test": ["93.184.215.14"], "leaky.example.test": ["10.1.2.3"] }),
         connectTo: () => ({ address: "127.0.0.1", port: plain.port })
@@ -365,9 +365,9 @@ describe("nothing leaks", () => {
     }))
 
   it("an attempt that cannot be formatted is a defect, not an answer", () => {
-    const missing = Sender.render(attemptFor("https://x.test/", { signingSecret: null }), 1)
+    const missing = HttpWebhookSender.render(attemptFor("https://x.test/", { signingSecret: null }), 1)
     assert.isTrue(Result.isFailure(missing) && missing.failure.reason === "missing-signing-secret")
-    const bad = Sender.render(attemptFor("https://x.test/", { signingSecret: "whsec_sekret!!" }), 1)
+    const bad = HttpWebhookSender.render(attemptFor("https://x.test/", { signingSecret: "whsec_sekret!!" }), 1)
     assert.isTrue(Result.isFailure(bad) && bad.failure.reason === "invalid-signing-secret")
     if (Result.isFailure(bad)) assert.notInclude(bad.failure.message, "sekret")
   })

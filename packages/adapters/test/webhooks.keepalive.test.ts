@@ -1,5 +1,5 @@
 /**
- * Connection reuse of the webhook sender (Sender.ts "Keep-alive"): attempts to one pinned address
+ * Connection reuse of the webhook sender (HttpWebhookSender.ts "Keep-alive"): attempts to one pinned address
  * share a connection; an attempt whose resolution gives another address never rides a socket
  * opened for the first; a pooled connection the receiver drops is replaced, and the attempt
  * still gets its answer.
@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Resolver from "../src/webhooks/Resolver.js"
-import * as Sender from "../src/webhooks/Sender.js"
+import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { receiver, sampleEvent, testCertificate } from "./support/receiver.js"
 
@@ -32,7 +32,7 @@ describe("keep-alive", () => {
   it.live("attempts to one address share one connection, and every one is verified", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
-      const sender = Sender.make({ allowUnsafeTargets: true })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true })
       for (let i = 0; i < 5; i++) {
         assert.strictEqual((yield* sender.send(attemptFor(target.url(), eventId(i)))).statusCode, 200)
       }
@@ -44,7 +44,7 @@ describe("keep-alive", () => {
   it.live("keepAlive: false opens a connection per attempt", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "generic", secret })
-      const sender = Sender.make({ allowUnsafeTargets: true, keepAlive: false })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true, keepAlive: false })
       for (let i = 0; i < 3; i++) yield* sender.send(attemptFor(target.url(), eventId(i)))
       assert.strictEqual(target.connections(), 3)
     }))
@@ -58,7 +58,7 @@ describe("keep-alive", () => {
       let lookups = 0
       const resolver: Resolver.Resolver = () => Effect.succeed([answers[lookups++]!])
       const dialled: Array<string> = []
-      const sender = Sender.make({
+      const sender = HttpWebhookSender.make({
         allowUnsafeTargets: false,
         resolver,
         ca: certificate.cert,
@@ -100,7 +100,7 @@ describe("keep-alive", () => {
         }))
       )
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-      const sender = Sender.make({ allowUnsafeTargets: true })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true })
       assert.strictEqual((yield* sender.send(attemptFor(url, eventId(1)))).statusCode, 204)
       assert.strictEqual((yield* sender.send(attemptFor(url, eventId(2)))).statusCode, 204)
       assert.strictEqual(answered, 2)

@@ -8,7 +8,7 @@ import { type Attempt, WebhookSender } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as Sender from "../src/webhooks/Sender.js"
+import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"
 import * as Resolver from "../src/webhooks/Resolver.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { receiver, sampleEvent, testCertificate } from "./support/receiver.js"
@@ -58,7 +58,7 @@ describe("SSRF guard", () => {
         lookups.push(host)
         return table(host)
       }
-      const sender = Sender.make({ allowUnsafeTargets: false, resolver, ca: certificate.cert })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: false, resolver, ca: certificate.cert })
 
       const cases: ReadonlyArray<readonly [string, string, Expected, string?]> = [
         ["decimal IPv4", `https://2130706433:${q}/hook`, unsafe(["loopback"])],
@@ -154,11 +154,11 @@ describe("SSRF guard", () => {
       const sender = yield* WebhookSender
       const error = yield* Effect.flip(sender.checkEndpoint("https://2130706433/"))
       assert.strictEqual(error._tag, "UnsafeDestination")
-    }).pipe(Effect.provide(Sender.layer({ allowUnsafeTargets: false, resolver: Resolver.fromRecord({}) }))))
+    }).pipe(Effect.provide(HttpWebhookSender.layer({ allowUnsafeTargets: false, resolver: Resolver.fromRecord({}) }))))
 
   it.effect("a public endpoint passes checkEndpoint", () =>
     Effect.gen(function*() {
-      const sender = Sender.make({ allowUnsafeTargets: false, resolver: Resolver.fromRecord(dns) })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: false, resolver: Resolver.fromRecord(dns) })
       yield* sender.checkEndpoint("https://public.example.test/hooks?x=1")
       yield* sender.checkEndpoint(`https://${PUBLIC}/`)
       yield* sender.checkEndpoint("https://[2606:4700::1111]:8443/")
@@ -166,7 +166,7 @@ describe("SSRF guard", () => {
 
   it.effect("unsafe mode allows http and loopback, still refuses credentials and other schemes", () =>
     Effect.gen(function*() {
-      const sender = Sender.make({ allowUnsafeTargets: true, resolver: Resolver.fromRecord({}) })
+      const sender = HttpWebhookSender.make({ allowUnsafeTargets: true, resolver: Resolver.fromRecord({}) })
       yield* sender.checkEndpoint("http://127.0.0.1:9/hook")
       yield* sender.checkEndpoint("https://localhost/")
       assert.strictEqual((yield* Effect.flip(sender.checkEndpoint("http://u:p@127.0.0.1/")))._tag, "InvalidEndpoint")
@@ -190,8 +190,8 @@ describe("DNS pinning", () => {
         lookups++
         return Effect.succeed(lookups % 2 === 1 ? [PUBLIC] : ["127.0.0.1"])
       }
-      const dialled: Array<Sender.PinnedAddress> = []
-      const sender = Sender.make({
+      const dialled: Array<HttpWebhookSender.PinnedAddress> = []
+      const sender = HttpWebhookSender.make({
         allowUnsafeTargets: false,
         resolver,
         ca: certificate.cert,
@@ -234,7 +234,7 @@ describe("DNS pinning", () => {
       let lookups = 0
       // answers public once, then loopback forever: a second lookup inside one send would be refused
       const resolver: Resolver.Resolver = () => Effect.succeed(++lookups === 1 ? [PUBLIC] : ["127.0.0.1"])
-      const sender = Sender.make({
+      const sender = HttpWebhookSender.make({
         allowUnsafeTargets: false,
         resolver,
         ca: certificate.cert,
@@ -252,7 +252,7 @@ describe("DNS pinning", () => {
     Effect.gen(function*() {
       const legit = yield* receiver({ mode: "generic", secret, tls: certificate })
       const dialled: Array<string> = []
-      const sender = Sender.make({
+      const sender = HttpWebhookSender.make({
         allowUnsafeTargets: false,
         resolver: Resolver.fromRecord({ "hooks.rebind.test": ["2606:4700::1111", PUBLIC] }),
         ca: certificate.cert,

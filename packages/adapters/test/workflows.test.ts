@@ -9,7 +9,7 @@ import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
-import * as IdsAdapter from "../src/crypto/Ids.js"
+import * as RandomIds from "../src/crypto/RandomIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import { allStores, type AllStores } from "./support/stores.js"
 
@@ -58,7 +58,7 @@ const seed = (store: AllStores) =>
     })
   })
 
-const TestLayer = Layer.merge(MemoryStore.layer, IdsAdapter.layerSeeded(7))
+const TestLayer = Layer.merge(MemoryStore.layer, RandomIds.layerSeeded(7))
 const withStore = <A, E>(f: (store: AllStores) => Effect.Effect<A, E, Stores | Ids>) =>
   Effect.gen(function*() {
     const store = yield* allStores
@@ -72,15 +72,15 @@ describe("workflows", () => {
     withStore((store) =>
       Effect.gen(function*() {
         const input = { fromImage: "nginx:1", toImage: "nginx:1.27", reason: "CVE fix" }
-        const first = yield* Workflows.Policy.addDraftMapping(caller, groupId, internal, input)
-        const second = yield* Workflows.Policy.addDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
-        const third = yield* Workflows.Policy.addDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
+        const first = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, input)
+        const second = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
+        const third = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
         assert.deepStrictEqual([first.outcome, second.outcome, third.outcome], ["created", "updated", "unchanged"])
         assert.strictEqual(second.mapping.id, first.mapping.id)
         assert.strictEqual((yield* store.drafts.listByGroup(orgId, groupId)).length, 1)
         assert.strictEqual((yield* store.published.listByGroup(orgId, groupId)).length, 0, "drafts are not live")
 
-        const published = yield* Workflows.Policy.publishGroup(caller, groupId)
+        const published = yield* Workflows.Policy.publishPolicyGroup(caller, groupId)
         assert.strictEqual(published.changes.created.length, 1)
         assert.strictEqual((yield* store.published.listByGroup(orgId, groupId))[0]!.toImage, "nginx:1.27")
         const deliveries = yield* store.outbox.deliveries(orgId, hookId, { limit: 50 })
@@ -95,11 +95,11 @@ describe("workflows", () => {
     withStore((store) =>
       Effect.gen(function*() {
         const result = yield* Effect.result(
-          Workflows.Policy.addDraftMapping(caller, groupId, external, { fromImage: "nginx:1", toImage: "nginx:2" })
+          Workflows.Policy.upsertDraftMapping(caller, groupId, external, { fromImage: "nginx:1", toImage: "nginx:2" })
         )
         assert.isTrue(Result.isFailure(result) && result.failure._tag === "ExternalPhaseReadOnly")
         const bad = yield* Effect.result(
-          Workflows.Policy.addDraftMapping(caller, groupId, internal, { fromImage: "nginx:1", toImage: "nginx" })
+          Workflows.Policy.upsertDraftMapping(caller, groupId, internal, { fromImage: "nginx:1", toImage: "nginx" })
         )
         assert.isTrue(Result.isFailure(bad) && bad.failure._tag === "InvalidMapping")
         assert.strictEqual((yield* store.drafts.listByGroup(orgId, groupId)).length, 0)
@@ -135,7 +135,7 @@ describe("workflows", () => {
             return (e.errors as ReadonlyArray<{ path: string }>).map((x) => x.path)
           })
         assert.deepStrictEqual(
-          yield* fieldsOf(Workflows.Snooze.createSnoozeRequest(caller, {
+          yield* fieldsOf(Workflows.SnoozeRequests.createSnoozeRequest(caller, {
             repositoryId: repoId, fromImage: "nginx:1.25\u0000", reason: "vendor\ud800", until: "2026-02-30T00:00:00Z"
           })),
           ["fromImage", "reason", "until"]
@@ -144,7 +144,7 @@ describe("workflows", () => {
         const tooMany = Array.from({ length: 501 }, () => ({ policyGroupId: groupId, branchNames: ["main"] }))
         assert.deepStrictEqual(yield* fieldsOf(Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: tooMany })), ["assignments"])
         // a union (role or permissions): each form says why; both name the field
-        assert.include(yield* fieldsOf(Effect.provide(Workflows.ApiKeys.create(caller, { name: "deploy\u0000", role: "Owner", expiresInDays: 30 }), ApiKeyHash.layer)), "name")
+        assert.include(yield* fieldsOf(Effect.provide(Workflows.ApiKeys.createApiKey(caller, { name: "deploy\u0000", role: "Owner", expiresInDays: 30 }), ApiKeyHash.layer)), "name")
         assert.deepStrictEqual((yield* store.snoozeRequests.list(orgId, { limit: 10 })).items, [])
         assert.deepStrictEqual(yield* store.assignments.get(orgId, repoId), [])
         assert.strictEqual((yield* store.audit.list(orgId, { limit: 10 })).items.length, 0)
@@ -153,7 +153,7 @@ describe("workflows", () => {
   it.effect("creating a snooze request emits service.snooze_request.created with exactly the spec's data", () =>
     withStore((store) =>
       Effect.gen(function*() {
-        const request = yield* Workflows.Snooze.createSnoozeRequest(caller, {
+        const request = yield* Workflows.SnoozeRequests.createSnoozeRequest(caller, {
           repositoryId: repoId, fromImage: "nginx:1.25", reason: "vendor certification", until: "2026-03-01T00:00:00Z"
         })
         assert.strictEqual(request.status, "pending")
@@ -168,19 +168,19 @@ describe("workflows", () => {
             repository_id: repoId, changed_at: "2026-02-01T00:00:00.000Z"
           })
         }
-        const unknown = yield* Effect.result(Workflows.Snooze.createSnoozeRequest(caller, {
+        const unknown = yield* Effect.result(Workflows.SnoozeRequests.createSnoozeRequest(caller, {
           repositoryId: id("repository", 9), fromImage: "nginx:1", reason: "x", until: "2026-03-01T00:00:00Z"
         }))
         assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "InvalidReferenceInBody")
-        const approved = yield* Workflows.Snooze.reviewSnoozeRequest(caller, request.id, { decision: "approve" })
+        const approved = yield* Workflows.SnoozeRequests.reviewSnoozeRequest(caller, request.id, { decision: "approve" })
         assert.strictEqual(approved.status, "approved")
-        const reopen = yield* Effect.result(Workflows.Snooze.reopenSnoozeRequest(caller, request.id))
+        const reopen = yield* Effect.result(Workflows.SnoozeRequests.reopenSnoozeRequest(caller, request.id))
         assert.isTrue(Result.isFailure(reopen) && reopen.failure._tag === "InvalidSnoozeTransition")
       })))
 })
 
 describe("API key workflows", () => {
-  const AuthLayer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(9), ApiKeyHash.layer)
+  const AuthLayer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(9), ApiKeyHash.layer)
   const setup = Effect.gen(function*() {
     const store = yield* allStores
     yield* seed(store)
@@ -191,12 +191,12 @@ describe("API key workflows", () => {
   it.effect("the secret is shown once, authenticates, is never stored, and revocation keeps the metadata", () =>
     Effect.gen(function*() {
       const store = yield* setup
-      const created = yield* Workflows.ApiKeys.create(caller, { name: "ci", role: "Policy Automation", expiresInDays: 30 })
+      const created = yield* Workflows.ApiKeys.createApiKey(caller, { name: "ci", role: "Policy Automation", expiresInDays: 30 })
       assert.match(created.secret, /^ipk_/)
       assert.strictEqual(created.expiresAt, "2026-03-03T00:00:00.000Z")
       const stored = (yield* store.apiKeys.list(orgId, { limit: 10 })).items[0]!
       assert.notInclude(JSON.stringify(stored), created.secret)
-      const listed = yield* Workflows.ApiKeys.list(caller, { limit: 10 })
+      const listed = yield* Workflows.ApiKeys.listApiKeys(caller, { limit: 10 })
       assert.notProperty(listed.items[0]!, "secret")
       assert.strictEqual(listed.items[0]!.status, "active")
 
@@ -212,7 +212,7 @@ describe("API key workflows", () => {
       yield* TestClock.setTime(Date.parse("2026-03-03T00:00:00Z"))
       const expired = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, []))
       assert.isTrue(expired._tag === "Unauthenticated" && expired.reason === "expired")
-      const revoked = yield* Workflows.ApiKeys.revoke(caller, created.id)
+      const revoked = yield* Workflows.ApiKeys.revokeApiKey(caller, created.id)
       assert.strictEqual(revoked.status, "revoked")
       assert.strictEqual(revoked.name, "ci")
       const after = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, []))
@@ -222,7 +222,7 @@ describe("API key workflows", () => {
   it.effect("the edition gate answers 403 before permissions are looked at", () =>
     Effect.gen(function*() {
       const store = yield* setup
-      const created = yield* Workflows.ApiKeys.create(caller, { name: "ci", permissions: ["policy:read"], expiresInDays: null })
+      const created = yield* Workflows.ApiKeys.createApiKey(caller, { name: "ci", permissions: ["policy:read"], expiresInDays: null })
       yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "team", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
       const gated = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, ["webhooks:manage"]))
       assert.strictEqual(gated._tag, "AutomationApiNotIncluded")

@@ -6,8 +6,8 @@
  * through a connection applies this rule: syncs, branch scans, remediation and the onboarding
  * lists (`workflows/ConnectedProvider.ts`).
  */
-import type { ConnectionStatus } from "./Onboarding.js"
 import type { VcsProviderError } from "./Vcs.js"
+import type { ConnectionStatus } from "./VcsConnection.js"
 
 /**
  * How one provider call ended: `Answered` (it succeeded), or the port's error (`VcsProviderError`

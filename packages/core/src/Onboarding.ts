@@ -1,89 +1,18 @@
 /**
- * Repository onboarding (spec section 2 resources; section 4 rules 2-3; section 3 "POST repositories").
- * The entities here are the shapes storage persists and the API returns, with the spec's field names.
- * `validateOnboarding` is pure: the workflow looks up the connection, provider repository and branches,
- * team, routine and any existing tracked repository, and hands them in. Unknown ids in the body are
- * the workflow's business (it reads the store and answers 400 naming the path, contracts section 4).
+ * Repository onboarding (spec section 4 rules 2-3; section 3 "POST repositories"): the request, its
+ * rules and their errors. `validateOnboarding` is pure: the workflow looks up the connection,
+ * provider repository and branches, team, routine and any existing tracked repository, and hands
+ * them in. Unknown ids in the body are the workflow's business (it reads the store and answers 400
+ * naming the path, contracts section 4).
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { RepositoryId, RoutineId, TeamId, VcsConnectionId } from "./Id.js"
+import { type Repository, RepositoryAlreadyTracked, RepositoryView } from "./Repository.js"
+import type { Routine } from "./Routine.js"
+import type { Team } from "./Team.js"
 import { storable } from "./Text.js"
-
-// ---------------------------------------------------------------------------------------------
-// Entities
-// ---------------------------------------------------------------------------------------------
-
-export const Team = Schema.Struct({
-  id: TeamId,
-  name: Schema.String
-})
-export type Team = typeof Team.Type
-
-/** `teamId` is null for a routine without a team, which onboarding rejects (spec 4.2). */
-export const Routine = Schema.Struct({
-  id: RoutineId,
-  teamId: Schema.NullOr(TeamId),
-  name: Schema.String,
-  active: Schema.Boolean,
-  intervalDays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
-})
-export type Routine = typeof Routine.Type
-
-export const VcsProvider = Schema.Literals(["github", "gitlab"])
-export type VcsProvider = typeof VcsProvider.Type
-
-export const ConnectionStatus = Schema.Literals(["active", "inactive", "error"])
-export type ConnectionStatus = typeof ConnectionStatus.Type
-
-export const VcsConnection = Schema.Struct({
-  id: VcsConnectionId,
-  provider: VcsProvider,
-  externalAccountName: Schema.String,
-  status: ConnectionStatus
-})
-export type VcsConnection = typeof VcsConnection.Type
-
-/** `externalRepoId` is the provider's id, never a service `RepositoryId` (spec section 2). */
-export const AvailableRepository = Schema.Struct({
-  externalRepoId: Schema.String,
-  fullName: Schema.String,
-  defaultBranch: Schema.String,
-  tracked: Schema.Boolean
-})
-export type AvailableRepository = typeof AvailableRepository.Type
-
-/** What the provider says about a repository; `tracked` is the service's knowledge, added later. */
-export type ProviderRepository = Omit<AvailableRepository, "tracked">
-
-export const AvailableBranch = Schema.Struct({
-  name: Schema.String,
-  isDefault: Schema.Boolean
-})
-export type AvailableBranch = typeof AvailableBranch.Type
-
-/** The spec shows only "queued" (section 3); the other values are our choice for the scan worker. */
-export const ScanStatus = Schema.Literals(["queued", "running", "succeeded", "failed"])
-export type ScanStatus = typeof ScanStatus.Type
-
-export const TrackedBranch = Schema.Struct({
-  branchName: Schema.String,
-  scan: Schema.Struct({ status: ScanStatus })
-})
-export type TrackedBranch = typeof TrackedBranch.Type
-
-export const Repository = Schema.Struct({
-  id: RepositoryId,
-  vcsConnectionId: VcsConnectionId,
-  externalRepoId: Schema.String,
-  fullName: Schema.String,
-  defaultBranch: Schema.String,
-  assignedTeamId: TeamId,
-  assignedRoutineId: RoutineId,
-  branches: Schema.Array(TrackedBranch),
-  createdAt: Schema.String
-})
-export type Repository = typeof Repository.Type
+import { type AvailableBranch, ConnectionStatus, type ProviderRepository, type VcsConnection } from "./VcsConnection.js"
 
 // ---------------------------------------------------------------------------------------------
 // Request
@@ -128,16 +57,6 @@ export class RepositoryNotAvailable extends Schema.TaggedError<RepositoryNotAvai
 }) {
   override get message() {
     return `repository ${this.externalRepoId} is not available through this connection (try available-repos with refresh=1 once)`
-  }
-}
-
-/** spec 4.3: 409; it says nothing about whether team, routine or groups match. */
-export class RepositoryAlreadyTracked extends Schema.TaggedError<RepositoryAlreadyTracked>()("RepositoryAlreadyTracked", {
-  externalRepoId: Schema.String,
-  repositoryId: RepositoryId
-}) {
-  override get message() {
-    return `repository ${this.externalRepoId} is already tracked as ${this.repositoryId}`
   }
 }
 
@@ -311,51 +230,6 @@ export const makeRepository = (
   assignedRoutineId: options.request.assignedRoutineId,
   branches: plan.branches.map((branchName) => ({ branchName, scan: { status: "queued" } })),
   createdAt: options.now.toISOString()
-})
-
-/** A repository id in a path that this organization does not track (404: nothing is disclosed). */
-export class RepositoryNotFound extends Schema.TaggedError<RepositoryNotFound>()("RepositoryNotFound", {
-  repositoryId: Schema.String
-}) {
-  override get message() {
-    return `no repository ${this.repositoryId} in this organization`
-  }
-}
-
-/** A team id in a path that this organization does not have. */
-export class TeamNotFound extends Schema.TaggedError<TeamNotFound>()("TeamNotFound", {
-  teamId: Schema.String
-}) {
-  override get message() {
-    return `no team ${this.teamId} in this organization`
-  }
-}
-
-/** A VCS connection id in a path that this organization does not have. */
-export class VcsConnectionNotFound extends Schema.TaggedError<VcsConnectionNotFound>()("VcsConnectionNotFound", {
-  vcsConnectionId: Schema.String
-}) {
-  override get message() {
-    return `no VCS connection ${this.vcsConnectionId} in this organization`
-  }
-}
-
-/** The tracked repository as the API shows it (spec 2 "Repository (tracked)"; contracts 5). */
-export const RepositoryView = Schema.Struct({
-  id: RepositoryId,
-  fullName: Schema.String,
-  assignedTeamId: TeamId,
-  assignedRoutineId: RoutineId,
-  branches: Schema.Array(TrackedBranch)
-})
-export type RepositoryView = typeof RepositoryView.Type
-
-export const toRepositoryView = (repository: Repository): RepositoryView => ({
-  id: repository.id,
-  fullName: repository.fullName,
-  assignedTeamId: repository.assignedTeamId,
-  assignedRoutineId: repository.assignedRoutineId,
-  branches: repository.branches
 })
 
 /** The answer of POST /repositories: the repository and its initial scans, all queued. */

@@ -15,21 +15,21 @@ export const OutboxEvent = Schema.Struct({
 })
 export type OutboxEvent = typeof OutboxEvent.Type
 
-export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "dead", "cancelled"])
-export type DeliveryStatus = typeof DeliveryStatus.Type
+export const WebhookDeliveryStatus = Schema.Literals(["pending", "succeeded", "dead", "cancelled"])
+export type WebhookDeliveryStatus = typeof WebhookDeliveryStatus.Type
 
-export const Delivery = Schema.Struct({
+export const WebhookDelivery = Schema.Struct({
   eventId: EventId,
   webhookId: WebhookId,
-  status: DeliveryStatus,
+  status: WebhookDeliveryStatus,
   attempts: Schema.Int,
   nextAttemptAt: Schema.NullOr(Schema.String),
   lastStatusCode: Schema.NullOr(Schema.Int),
   updatedAt: Schema.String
 })
-export type Delivery = typeof Delivery.Type
+export type WebhookDelivery = typeof WebhookDelivery.Type
 
-export const DeliveryAttempt = Schema.Struct({
+export const WebhookDeliveryAttempt = Schema.Struct({
   eventId: EventId,
   webhookId: WebhookId,
   attempt: Schema.Int,
@@ -41,18 +41,18 @@ export const DeliveryAttempt = Schema.Struct({
   /** A short code ("timeout", "network", "ssrf-refused"), never a raw error text. */
   errorCode: Schema.NullOr(Schema.String)
 })
-export type DeliveryAttempt = typeof DeliveryAttempt.Type
+export type WebhookDeliveryAttempt = typeof WebhookDeliveryAttempt.Type
 
 /** A delivery as its destination's deliveries list shows it: its event's type and every attempt, oldest first. */
-export interface DeliveryWithAttempts extends Delivery {
+export interface WebhookDeliveryWithAttempts extends WebhookDelivery {
   /** The event's type; null only for a delivery whose event row is gone. */
   readonly type: string | null
-  readonly attemptsDetail: ReadonlyArray<DeliveryAttempt>
+  readonly attemptsDetail: ReadonlyArray<WebhookDeliveryAttempt>
 }
 
 /** A delivery claimed by a worker together with what it needs to send it. */
-export interface ClaimedDelivery {
+export interface ClaimedWebhookDelivery {
   readonly orgId: string
-  readonly delivery: Delivery
+  readonly delivery: WebhookDelivery
   readonly event: OutboxEvent
 }

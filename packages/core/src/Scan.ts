@@ -8,13 +8,16 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { OrgId } from "./Id.js"
 import { RepositoryId, ScanId } from "./Id.js"
-import { ScanStatus } from "./Onboarding.js"
 import * as Resolution from "./Resolution.js"
 import { Finding, isScannable } from "./Scanner.js"
 import { isStorableText } from "./Text.js"
 import type { VcsProviderError } from "./Vcs.js"
 
-export { Finding, ScanStatus }
+export { Finding }
+
+/** `queued` -> `running` -> `succeeded` | `failed` (the spec shows only `queued`). */
+export const ScanStatus = Schema.Literals(["queued", "running", "succeeded", "failed"])
+export type ScanStatus = typeof ScanStatus.Type
 
 /** Why a scan was queued: only `routine` scans are followed by remediation. */
 export const ScanTrigger = Schema.Literals(["onboarding", "routine", "manual"])

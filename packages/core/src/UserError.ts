@@ -21,24 +21,23 @@ import type {
   ConnectionNotActive,
   DefaultBranchNotIncluded,
   DuplicateBranchName,
-  RepositoryAlreadyTracked,
   RepositoryNotAvailable,
-  RepositoryNotFound,
   RoutineTeamMismatch,
-  RoutineWithoutTeam,
-  TeamNotFound,
-  VcsConnectionNotFound
+  RoutineWithoutTeam
 } from "./Onboarding.js"
 import type { AutomationApiNotIncluded } from "./Organization.js"
 import type { PermissionDenied } from "./Permission.js"
 import type { ExternalPhaseReadOnly, PhaseNotExternal, PhaseNotFound, PolicyGroupNotFound } from "./PolicyGroup.js"
 import type { InvalidEndpoint } from "./ports/WebhookSender.js"
+import type { RepositoryAlreadyTracked, RepositoryNotFound } from "./Repository.js"
 import type { InvalidSnoozeTransition, SnoozeUntilNotInFuture } from "./SnoozeRequest.js"
+import type { TeamNotFound } from "./Team.js"
+import type { VcsConnectionNotFound } from "./VcsConnection.js"
 import type { DeliveryNotDead, DeliveryNotFound, NotGenericWebhook, WebhookNotFound } from "./Webhook.js"
 import type { OrganizationNotFound, Unauthenticated } from "./workflows/ApiKeys.js"
 import type { InvalidReferenceInBody } from "./workflows/Caller.js"
 import type { PushReplayed, PushStale } from "./workflows/PushEvents.js"
-import type { SnoozeRequestNotFound } from "./workflows/Snooze.js"
+import type { SnoozeRequestNotFound } from "./workflows/SnoozeRequests.js"
 
 export type UserError =
   // authentication and authority

@@ -7,8 +7,8 @@ import { prop } from "./support/fcProp.js"
 import { Schema } from "effect"
 import * as fc from "fast-check"
 import * as ConnectionHealth from "../src/ConnectionHealth.js"
-import { ConnectionStatus } from "../src/Onboarding.js"
 import { VcsProviderError, VcsWriteRejected } from "../src/Vcs.js"
+import { ConnectionStatus } from "../src/VcsConnection.js"
 
 const status = fc.constantFrom<ConnectionStatus>("active", "inactive", "error")
 const attached = fc.constantFrom<ConnectionStatus>("active", "error")

@@ -5,6 +5,10 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Id from "../src/Id.js"
 import * as Onboarding from "../src/Onboarding.js"
+import * as Repository from "../src/Repository.js"
+import * as Routine from "../src/Routine.js"
+import * as Team from "../src/Team.js"
+import * as VcsConnection from "../src/VcsConnection.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const connectionId = id<Id.VcsConnectionId>("vcsConnection", 1)
@@ -13,20 +17,20 @@ const teamB = id<Id.TeamId>("team", 3)
 const routineId = id<Id.RoutineId>("routine", 4)
 const repositoryId = id<Id.RepositoryId>("repository", 5)
 
-const connection: Onboarding.VcsConnection = {
+const connection: VcsConnection.VcsConnection = {
   id: connectionId,
   provider: "github",
   externalAccountName: "acme",
   status: "active"
 }
-const providerRepo: Onboarding.ProviderRepository = { externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main" }
-const providerBranches: ReadonlyArray<Onboarding.AvailableBranch> = [
+const providerRepo: VcsConnection.ProviderRepository = { externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main" }
+const providerBranches: ReadonlyArray<VcsConnection.AvailableBranch> = [
   { name: "main", isDefault: true },
   { name: "release", isDefault: false },
   { name: "dev", isDefault: false }
 ]
-const team: Onboarding.Team = { id: teamA, name: "Platform" }
-const routine: Onboarding.Routine = { id: routineId, teamId: teamA, name: "Weekly", active: true, intervalDays: 7 }
+const team: Team.Team = { id: teamA, name: "Platform" }
+const routine: Routine.Routine = { id: routineId, teamId: teamA, name: "Weekly", active: true, intervalDays: 7 }
 const request: Onboarding.OnboardRequest = {
   vcsConnectionId: connectionId,
   externalRepoId: "1001",
@@ -43,7 +47,7 @@ const validInput: Onboarding.OnboardingInput = {
   routine,
   existing: undefined
 }
-const existingRepository: Onboarding.Repository = {
+const existingRepository: Repository.Repository = {
   id: repositoryId,
   vcsConnectionId: connectionId,
   externalRepoId: "1001",
@@ -103,7 +107,7 @@ describe("Onboarding.validateOnboarding", () => {
     [
       "an already tracked repository (spec 4.3)",
       { existing: existingRepository },
-      new Onboarding.RepositoryAlreadyTracked({ externalRepoId: "1001", repositoryId })
+      new Repository.RepositoryAlreadyTracked({ externalRepoId: "1001", repositoryId })
     ],
     [
       "a branch listed twice",
@@ -219,8 +223,8 @@ describe("Onboarding.makeRepository", () => {
       createdAt: "2026-03-01T12:00:00.000Z"
     })
     // it is exactly the persisted shape: it round-trips through the schema
-    const encoded = Schema.encodeSync(Onboarding.Repository)(repository)
-    assert.deepStrictEqual(Schema.decodeUnknownSync(Onboarding.Repository)(encoded), repository)
+    const encoded = Schema.encodeSync(Repository.Repository)(repository)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Repository.Repository)(encoded), repository)
   })
 })
 

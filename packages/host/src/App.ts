@@ -3,7 +3,7 @@
  * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
  * (runtime/deno.ts) serve this same application.
  */
-import { ApiKeyHash, Ids, MemoryPushDeliveryIds, SecretBox, VcsProviders, WebhookSender } from "@image-policy/adapters"
+import { AesGcmSecretBox, ApiKeyHash, HttpWebhookSender, MemoryPushDeliveryIds, RandomIds, VcsProviders } from "@image-policy/adapters"
 import type { Stores } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
@@ -78,11 +78,11 @@ export interface ServiceOptions {
 export const services = <E, R>(store: Layer.Layer<Stores, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
-    Ids.layer,
+    RandomIds.layer,
     ApiKeyHash.cachedLayer(),
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
-    Layer.orDie(SecretBox.layerFromKey(options.secretKey ?? SecretBox.generateKey())),
-    WebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
+    Layer.orDie(AesGcmSecretBox.layerFromKey(options.secretKey ?? AesGcmSecretBox.generateKey())),
+    HttpWebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
     VcsProviders.layer(options.vcs),
     MemoryPushDeliveryIds.layer()
   )

@@ -24,7 +24,7 @@ export const boot = Effect.fn("Boot.boot")(function*(options: BootOptions) {
   const seeded = options.seed ? yield* Seed.load(options.seed) : []
   if (!options.demo) return { seeded } satisfies BootResult
   yield* Seed.load(Result.getOrThrow(Seed.parse(JSON.stringify(demoSeed))))
-  const key = yield* Workflows.ApiKeys.create(
+  const key = yield* Workflows.ApiKeys.createApiKey(
     { orgId: demoOrgId as Id.OrgId, actor: { kind: "system", name: "demo" }, correlationId: "boot" },
     { name: `demo ${new Date().toISOString()}`, role: "Owner", expiresInDays: 30 }
   )

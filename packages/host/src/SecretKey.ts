@@ -7,10 +7,10 @@
  * required.
  *
  * `resolve` runs at start so a bad key stops the host before it serves; the sealing code (webhook
- * secrets, VCS tokens) turns the answer into a SecretBox with `SecretBox.layerFromKey(key.base64)`.
+ * secrets, VCS tokens) turns the answer into a SecretBox with `AesGcmSecretBox.layerFromKey(key.base64)`.
  * Nothing here ever logs or echoes the key.
  */
-import { SecretBox, type StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, type StoreConfig } from "@image-policy/adapters"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -38,7 +38,7 @@ export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{
 export const filePath = (path: Path.Path, dataDir: string) => path.join(dataDir, fileName)
 
 const checked = (base64: string, where: string) =>
-  Result.match(SecretBox.decodeKey(base64), {
+  Result.match(AesGcmSecretBox.decodeKey(base64), {
     onFailure: (e) => Effect.fail(new SecretKeyError({ reason: "invalid", message: `${where}: ${e.message}` })),
     onSuccess: () => Effect.succeed(base64.trim())
   })
@@ -53,7 +53,7 @@ const fromFile = (file: string, dataDir: string) =>
       const text = yield* Effect.mapError(fs.readFileString(file), io(`cannot read ${file}`))
       return { base64: yield* checked(text, file), source: "file", path: file } satisfies SecretKey
     }
-    const base64 = SecretBox.generateKey()
+    const base64 = AesGcmSecretBox.generateKey()
     yield* Effect.mapError(fs.makeDirectory(dataDir, { recursive: true }), io(`cannot create ${dataDir}`))
     // `wx`: two hosts starting on one new directory must not overwrite each other's key
     const written = yield* fs.writeFileString(file, `${base64}\n`, { flag: "wx", mode: 0o600 }).pipe(Effect.result)
@@ -82,7 +82,7 @@ export const resolve = (
     }
     switch (store._tag) {
       case "memory":
-        return { base64: SecretBox.generateKey(), source: "ephemeral" } satisfies SecretKey
+        return { base64: AesGcmSecretBox.generateKey(), source: "ephemeral" } satisfies SecretKey
       case "pglite": {
         const path = yield* Path.Path
         return yield* fromFile(filePath(path, store.dataDir), store.dataDir)

@@ -214,7 +214,7 @@ const keysCreate = Command.make(
               exitCode: 1
             })
           }
-          return yield* Workflows.ApiKeys.create(
+          return yield* Workflows.ApiKeys.createApiKey(
             { orgId: orgId.value, actor: { kind: "system", name: "cli" }, correlationId: "cli-keys-create" },
             request.success
           )

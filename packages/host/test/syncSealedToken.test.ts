@@ -8,7 +8,7 @@
  * `IMAGE_POLICY_SECRET_KEY` answers syncs with the not-configured problem and refuses pushes,
  * logging why without the values. The env-var version of these paths is in sync.test.ts.
  */
-import { MemoryStore, PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, MemoryStore, PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, RepositoryStore, type Stores } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -47,8 +47,8 @@ interface SharedStore {
 
 const suite = (storeName: string, shared: () => SharedStore) =>
   describe(`sealed provider token and webhook secret (${storeName})`, () => {
-    const key = SecretBox.generateKey()
-    const otherKey = SecretBox.generateKey()
+    const key = AesGcmSecretBox.generateKey()
+    const otherKey = AesGcmSecretBox.generateKey()
     let scope: Scope.Closeable
     let github: Stubs.Stub
     let gitlab: Stubs.Stub

@@ -5,7 +5,7 @@
  * killed with SIGKILL: no cleanup code of theirs runs. Events are queued through the core's
  * workflows in this process, over the same database.
  */
-import { PgClient, SecretBox, StoreConfig } from "@image-policy/adapters"
+import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
 import { layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -25,7 +25,7 @@ import { ensureBuilt } from "./support/build.js"
 import { until as waitUntil } from "./support/until.js"
 
 const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
-const secretKey = SecretBox.generateKey()
+const secretKey = AesGcmSecretBox.generateKey()
 
 // worker processes -------------------------------------------------------------------------------
 
@@ -171,7 +171,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   }
 
   const createDestination = (name: string, endpointUrl: string) =>
-    Workflows.Webhooks.create(caller, {
+    Workflows.WebhookDestinations.createWebhook(caller, {
       name,
       type: "generic",
       endpointUrl,
@@ -181,7 +181,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
 
   /** Queues `count` test events for the destination, one transaction each; answers their ids. */
   const queueTests = (webhookId: Id.WebhookId, count: number) =>
-    Effect.forEach(Array.from({ length: count }), () => Effect.map(Workflows.Webhooks.test(caller, webhookId), (queued) => queued.eventId))
+    Effect.forEach(Array.from({ length: count }), () => Effect.map(Workflows.WebhookDestinations.testWebhook(caller, webhookId), (queued) => queued.eventId))
 
   /** Waits up to 30 s for `f` to hold (see support/until.ts). */
   const until = (what: string, f: () => Promise<boolean> | boolean) => Effect.promise(() => waitUntil(what, f, 30_000, 10))

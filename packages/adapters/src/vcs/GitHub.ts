@@ -8,7 +8,7 @@
  * `VcsProviderError` reason (or `VcsWriteRejected` for a refused write), never the provider's
  * text or the token.
  */
-import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
+import type { RemediationOpened, RemediationWrite, VcsConnection, VcsFile, VcsTree } from "@image-policy/core"
 import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -43,7 +43,7 @@ const RepositoryJson = Schema.Struct({
 })
 /** A listed repository whose names no store can hold is left out of the listing (the others stay). */
 const RepositoryShape = Schema.Struct({ id: Schema.Union([Schema.Number, Schema.String]), full_name: Schema.String, default_branch: Schema.String })
-const toRepository = (r: typeof RepositoryJson.Type): Onboarding.ProviderRepository => ({
+const toRepository = (r: typeof RepositoryJson.Type): VcsConnection.ProviderRepository => ({
   externalRepoId: String(r.id),
   fullName: r.full_name,
   defaultBranch: r.default_branch
@@ -67,11 +67,11 @@ const pages = <A, I, S, SI>(
   )
 
 /** Every repository the token can access (`GET /user/repos`, all pages). */
-export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<Onboarding.ProviderRepository>, VcsProviderError> =>
+export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
   Effect.map(pages(client, RepositoryJson, RepositoryShape, { method: "GET", path: "/user/repos", query: { per_page: "100" } }), (rs) => rs.map(toRepository))
 
 /** One repository (`GET /repos/{owner}/{repo}`). */
-export const getRepository = (client: ProviderHttp.Client, fullName: string): Effect.Effect<Onboarding.ProviderRepository, VcsProviderError> =>
+export const getRepository = (client: ProviderHttp.Client, fullName: string): Effect.Effect<VcsConnection.ProviderRepository, VcsProviderError> =>
   repoPath(fullName).pipe(
     Effect.flatMap((path) => ProviderHttp.getJson(client, RepositoryJson, { method: "GET", path })),
     Effect.map(toRepository)
@@ -87,7 +87,7 @@ const BranchShape = Schema.Struct({ name: Schema.String })
 export const listBranches = (
   client: ProviderHttp.Client,
   repository: { readonly fullName: string; readonly defaultBranch?: string | undefined }
-): Effect.Effect<ReadonlyArray<Onboarding.AvailableBranch>, VcsProviderError> =>
+): Effect.Effect<ReadonlyArray<VcsConnection.AvailableBranch>, VcsProviderError> =>
   Effect.gen(function*() {
     const path = yield* repoPath(repository.fullName)
     const defaultBranch = repository.defaultBranch ?? (yield* getRepository(client, repository.fullName)).defaultBranch

@@ -8,7 +8,7 @@
  * `Providers.ts`); `openRemediation` writes a remediation merge request (one commit through the
  * commits API).
  */
-import type { Onboarding, RemediationOpened, RemediationWrite, VcsFile, VcsTree } from "@image-policy/core"
+import type { RemediationOpened, RemediationWrite, VcsConnection, VcsFile, VcsTree } from "@image-policy/core"
 import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -72,7 +72,7 @@ const ProjectShape = Schema.Struct({
  * Empty projects have no default branch (none, or an empty one) and nothing to track: they are
  * left out, as are projects whose names no store can hold (the others are still listed).
  */
-export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<Onboarding.ProviderRepository>, VcsProviderError> =>
+export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
   Effect.map(
     pages(client, ProjectJson, ProjectShape, { method: "GET", path: "/projects", query: { membership: "true", simple: "true", per_page: "100" } }),
     (projects) =>
@@ -91,7 +91,7 @@ const BranchShape = Schema.Struct({ ...BranchJson.fields, name: Schema.String })
 export const listBranches = (
   client: ProviderHttp.Client,
   repository: { readonly fullName: string }
-): Effect.Effect<ReadonlyArray<Onboarding.AvailableBranch>, VcsProviderError> =>
+): Effect.Effect<ReadonlyArray<VcsConnection.AvailableBranch>, VcsProviderError> =>
   Effect.flatMap(projectPath(repository.fullName), (project) =>
     Effect.map(
       pages(client, BranchJson, BranchShape, { method: "GET", path: `${project}/repository/branches`, query: { per_page: "100" } }),

@@ -18,7 +18,7 @@
  * - a rate-limited answer is remembered per token until its reset, and every call that would
  *   reach the provider in that window fails at once with the remaining seconds.
  */
-import { type ConnectionContext, type Onboarding, SecretBox, VcsProvider, VcsProviderError } from "@image-policy/core"
+import { type ConnectionContext, SecretBox, type VcsConnection, VcsProvider, VcsProviderError } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -85,8 +85,8 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
   const now = options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now)
   const branchesTtlMs = options.branchesTtlMs ?? 60_000
 
-  const repositories = new Map<string, ReadonlyArray<Onboarding.ProviderRepository>>()
-  const branches = new Map<string, { readonly expiresAt: number; readonly value: ReadonlyArray<Onboarding.AvailableBranch> }>()
+  const repositories = new Map<string, ReadonlyArray<VcsConnection.ProviderRepository>>()
+  const branches = new Map<string, { readonly expiresAt: number; readonly value: ReadonlyArray<VcsConnection.AvailableBranch> }>()
   const rateLimitedUntil = new Map<string, number>()
   const locks = new Map<string, Semaphore.Semaphore>()
 

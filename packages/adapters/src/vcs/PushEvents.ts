@@ -20,8 +20,8 @@ export type Provider = "github" | "gitlab"
 
 type Headers = Readonly<Record<string, string | undefined>>
 
-/** What the headers say of a delivery. */
-export interface Delivery {
+/** What the headers say of a provider's event delivery. */
+export interface ProviderDelivery {
   /** Whether it is a push event (others are acknowledged and ignored). */
   readonly isPush: boolean
   /** The provider's id of this delivery, if it sent one (replays repeat it). */
@@ -30,7 +30,7 @@ export interface Delivery {
   readonly idRequired: boolean
 }
 
-export const deliveryOf = (provider: Provider, headers: Headers): Delivery => {
+export const deliveryOf = (provider: Provider, headers: Headers): ProviderDelivery => {
   if (provider === "github") {
     const id = headers["x-github-delivery"]
     return { isPush: headers["x-github-event"] === "push", deliveryId: id === "" ? undefined : id, idRequired: true }

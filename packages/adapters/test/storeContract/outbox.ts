@@ -15,7 +15,7 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       yield* store.outbox.append(org.id, [{ event: e, destinations: [w.id] }])
       assert.deepStrictEqual(Option.getOrThrow(yield* store.outbox.getEvent(org.id, e.id)), e)
       const now = new Date("2026-01-01T00:00:10.000Z")
-      const mine = (claims: ReadonlyArray<Outbox.ClaimedDelivery>) => claims.filter((c) => c.event.id === e.id)
+      const mine = (claims: ReadonlyArray<Outbox.ClaimedWebhookDelivery>) => claims.filter((c) => c.event.id === e.id)
       const first = mine(yield* store.outbox.claim({ worker: "w1", now, leaseMs: 30_000, limit: 1000 }))
       assert.strictEqual(first.length, 1)
       assert.strictEqual(first[0]!.orgId, org.id)
@@ -25,7 +25,7 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       const again = mine(yield* store.outbox.claim({ worker: "w2", now: afterLease, leaseMs: 30_000, limit: 1000 }))
       assert.strictEqual(again.length, 1, "an expired lease is claimable again")
 
-      const attempt: Outbox.DeliveryAttempt = {
+      const attempt: Outbox.WebhookDeliveryAttempt = {
         eventId: e.id, webhookId: w.id, attempt: 1, at: "2026-01-01T00:00:42.000Z", statusCode: 503, durationMs: 12,
         outcome: "retry", errorCode: null
       }
@@ -70,7 +70,7 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       assert.deepStrictEqual(first.items.map((d) => [d.eventId, d.status, d.attempts, d.type, d.attemptsDetail]), [
         [events[0]!.id, "pending", 0, events[0]!.type, []]
       ])
-      const attempt = (eventId: typeof events[number]["id"], n: number): Outbox.DeliveryAttempt => ({
+      const attempt = (eventId: typeof events[number]["id"], n: number): Outbox.WebhookDeliveryAttempt => ({
         eventId, webhookId: w2.id, attempt: n, at: stamp(), statusCode: 503, durationMs: 5, outcome: "retry", errorCode: null
       })
       yield* store.outbox.recordAttempt(org.id, attempt(events[1]!.id, 1), { status: "pending", nextAttemptAt: stamp() })

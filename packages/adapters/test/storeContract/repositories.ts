@@ -1,6 +1,6 @@
 /** Storage contract: VCS connections, repositories and assignments (`RepositoryStore`). */
 import { assert } from "@effect/vitest"
-import { type Id, Onboarding } from "@image-policy/core"
+import { type Id, Repository } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -70,7 +70,7 @@ export const repositories = (it: ContractIt, { options, store, newOrg, team, rou
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter(Result.isSuccess).length, 1)
-        assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Onboarding.RepositoryAlreadyTracked))
+        assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Repository.RepositoryAlreadyTracked))
         assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
       }))
 

@@ -11,13 +11,16 @@ import type {
   ApiKey,
   Audit,
   Mapping,
-  Onboarding,
   Organization,
   Outbox,
   PolicyGroup,
   Remediation,
+  Repository,
+  Routine,
   Scan,
   Scanner,
+  Team,
+  VcsConnection,
   Webhook
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
@@ -85,14 +88,14 @@ export const make = (options: ContractOptions) => {
       return org
     })
 
-  const team = (name: string): Onboarding.Team => ({ id: newId("team"), name })
-  const routine = (teamId: Id.TeamId | null, name = "Weekly"): Onboarding.Routine => ({
+  const team = (name: string): Team.Team => ({ id: newId("team"), name })
+  const routine = (teamId: Id.TeamId | null, name = "Weekly"): Routine.Routine => ({
     id: newId("routine"), teamId, name, active: true, intervalDays: 7
   })
-  const connection = (status: Onboarding.VcsConnection["status"] = "active"): Onboarding.VcsConnection => ({
+  const connection = (status: VcsConnection.VcsConnection["status"] = "active"): VcsConnection.VcsConnection => ({
     id: newId("vcsConnection"), provider: "github", externalAccountName: `acme-${next()}`, status
   })
-  const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Onboarding.Repository => ({
+  const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Repository.Repository => ({
     id: newId("repository"), vcsConnectionId, externalRepoId, fullName: `acme/r${externalRepoId}`, defaultBranch: "main",
     assignedTeamId: t, assignedRoutineId: r,
     branches: [{ branchName: "main", scan: { status: "queued" } }, { branchName: "release", scan: { status: "queued" } }],
@@ -159,7 +162,7 @@ export const make = (options: ContractOptions) => {
     }
   }
   /** A tracked repository (branches `main` and `release`, or `branches`) with its team, routine and connection. */
-  const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Onboarding.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
+  const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Routine.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
     Effect.gen(function*() {
       const t = team("Platform")
       const r = options.routine ?? routine(t.id)

@@ -1,6 +1,6 @@
 /** Storage contract: the `Transaction` every store writes through: atomicity, nesting and isolation. */
 import { assert } from "@effect/vitest"
-import type { Onboarding, Organization } from "@image-policy/core"
+import type { Organization, Team } from "@image-policy/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -41,7 +41,7 @@ export const transactions = (it: ContractIt, { store, newOrg, team, webhook, aud
 
   // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
   // wait for the store's lock, which an open transaction holds)
-  const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Onboarding.Team>, outcome: "commit" | "rollback") =>
+  const openTransaction = (org: Organization.Organization, teams: ReadonlyArray<Team.Team>, outcome: "commit" | "rollback") =>
     Effect.gen(function*() {
       const written = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as IdsAdapter from "../../src/crypto/Ids.js"
+import * as RandomIds from "../../src/crypto/RandomIds.js"
 import * as MemoryStore from "../../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../../src/vcs/Fixture.js"
 import { allStores, type AllStores } from "./stores.js"
@@ -128,7 +128,7 @@ export const run = <A, E>(
   provider: (fixture: Fixture) => typeof VcsProvider.Service = (fixture) => fixture.provider
 ) => {
   const fixture = FixtureVcs.make()
-  const layer = Layer.mergeAll(MemoryStore.layer, IdsAdapter.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
+  const layer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
   return Effect.gen(function*() {
     const store = yield* allStores
     yield* TestClock.setTime(start)
@@ -138,7 +138,7 @@ export const run = <A, E>(
 }
 
 export const onboard = (branchNames: ReadonlyArray<string> = ["main", "release"]) =>
-  Workflows.Onboarding.onboardRepository(caller, {
+  Workflows.Onboarding.createRepository(caller, {
     vcsConnectionId: connectionId,
     externalRepoId: "1001",
     assignedTeamId: team,
@@ -149,9 +149,9 @@ export const onboard = (branchNames: ReadonlyArray<string> = ["main", "release"]
 export const publish = (mappings: ReadonlyArray<readonly [string, string]>) =>
   Effect.gen(function*() {
     for (const [fromImage, toImage] of mappings) {
-      yield* Workflows.Policy.addDraftMapping(caller, groupId, phaseId, { fromImage, toImage, reason: "patched base" })
+      yield* Workflows.Policy.upsertDraftMapping(caller, groupId, phaseId, { fromImage, toImage, reason: "patched base" })
     }
-    yield* Workflows.Policy.publishGroup(caller, groupId)
+    yield* Workflows.Policy.publishPolicyGroup(caller, groupId)
   })
 
 export const claimAll = (store: AllStores, worker = "w1") =>

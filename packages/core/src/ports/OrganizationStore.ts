@@ -9,9 +9,10 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { OrgId, RoutineId, TeamId } from "../Id.js"
-import type { Routine, Team } from "../Onboarding.js"
 import type { Organization } from "../Organization.js"
 import type { Page, PageRequest } from "../Page.js"
+import type { Routine } from "../Routine.js"
+import type { Team } from "../Team.js"
 
 export class OrganizationStore extends Context.Service<OrganizationStore, {
   readonly organizations: {

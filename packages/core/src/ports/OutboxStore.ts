@@ -6,7 +6,13 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { EventId, OrgId, WebhookId } from "../Id.js"
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryWithAttempts, OutboxEvent } from "../Outbox.js"
+import type {
+  ClaimedWebhookDelivery,
+  OutboxEvent,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryWithAttempts
+} from "../Outbox.js"
 import type { Page, PageRequest } from "../Page.js"
 
 /** A new event and the destinations it fans out to (one delivery row each). */
@@ -29,20 +35,20 @@ export class OutboxStore extends Context.Service<OutboxStore, {
     readonly now: Date
     readonly leaseMs: number
     readonly limit: number
-  }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  }) => Effect.Effect<ReadonlyArray<ClaimedWebhookDelivery>>
   /** Records one attempt and the delivery's new state, releasing the lease: both or neither (atomic on its own). */
   readonly recordAttempt: (
     orgId: OrgId,
-    attempt: DeliveryAttempt,
-    next: Pick<Delivery, "status" | "nextAttemptAt">
+    attempt: WebhookDeliveryAttempt,
+    next: Pick<WebhookDelivery, "status" | "nextAttemptAt">
   ) => Effect.Effect<void>
   /**
    * A destination's deliveries, each with its event's type and its attempts (`attempts` order), in
    * one read: never one read per delivery.
    */
-  readonly deliveries: (orgId: OrgId, webhookId: WebhookId, page: PageRequest) => Effect.Effect<Page<DeliveryWithAttempts>>
+  readonly deliveries: (orgId: OrgId, webhookId: WebhookId, page: PageRequest) => Effect.Effect<Page<WebhookDeliveryWithAttempts>>
   /** One delivery's attempts, oldest first. */
-  readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<DeliveryAttempt>>
+  readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<WebhookDeliveryAttempt>>
   /** Puts a dead delivery back to pending, due now (replay keeps the CloudEvent id). */
   readonly requeue: (orgId: OrgId, eventId: EventId, webhookId: WebhookId, now: Date) => Effect.Effect<boolean>
 }>()("@image-policy/core/OutboxStore") {}

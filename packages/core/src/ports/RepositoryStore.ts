@@ -7,8 +7,9 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { RepositoryAssignment } from "../Assignment.js"
 import type { OrgId, RepositoryId, VcsConnectionId } from "../Id.js"
-import type { Repository, RepositoryAlreadyTracked, VcsConnection } from "../Onboarding.js"
 import type { Page, PageRequest } from "../Page.js"
+import type { Repository, RepositoryAlreadyTracked } from "../Repository.js"
+import type { VcsConnection } from "../VcsConnection.js"
 
 /** A connection found by id alone, with its organization and adapter settings. */
 export interface LocatedConnection {

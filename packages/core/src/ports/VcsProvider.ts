@@ -2,8 +2,8 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { OrgId } from "../Id.js"
-import type { AvailableBranch, ProviderRepository, VcsConnection } from "../Onboarding.js"
 import type { VcsProviderError, VcsWriteRejected } from "../Vcs.js"
+import type { AvailableBranch, ProviderRepository, VcsConnection } from "../VcsConnection.js"
 
 /** The files of a branch at its head commit. */
 export interface VcsTree {

@@ -20,7 +20,7 @@ import { AccessStore } from "../ports/AccessStore.js"
 import { transaction } from "../ports/Transaction.js"
 import { audit, type Caller, now } from "./Caller.js"
 
-export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
+export const createApiKey = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
   yield* Input.validate(ApiKey.ApiKeyCreateRequest, request)
   const apiKeys = yield* AccessStore
   const ids = yield* Ids
@@ -57,7 +57,7 @@ export const create = Effect.fnUntraced(function*(caller: Caller, request: ApiKe
   } satisfies ApiKey.ApiKeyCreated
 })
 
-export const list = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
+export const listApiKeys = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const apiKeys = yield* AccessStore
   const at = yield* now
   const result = yield* apiKeys.list(caller.orgId, page)
@@ -65,7 +65,7 @@ export const list = Effect.fnUntraced(function*(caller: Caller, page: PageReques
 })
 
 /** Revocation disables the key at once and keeps its metadata; revoking again changes nothing. */
-export const revoke = Effect.fnUntraced(function*(caller: Caller, keyId: ApiKeyId) {
+export const revokeApiKey = Effect.fnUntraced(function*(caller: Caller, keyId: ApiKeyId) {
   const apiKeys = yield* AccessStore
   return yield* transaction(Effect.gen(function*() {
     const key = yield* apiKeys.get(caller.orgId, keyId)

@@ -22,7 +22,7 @@ const view = (caller: Caller, repositoryId: RepositoryId) =>
   })
 
 /** GET /repositories/{id}/policy-groups */
-export const readAssignments = Effect.fnUntraced(function*(caller: Caller, repositoryId: RepositoryId) {
+export const getAssignments = Effect.fnUntraced(function*(caller: Caller, repositoryId: RepositoryId) {
   return yield* view(caller, repositoryId)
 })
 

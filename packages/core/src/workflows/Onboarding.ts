@@ -7,8 +7,11 @@ import * as Option from "effect/Option"
 import * as Input from "../Input.js"
 import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
 import * as Onboarding from "../Onboarding.js"
-import { Ids } from "../ports/Ids.js"
+import { toRepositoryView } from "../Repository.js"
+import { TeamNotFound } from "../Team.js"
+import { type AvailableBranch, type AvailableRepository, type ProviderRepository, VcsConnectionNotFound } from "../VcsConnection.js"
 import type { PageRequest } from "../Page.js"
+import { Ids } from "../ports/Ids.js"
 import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { transaction } from "../ports/Transaction.js"
@@ -34,7 +37,7 @@ export const listTeamRoutines = Effect.fnUntraced(function*(
 ) {
   const { routines, teams } = yield* OrganizationStore
   if (Option.isNone(yield* teams.get(caller.orgId, teamId))) {
-    return yield* new Onboarding.TeamNotFound({ teamId })
+    return yield* new TeamNotFound({ teamId })
   }
   const result = yield* routines.list(caller.orgId, page, { teamId })
   return mapPage(result, ({ teamId: _teamId, ...routine }) => routine)
@@ -46,7 +49,7 @@ export const listRoutines = Effect.fnUntraced(function*(caller: Caller, page: Pa
   return yield* routines.list(caller.orgId, page)
 })
 
-export const listConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
+export const listVcsConnections = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const { vcsConnections } = yield* RepositoryStore
   return yield* vcsConnections.list(caller.orgId, page)
 })
@@ -62,7 +65,7 @@ const loadConnection = (caller: Caller, id: VcsConnectionId) =>
 
 const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
   Effect.flatMap(loadConnection(caller, id), Option.match({
-    onNone: () => Effect.fail(new Onboarding.VcsConnectionNotFound({ vcsConnectionId: id })),
+    onNone: () => Effect.fail(new VcsConnectionNotFound({ vcsConnectionId: id })),
     onSome: Effect.succeed
   }))
 
@@ -70,7 +73,7 @@ const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
  * GET /vcs-connections/{id}/available-repos: what the provider lists, each marked `tracked` when this
  * organization already tracks it. `refresh` asks the provider again and spends its quota (rule 1).
  */
-export const availableRepositories = Effect.fnUntraced(function*(
+export const listAvailableRepositories = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   options: { readonly refresh: boolean }
@@ -79,11 +82,11 @@ export const availableRepositories = Effect.fnUntraced(function*(
   const provider = yield* Effect.flatMap(connectionInPath(caller, connectionId), connectedProvider)
   const listed = yield* provider.listRepositories(options)
   const tracked = yield* repositories.trackedExternalIds(caller.orgId, connectionId)
-  return listed.map((r): Onboarding.AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
+  return listed.map((r): AvailableRepository => ({ ...r, tracked: tracked.has(r.externalRepoId) }))
 })
 
 /** GET /vcs-connections/{id}/available-branches?repositoryFullName=&defaultBranch= */
-export const availableBranches = Effect.fnUntraced(function*(
+export const listAvailableBranches = Effect.fnUntraced(function*(
   caller: Caller,
   connectionId: VcsConnectionId,
   repository: { readonly fullName: string; readonly defaultBranch: string }
@@ -99,7 +102,7 @@ export const listRepositories = Effect.fnUntraced(function*(
 ) {
   const { repositories } = yield* RepositoryStore
   const result = yield* repositories.list(caller.orgId, page, filter)
-  return mapPage(result, Onboarding.toRepositoryView)
+  return mapPage(result, toRepositoryView)
 })
 
 const required = <A>(found: Option.Option<A>, path: string, what: string) =>
@@ -113,7 +116,7 @@ const required = <A>(found: Option.Option<A>, path: string, what: string) =>
  * documented order; the repository and its queued scans are written with their audit row at once.
  * The provider is asked only when the connection is usable, so a bad request costs no quota.
  */
-export const onboardRepository = Effect.fnUntraced(function*(
+export const createRepository = Effect.fnUntraced(function*(
   caller: Caller,
   request: Onboarding.OnboardRequest
 ) {
@@ -128,8 +131,8 @@ export const onboardRepository = Effect.fnUntraced(function*(
   const routine = yield* Effect.flatMap(routines.get(caller.orgId, request.assignedRoutineId), (r) =>
     required(r, "assignedRoutineId", "routine"))
   const existing = yield* repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
-  let repository: Onboarding.ProviderRepository | undefined
-  let branches: ReadonlyArray<Onboarding.AvailableBranch> = []
+  let repository: ProviderRepository | undefined
+  let branches: ReadonlyArray<AvailableBranch> = []
   if (ctx.connection.status === "active" && Option.isNone(existing)) {
     const provider = yield* connectedProvider(ctx)
     const listed = yield* provider.listRepositories({ refresh: false })
@@ -155,5 +158,5 @@ export const onboardRepository = Effect.fnUntraced(function*(
     yield* queueScans(caller, created, "onboarding")
     yield* audit(caller, "repository.create", "repository", created.id)
   }))
-  return { repository: Onboarding.toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult
+  return { repository: toRepositoryView(created), scans: plan.scans } satisfies Onboarding.OnboardResult
 })

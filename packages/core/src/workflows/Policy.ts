@@ -21,7 +21,7 @@ import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
 /** POST .../phases/{phaseId}/mappings: upsert a draft by key (rule 8); refused on external phases (rule 7). */
-export const addDraftMapping = Effect.fnUntraced(function*(
+export const upsertDraftMapping = Effect.fnUntraced(function*(
   caller: Caller,
   groupId: PolicyGroupId,
   phaseId: PhaseId,
@@ -52,7 +52,7 @@ export const addDraftMapping = Effect.fnUntraced(function*(
 })
 
 /** POST .../publish: the whole group draft goes live (rule 9), one group per call. */
-export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
+export const publishPolicyGroup = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
   const { drafts, policyGroups, published } = yield* PolicyStore
   const { organizations } = yield* OrganizationStore
   return yield* transaction(Effect.gen(function*() {
@@ -84,7 +84,7 @@ export const publishGroup = Effect.fnUntraced(function*(caller: Caller, groupId:
   }))
 })
 
-export const listGroups = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
+export const listPolicyGroups = Effect.fnUntraced(function*(caller: Caller, page: PageRequest) {
   const { policyGroups } = yield* PolicyStore
   const result = yield* policyGroups.list(caller.orgId, page)
   return {
@@ -94,7 +94,7 @@ export const listGroups = Effect.fnUntraced(function*(caller: Caller, page: Page
 })
 
 /** GET .../details: phases (in position order) and the published mappings. */
-export const groupDetails = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
+export const getPolicyGroupDetails = Effect.fnUntraced(function*(caller: Caller, groupId: PolicyGroupId) {
   const { published } = yield* PolicyStore
   const group = yield* loadGroup(caller, groupId)
   return PolicyGroup.toDetails(group, yield* published.listByGroup(caller.orgId, groupId))

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { OrgId } from "../Id.js"
 import * as MappingsFile from "../MappingsFile.js"
-import type { VcsConnection } from "../Onboarding.js"
+import type { VcsConnection } from "../VcsConnection.js"
 import { PushDeliveryIds } from "../ports/PushDeliveryIds.js"
 import { syncPushed } from "./Sync.js"
 

@@ -10,7 +10,7 @@ import * as Result from "effect/Result"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import type { OrgId, RemediationId, RepositoryId, ScanId } from "../Id.js"
-import type { Repository } from "../Onboarding.js"
+import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../Page.js"
 import type { AuditStore } from "../ports/AuditStore.js"
@@ -217,7 +217,7 @@ export const remediateBranch = (target: {
   })
 
 /** GET /repositories/{id}/remediation-requests: newest first. */
-export const listRemediations = Effect.fnUntraced(function*(
+export const listRemediationRequests = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   page: PageRequest

@@ -5,9 +5,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { OrgId, RepositoryId } from "../Id.js"
-import { type Repository, RepositoryNotFound } from "../Onboarding.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import type { ConnectionContext } from "../ports/VcsProvider.js"
+import { type Repository, RepositoryNotFound } from "../Repository.js"
 import { VcsProviderError } from "../Vcs.js"
 import { InvalidReferenceInBody } from "./Caller.js"
 

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import type { OrgId, RepositoryId, ScanId } from "../Id.js"
-import type { Repository } from "../Onboarding.js"
+import type { Repository } from "../Repository.js"
 import { Ids } from "../ports/Ids.js"
 import type { Page, PageRequest } from "../Page.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
@@ -112,7 +112,7 @@ export const listScans = Effect.fnUntraced(function*(
  * tracked one), each with the published mapping that applies to it now and why. `scan` is the
  * scan they come from (the branch's newest succeeded scan), null before any scan succeeded.
  */
-export const findings = Effect.fnUntraced(function*(
+export const listFindings = Effect.fnUntraced(function*(
   caller: Caller,
   repositoryId: RepositoryId,
   query: { readonly branch?: string | undefined },

@@ -1,5 +1,5 @@
 /** Teams, routines, VCS connections, available repositories and branches (spec 4; contracts 5). */
-import { Onboarding } from "@image-policy/core"
+import { Routine, Team, VcsConnection } from "@image-policy/core"
 import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
@@ -19,7 +19,7 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
     HttpApiEndpoint.get("listTeams", "/org/:orgId/teams", {
       params: OrgPath,
       query: PageParams,
-      success: Page(Onboarding.Team)
+      success: Page(Team.Team)
     }).pipe(requires("teams:read")),
     HttpApiEndpoint.get("listTeamRoutines", "/org/:orgId/teams/:teamId/routines", {
       params: { ...OrgPath, teamId: pathId("TeamId") },
@@ -29,14 +29,14 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
     HttpApiEndpoint.get("listRoutines", "/org/:orgId/routines", {
       params: OrgPath,
       query: PageParams,
-      success: Page(Onboarding.Routine)
+      success: Page(Routine.Routine)
     })
       .annotate(OpenApi.Description, "Every routine of the organization with its `teamId` (null for a routine without team).")
       .pipe(requires("teams:read")),
     HttpApiEndpoint.get("listVcsConnections", "/org/:orgId/vcs-connections", {
       params: OrgPath,
       query: PageParams,
-      success: Page(Onboarding.VcsConnection)
+      success: Page(VcsConnection.VcsConnection)
     }).pipe(requires("vcs:read")),
     HttpApiEndpoint.get("listAvailableRepositories", "/org/:orgId/vcs-connections/:connectionId/available-repos", {
       params: ConnectionPath,
@@ -46,7 +46,7 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
             "`1` asks the provider again and spends its API quota; use it once when a recently granted repository is missing, not on every poll"
         }))
       },
-      success: Schema.Struct({ items: Schema.Array(Onboarding.AvailableRepository) })
+      success: Schema.Struct({ items: Schema.Array(VcsConnection.AvailableRepository) })
     }).pipe(requires("vcs:read")),
     HttpApiEndpoint.get("listAvailableBranches", "/org/:orgId/vcs-connections/:connectionId/available-branches", {
       params: ConnectionPath,
@@ -54,7 +54,7 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
         repositoryFullName: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024)),
         defaultBranch: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
       },
-      success: Schema.Struct({ items: Schema.Array(Onboarding.AvailableBranch) })
+      success: Schema.Struct({ items: Schema.Array(VcsConnection.AvailableBranch) })
     }).pipe(requires("vcs:read"))
   )
   .middleware(Authentication)

@@ -1,5 +1,5 @@
 /** Tracked repositories, their policy group assignments and policy resolution (spec 4 rules 2-6, 10; contracts 5). */
-import { Assignment, Onboarding, PolicyGroup } from "@image-policy/core"
+import { Assignment, Onboarding, PolicyGroup, Repository } from "@image-policy/core"
 import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
@@ -38,7 +38,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
         // a filter, not a path id: an unknown id lists nothing
         repositoryId: Schema.optionalKey(Schema.String.pipe(Schema.brand("RepositoryId")))
       },
-      success: Page(Onboarding.RepositoryView)
+      success: Page(Repository.RepositoryView)
     }).pipe(requires("repositories:read")),
     HttpApiEndpoint.post("createRepository", "/org/:orgId/repositories", {
       params: OrgPath,

@@ -9,9 +9,9 @@ import { Authentication, requires } from "./Security.js"
 const WebhookPath = { ...OrgPath, webhookId: pathId("WebhookId") }
 
 export const DeliveryView = Schema.Struct({
-  ...Outbox.Delivery.fields,
+  ...Outbox.WebhookDelivery.fields,
   type: Schema.NullOr(Schema.String),
-  attemptsDetail: Schema.Array(Outbox.DeliveryAttempt)
+  attemptsDetail: Schema.Array(Outbox.WebhookDeliveryAttempt)
 })
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")

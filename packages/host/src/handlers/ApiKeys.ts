@@ -9,6 +9,6 @@ const { ApiKeys } = Workflows
 
 export const ApiKeysHandlers = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
   handlers
-    .handle("listApiKeys", ({ query }) => withCaller((c) => Effect.map(ApiKeys.list(c, query), toPage)))
-    .handle("createApiKey", ({ payload }) => withCaller((c) => ApiKeys.create(c, payload)))
-    .handle("revokeApiKey", ({ params }) => withCaller((c) => ApiKeys.revoke(c, params.keyId))))
+    .handle("listApiKeys", ({ query }) => withCaller((c) => Effect.map(ApiKeys.listApiKeys(c, query), toPage)))
+    .handle("createApiKey", ({ payload }) => withCaller((c) => ApiKeys.createApiKey(c, payload)))
+    .handle("revokeApiKey", ({ params }) => withCaller((c) => ApiKeys.revokeApiKey(c, params.keyId))))

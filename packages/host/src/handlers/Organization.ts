@@ -13,18 +13,18 @@ export const OrganizationHandlers = HttpApiBuilder.group(Api, "organization", (h
     .handle("listTeamRoutines", ({ params, query }) =>
       withCaller((c) => Effect.map(Onboarding.listTeamRoutines(c, params.teamId, query), toPage)))
     .handle("listRoutines", ({ query }) => withCaller((c) => Effect.map(Onboarding.listRoutines(c, query), toPage)))
-    .handle("listVcsConnections", ({ query }) => withCaller((c) => Effect.map(Onboarding.listConnections(c, query), toPage)))
+    .handle("listVcsConnections", ({ query }) => withCaller((c) => Effect.map(Onboarding.listVcsConnections(c, query), toPage)))
     .handle("listAvailableRepositories", ({ params, query }) =>
       withCaller((c) =>
         Effect.map(
-          Onboarding.availableRepositories(c, params.connectionId, { refresh: query.refresh === "1" || query.refresh === "true" }),
+          Onboarding.listAvailableRepositories(c, params.connectionId, { refresh: query.refresh === "1" || query.refresh === "true" }),
           (items) => ({ items })
         )
       ))
     .handle("listAvailableBranches", ({ params, query }) =>
       withCaller((c) =>
         Effect.map(
-          Onboarding.availableBranches(c, params.connectionId, {
+          Onboarding.listAvailableBranches(c, params.connectionId, {
             fullName: query.repositoryFullName,
             defaultBranch: query.defaultBranch
           }),

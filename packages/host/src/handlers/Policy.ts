@@ -14,14 +14,14 @@ const encodeDraft = Schema.encodeEffect(Schema.toCodecJson(DraftMapping))
 
 export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
   handlers
-    .handle("listPolicyGroups", ({ query }) => withCaller((c) => Effect.map(Policy.listGroups(c, query), toPage)))
-    .handle("getPolicyGroupDetails", ({ params }) => withCaller((c) => Policy.groupDetails(c, params.groupId)))
+    .handle("listPolicyGroups", ({ query }) => withCaller((c) => Effect.map(Policy.listPolicyGroups(c, query), toPage)))
+    .handle("getPolicyGroupDetails", ({ params }) => withCaller((c) => Policy.getPolicyGroupDetails(c, params.groupId)))
     .handle("listDraftMappings", ({ params, query }) =>
       withCaller((c) => Effect.map(Policy.listDraftMappings(c, params.groupId, params.phaseId, query), toPage)))
     // 201 when the draft was created, 200 when the draft with the same key was replaced (or was already equal)
     .handle("upsertDraftMapping", ({ params, payload }) =>
       withCaller((c) =>
-        Effect.flatMap(Policy.addDraftMapping(c, params.groupId, params.phaseId, payload), ({ mapping, outcome }) =>
+        Effect.flatMap(Policy.upsertDraftMapping(c, params.groupId, params.phaseId, payload), ({ mapping, outcome }) =>
           Effect.map(
             Effect.orDie(encodeDraft(mapping)),
             (body) => HttpServerResponse.jsonUnsafe(body, { status: outcome === "created" ? 201 : 200 })
@@ -29,7 +29,7 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
       ))
     .handle("publishPolicyGroup", ({ params }) =>
       withCaller((c) =>
-        Effect.map(Policy.publishGroup(c, params.groupId), ({ changes, group, published }) => ({
+        Effect.map(Policy.publishPolicyGroup(c, params.groupId), ({ changes, group, published }) => ({
           id: group.id,
           publishedMappings: published,
           changes: { created: changes.created.length, updated: changes.updated.length, removed: changes.removed.length }

@@ -11,10 +11,10 @@ export const ScansHandlers = HttpApiBuilder.group(Api, "scans", (handlers) =>
   handlers
     .handle("listFindings", ({ params, query: { branch, ...page } }) =>
       withCaller((c) =>
-        Effect.map(Scans.findings(c, params.repositoryId, { branch }, page), toPage)
+        Effect.map(Scans.listFindings(c, params.repositoryId, { branch }, page), toPage)
       ))
     .handle("listScans", ({ params, query: { branch, ...page } }) =>
       withCaller((c) => Effect.map(Scans.listScans(c, params.repositoryId, { branch }, page), toPage)))
     .handle("requestScans", ({ params, payload }) => withCaller((c) => Scans.requestScans(c, params.repositoryId, payload)))
     .handle("listRemediationRequests", ({ params, query }) =>
-      withCaller((c) => Effect.map(Remediation.listRemediations(c, params.repositoryId, query), toPage))))
+      withCaller((c) => Effect.map(Remediation.listRemediationRequests(c, params.repositoryId, query), toPage))))

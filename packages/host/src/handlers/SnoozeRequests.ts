@@ -5,12 +5,12 @@ import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
 
-const { Snooze } = Workflows
+const { SnoozeRequests } = Workflows
 
 export const SnoozeRequestsHandlers = HttpApiBuilder.group(Api, "snoozeRequests", (handlers) =>
   handlers
-    .handle("listSnoozeRequests", ({ query }) => withCaller((c) => Effect.map(Snooze.listSnoozeRequests(c, query), toPage)))
-    .handle("createSnoozeRequest", ({ payload }) => withCaller((c) => Snooze.createSnoozeRequest(c, payload)))
+    .handle("listSnoozeRequests", ({ query }) => withCaller((c) => Effect.map(SnoozeRequests.listSnoozeRequests(c, query), toPage)))
+    .handle("createSnoozeRequest", ({ payload }) => withCaller((c) => SnoozeRequests.createSnoozeRequest(c, payload)))
     .handle("reviewSnoozeRequest", ({ params, payload }) =>
-      withCaller((c) => Snooze.reviewSnoozeRequest(c, params.snoozeRequestId, payload)))
-    .handle("reopenSnoozeRequest", ({ params }) => withCaller((c) => Snooze.reopenSnoozeRequest(c, params.snoozeRequestId))))
+      withCaller((c) => SnoozeRequests.reviewSnoozeRequest(c, params.snoozeRequestId, payload)))
+    .handle("reopenSnoozeRequest", ({ params }) => withCaller((c) => SnoozeRequests.reopenSnoozeRequest(c, params.snoozeRequestId))))

@@ -4,7 +4,7 @@
  * a runnable configuration: the store, the seed file, the secret key and the app options.
  */
 import { StoreConfig } from "@image-policy/adapters"
-import { Delivery } from "@image-policy/core"
+import { DeliveryPolicy } from "@image-policy/core"
 import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
@@ -287,8 +287,8 @@ export const resolve = (
     }
     const scheduleText = env[retryScheduleVar]
     const webhookRetrySchedule = scheduleText === undefined || scheduleText.trim() === ""
-      ? Delivery.defaultRetrySchedule
-      : yield* Result.match(Delivery.parseRetrySchedule(scheduleText), {
+      ? DeliveryPolicy.defaultRetrySchedule
+      : yield* Result.match(DeliveryPolicy.parseRetrySchedule(scheduleText), {
         onFailure: (e) => Effect.fail(new StartupError({ message: `${retryScheduleVar}: ${e.reason}`, details: [] })),
         onSuccess: Effect.succeed
       })

@@ -26,7 +26,7 @@ import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
-import * as DeliveryWorker from "../workers/Delivery.js"
+import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
 import { boot } from "../Boot.js"
@@ -120,7 +120,7 @@ const serve = (flags: ServeOptions.Flags) =>
       const workerId = `deno-${Deno.hostname()}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`
       const publicUrl = config.app.publicUrl ?? `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
       // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first
-      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, workerId), schedule: config.webhookRetrySchedule }).pipe(
+      yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), schedule: config.webhookRetrySchedule }).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

@@ -20,7 +20,7 @@ import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import { loggerLayer } from "./JsonLog.js"
-import * as DeliveryWorker from "../workers/Delivery.js"
+import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
 
@@ -34,7 +34,7 @@ export interface StartOptions extends BootOptions {
   readonly logLevel?: LogLevel.LogLevel | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
-  readonly deliveryWorker?: Partial<DeliveryWorker.Options> | false | undefined
+  readonly deliveryWorker?: Partial<WebhookDeliveryWorker.Options> | false | undefined
   /** The external phase poll worker of this process (default every 60 s); `false` runs none. */
   readonly syncWorker?: Partial<SyncWorker.Options> | false | undefined
   /** The branch scan worker of this process (4 scans at once by default); `false` runs none. */
@@ -80,7 +80,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     const port = address._tag === "UnixPathAddress" ? options.port : address.port
     if (options.deliveryWorker !== false) {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
-      yield* DeliveryWorker.run({ ...DeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
+      yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )

@@ -19,7 +19,6 @@ import {
   Input,
   IsoDateTime,
   JsonValue,
-  Onboarding,
   Organization,
   OrganizationStore,
   Permission,
@@ -28,7 +27,8 @@ import {
   RepositoryStore,
   SecretBox,
   SecretHasher,
-  transaction
+  transaction,
+  VcsConnection
 } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -82,9 +82,9 @@ const WebhookSecret = quietString(
 )
 
 const Connection = Schema.Struct({
-  provider: Onboarding.VcsProvider,
+  provider: VcsConnection.VcsProvider,
   externalAccountName: Name,
-  status: withDefault(Onboarding.ConnectionStatus, "active"),
+  status: withDefault(VcsConnection.ConnectionStatus, "active"),
   fixture: Schema.optionalKey(Schema.Struct({
     repositories: Schema.Array(FixtureVcs.FixtureRepository),
     // the secret of the fixture's push webhooks (tests and demos; real providers use webhookSecretEnv)

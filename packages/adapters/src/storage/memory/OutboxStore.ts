@@ -1,10 +1,10 @@
 /** The event outbox and its deliveries in the memory state. */
 import type { Outbox, OutboxStore } from "@image-policy/core"
-import { type DeliveryRow, paginate, push, put, sortBy, type State } from "./State.js"
+import { type WebhookDeliveryRow, paginate, push, put, sortBy, type State } from "./State.js"
 
-const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: DeliveryRow): Outbox.Delivery => d
+const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: WebhookDeliveryRow): Outbox.WebhookDelivery => d
 
-const byUpdated = (d: Outbox.Delivery) => [d.updatedAt, d.eventId] as const
+const byUpdated = (d: Outbox.WebhookDelivery) => [d.updatedAt, d.eventId] as const
 
 const deliveryKey = (eventId: string, webhookId: string) => `${eventId}|${webhookId}`
 
@@ -69,7 +69,7 @@ export const make = (s: State): typeof OutboxStore.Service => ({
       const listed = paginate(sortBy(rows, byUpdated).map(publicDelivery), byUpdated, page)
       // the page's attempts in one pass over the organization's attempts, not one pass per delivery
       const o = s.state(orgId)
-      const onPage = new Map<string, Array<Outbox.DeliveryAttempt>>(listed.items.map((d) => [d.eventId, []]))
+      const onPage = new Map<string, Array<Outbox.WebhookDeliveryAttempt>>(listed.items.map((d) => [d.eventId, []]))
       for (const a of o?.attempts ?? []) if (a.webhookId === webhookId) onPage.get(a.eventId)?.push(a)
       return {
         items: listed.items.map((d) => ({ ...d, type: o?.events.get(d.eventId)?.type ?? null, attemptsDetail: onPage.get(d.eventId)! })),

@@ -1,5 +1,5 @@
 /** VCS connections, repositories and their assignments in the memory state. */
-import { Onboarding, type RepositoryStore } from "@image-policy/core"
+import { Repository, type RepositoryStore, VcsConnection } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { byCreated, paginate, put, sortBy, type State } from "./State.js"
@@ -8,7 +8,7 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
   vcsConnections: {
     list: (orgId, page) =>
       s.read(() => {
-        const key = (c: Onboarding.VcsConnection) => [c.externalAccountName, c.id] as const
+        const key = (c: VcsConnection.VcsConnection) => [c.externalAccountName, c.id] as const
         const rows = s.valuesOf(orgId, (o) => o.connections).map((c) => c.connection)
         return paginate(sortBy(rows, key), key, page)
       }),
@@ -67,7 +67,7 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
         )
         if (existing) {
           return Effect.fail(
-            new Onboarding.RepositoryAlreadyTracked({ externalRepoId: repository.externalRepoId, repositoryId: existing.id })
+            new Repository.RepositoryAlreadyTracked({ externalRepoId: repository.externalRepoId, repositoryId: existing.id })
           )
         }
         put(undo, o.repositories, repository.id, repository)

@@ -1,5 +1,5 @@
 /** Branch scans and each branch's findings in the memory state. */
-import { type ClaimedScan, Cursor, type Onboarding, type RoutineTarget, Scan, type ScanStore, Text } from "@image-policy/core"
+import { type ClaimedScan, Cursor, type RoutineTarget, Scan, type ScanStore, Text } from "@image-policy/core"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Storable from "../Storable.js"
@@ -12,7 +12,7 @@ const isPending = (scan: Scan.BranchScan) => scan.status === "queued" || scan.st
 const byQueued = (a: { readonly queuedAt: string; readonly id: string }) => [a.queuedAt, a.id] as const
 
 /** Sets a repository branch's `scan.status`; a missing repository or branch is left alone. */
-const setBranchStatus = (undo: Undo, o: OrgState, repositoryId: string, branchName: string, status: Onboarding.ScanStatus) => {
+const setBranchStatus = (undo: Undo, o: OrgState, repositoryId: string, branchName: string, status: Scan.ScanStatus) => {
   const repo = o.repositories.get(repositoryId)
   if (!repo || !repo.branches.some((b) => b.branchName === branchName)) return
   put(undo, o.repositories, repositoryId, {

@@ -18,14 +18,17 @@ import {
   type Audit,
   Cursor,
   type Mapping,
-  type Onboarding,
   type Organization,
   type Outbox,
   type PolicyGroup,
   type Remediation,
+  type Repository,
+  type Routine,
   type Scan,
   type SnoozeRequest,
+  type Team,
   Text,
+  type VcsConnection,
   type Webhook
 } from "@image-policy/core"
 import * as Cause from "effect/Cause"
@@ -36,7 +39,7 @@ import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import type * as Storable from "../Storable.js"
 
-export interface DeliveryRow extends Outbox.Delivery {
+export interface WebhookDeliveryRow extends Outbox.WebhookDelivery {
   readonly orgId: Id.OrgId
   readonly leaseOwner: string | null
   readonly leaseUntil: number | null
@@ -49,10 +52,10 @@ export interface ScanRow extends Scan.BranchScan {
 
 export interface OrgState {
   readonly org: Organization.Organization
-  readonly teams: Map<string, Onboarding.Team>
-  readonly routines: Map<string, Onboarding.Routine>
-  readonly connections: Map<string, { readonly connection: Onboarding.VcsConnection; readonly settings: unknown }>
-  readonly repositories: Map<string, Onboarding.Repository & { readonly vcsConnectionId: Id.VcsConnectionId }>
+  readonly teams: Map<string, Team.Team>
+  readonly routines: Map<string, Routine.Routine>
+  readonly connections: Map<string, { readonly connection: VcsConnection.VcsConnection; readonly settings: unknown }>
+  readonly repositories: Map<string, Repository.Repository & { readonly vcsConnectionId: Id.VcsConnectionId }>
   readonly groups: Map<string, PolicyGroup.PolicyGroup>
   /** keyed by `phaseId|key` */
   readonly drafts: Map<string, Mapping.DraftMapping & { readonly groupId: Id.PolicyGroupId }>
@@ -63,7 +66,7 @@ export interface OrgState {
   readonly snoozes: Map<string, SnoozeRequest.SnoozeRequest>
   readonly audit: Array<Audit.AuditEvent>
   readonly events: Map<string, Outbox.OutboxEvent>
-  readonly attempts: Array<Outbox.DeliveryAttempt>
+  readonly attempts: Array<Outbox.WebhookDeliveryAttempt>
   readonly scans: Map<string, ScanRow>
   /** The branch's current findings in the findings order, keyed by `repositoryId|branchName`. */
   readonly findings: Map<string, ReadonlyArray<Storable.PositionedFinding>>
@@ -162,7 +165,7 @@ export const emptyOrg = (org: Organization.Organization): OrgState => ({
 export interface State {
   readonly orgs: Map<string, OrgState>
   /** Every organization's deliveries, keyed by `eventId|webhookId` (claims run over all of them). */
-  readonly deliveries: Map<string, DeliveryRow>
+  readonly deliveries: Map<string, WebhookDeliveryRow>
   /** Runs `effect` atomically; nested calls join the outer transaction (the `Transaction` port). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Runs a synchronous write inside the caller's transaction, or outside any. */
@@ -183,7 +186,7 @@ let instances = 0
 
 export const make = (): State => {
   const orgs = new Map<string, OrgState>()
-  const deliveries = new Map<string, DeliveryRow>()
+  const deliveries = new Map<string, WebhookDeliveryRow>()
   /**
    * The undo log of the transaction the fiber runs in (`null`: none). One reference per state
    * instance (its key is the reference's identity), so a transaction on one memory store never

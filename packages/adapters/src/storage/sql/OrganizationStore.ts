@@ -1,11 +1,11 @@
 /** Organizations, teams and routines over SQL. */
-import { Onboarding, Organization, type OrganizationStore } from "@image-policy/core"
+import { Organization, type OrganizationStore, Routine, Team } from "@image-policy/core"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Rows from "./Rows.js"
 
 const decodeOrg = Rows.decoder(Organization.Organization)
-const decodeTeam = Rows.decoder(Onboarding.Team)
-const decodeRoutine = Rows.decoder(Onboarding.Routine)
+const decodeTeam = Rows.decoder(Team.Team)
+const decodeRoutine = Rows.decoder(Routine.Routine)
 
 export const make = (sql: SqlClient.SqlClient): typeof OrganizationStore.Service => {
   const { die, doc, json, one } = Rows

@@ -6,10 +6,10 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import * as Rows from "./Rows.js"
 
 const decodeEvent = Rows.decoder(Outbox.OutboxEvent)
-const decodeAttempt = Rows.decoder(Outbox.DeliveryAttempt)
-const decodeAttempts = Rows.decoder(Schema.Array(Outbox.DeliveryAttempt))
+const decodeAttempt = Rows.decoder(Outbox.WebhookDeliveryAttempt)
+const decodeAttempts = Rows.decoder(Schema.Array(Outbox.WebhookDeliveryAttempt))
 
-const toDelivery = (row: any): Outbox.Delivery => ({
+const toDelivery = (row: any): Outbox.WebhookDelivery => ({
   eventId: row.eventId,
   webhookId: row.webhookId,
   status: row.status,
@@ -86,7 +86,7 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
             WHERE d.org_id = ${orgId} AND d.webhook_id = ${webhookId}
               ${after ? sql`AND (d.updated_at, d.event_id) > (${after.sortKey}, ${after.id})` : sql``}
             ORDER BY d.updated_at, d.event_id LIMIT ${limit}`,
-        (row: any): Outbox.DeliveryWithAttempts => ({
+        (row: any): Outbox.WebhookDeliveryWithAttempts => ({
           ...toDelivery(row),
           type: row.type ?? null,
           attemptsDetail: decodeAttempts(row.attemptsDetail)

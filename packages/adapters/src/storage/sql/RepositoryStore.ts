@@ -1,13 +1,13 @@
 /** VCS connections, repositories and their assignments over SQL. */
-import { Assignment, type Id, Onboarding, type RepositoryStore } from "@image-policy/core"
+import { Assignment, type Id, Repository, type RepositoryStore, VcsConnection } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Rows from "./Rows.js"
 
-const decodeConnection = Rows.decoder(Onboarding.VcsConnection)
-const decodeRepository = Rows.decoder(Onboarding.Repository)
+const decodeConnection = Rows.decoder(VcsConnection.VcsConnection)
+const decodeRepository = Rows.decoder(Repository.Repository)
 const decodeAssignments = Rows.decoder(Schema.Array(Assignment.RepositoryAssignment))
 const settingsOf = (value: unknown) => typeof value === "string" ? JSON.parse(value) : value
 
@@ -77,7 +77,7 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
           const rows = yield* die(sql<{ id: string }>`SELECT id FROM repositories WHERE org_id = ${orgId}
             AND vcs_connection_id = ${repo.vcsConnectionId} AND external_repo_id = ${repo.externalRepoId}`)
           return yield* Effect.fail(
-            new Onboarding.RepositoryAlreadyTracked({
+            new Repository.RepositoryAlreadyTracked({
               externalRepoId: repo.externalRepoId,
               repositoryId: (rows[0]?.id ?? repo.id) as Id.RepositoryId
             })

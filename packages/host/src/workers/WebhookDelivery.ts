@@ -10,14 +10,14 @@
  * does, so a worker never sends a delivery another worker may already have taken over, whatever
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
-import { SecretBox as SecretBoxAdapter } from "@image-policy/adapters"
-import { Delivery, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
+import { AesGcmSecretBox } from "@image-policy/adapters"
+import { DeliveryPolicy, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Defect from "./Defect.js"
 
-export interface Options extends Workflows.Webhooks.DeliveryConfig {
+export interface Options extends Workflows.WebhookDeliveries.DeliveryConfig {
   readonly workerId: string
   /** Deliveries claimed at once. */
   readonly batchSize: number
@@ -35,7 +35,7 @@ export const defaults = (publicUrl: string, workerId: string): Options => ({
   publicUrl,
   workerId,
   timeoutMs: 10_000,
-  schedule: Delivery.defaultRetrySchedule,
+  schedule: DeliveryPolicy.defaultRetrySchedule,
   // a claim costs about the same for 1 row as for hundreds (one statement; the memory store scans
   // every delivery), so large batches; the lease guard bounds how long one lane can hold a batch
   batchSize: 256,
@@ -56,7 +56,7 @@ export const leaseMs = (options: Options): number =>
   Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
 /** Claims and delivers one batch; answers how many deliveries it attempted. */
-export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, SecretBoxAdapter.openedCache(box)))
+export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, AesGcmSecretBox.openedCache(box)))
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {
@@ -83,7 +83,7 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
             // the rest of the lane waits for its lease to expire, still in order
             if ((yield* Clock.currentTimeMillis) > lastStart) return
             attempted++
-            yield* Workflows.Webhooks.deliver(c, options).pipe(
+            yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
               // a defect in one delivery must not stop the others; its lease expires and it is retried
               Effect.catchCause((cause) =>
                 Effect.logError("webhook delivery failed unexpectedly").pipe(
@@ -101,7 +101,7 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
 /** Runs until interrupted. */
 export const run = (options: Options) =>
   Effect.gen(function*() {
-    const box = SecretBoxAdapter.openedCache(yield* SecretBox)
+    const box = AesGcmSecretBox.openedCache(yield* SecretBox)
     while (true) {
       const attempted = yield* pass(options, box).pipe(
         Effect.catchCause((cause) =>

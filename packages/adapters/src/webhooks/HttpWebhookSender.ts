@@ -42,8 +42,6 @@ import * as Resolver from "./Resolver.js"
 import * as Signing from "./Signing.js"
 import * as Transport from "./Transport.js"
 
-export { WebhookSender }
-
 /** The checked address an attempt connects to, and the URL's port. */
 export interface PinnedAddress {
   readonly address: string

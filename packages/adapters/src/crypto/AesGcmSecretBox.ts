@@ -22,9 +22,6 @@ export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{
   readonly message: string
 }> {}
 
-/** The core's port; this module is its WebCrypto implementation. */
-export { SecretBox }
-
 const VERSION = "v1"
 const IV_BYTES = 12
 const KEY_BYTES = 32

@@ -1,0 +1,150 @@
+/**
+ * Webhook deliveries (spec 6; contracts 5): a destination's deliveries with their attempts,
+ * dead-letter replay, and one delivery attempt as the worker runs it. The endpoint URL and signing
+ * secret are opened only to send.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as DeliveryPolicy from "../DeliveryPolicy.js"
+import type { EventId, WebhookId } from "../Id.js"
+import type { ClaimedWebhookDelivery, WebhookDeliveryAttempt } from "../Outbox.js"
+import type { PageRequest } from "../Page.js"
+import { OutboxStore } from "../ports/OutboxStore.js"
+import { SecretBox } from "../ports/SecretBox.js"
+import { transaction } from "../ports/Transaction.js"
+import { WebhookStore } from "../ports/WebhookStore.js"
+import { type SendFailure, WebhookSender } from "../ports/WebhookSender.js"
+import * as Webhook from "../Webhook.js"
+import { audit, type Caller, now } from "./Caller.js"
+import { loadDestination } from "./WebhookAccess.js"
+
+/** Deliveries of a destination with their attempts (status code, duration, next retry; dead letters). */
+export const listWebhookDeliveries = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, page: PageRequest) {
+  const outbox = yield* OutboxStore
+  yield* loadDestination(caller, id)
+  return yield* outbox.deliveries(caller.orgId, id, page)
+})
+
+/** Puts a dead letter back in the queue, due now; it is sent with the same CloudEvent id. */
+export const replayWebhookDelivery = Effect.fnUntraced(function*(caller: Caller, id: WebhookId, eventId: EventId) {
+  const outbox = yield* OutboxStore
+  return yield* transaction(Effect.gen(function*() {
+    yield* loadDestination(caller, id)
+    if (Option.isNone(yield* outbox.getEvent(caller.orgId, eventId))) {
+      return yield* new Webhook.DeliveryNotFound({ webhookId: id, eventId })
+    }
+    const requeued = yield* outbox.requeue(caller.orgId, eventId, id, yield* now)
+    if (!requeued) return yield* new Webhook.DeliveryNotDead({ eventId, status: "not dead" })
+    yield* audit(caller, "webhook.replay", "webhook", id)
+    return { eventId, status: "pending" as const }
+  }))
+})
+
+// The worker's attempt ---------------------------------------------------------------------------
+
+export interface DeliveryConfig {
+  readonly publicUrl: string
+  readonly timeoutMs: number
+  readonly schedule: ReadonlyArray<number>
+}
+
+const outcomeOf = (result: { readonly statusCode: number } | SendFailure): DeliveryPolicy.Outcome =>
+  "statusCode" in result
+    ? { _tag: "Response", status: result.statusCode }
+    : result.code === "timeout"
+    ? { _tag: "Timeout" }
+    : { _tag: "NetworkError" }
+
+/**
+ * One attempt of one claimed delivery: send, classify with the core's policy, and record the
+ * attempt with the delivery's next state in one atomic store write (in one transaction with a
+ * 410's disabling of the destination). A destination that is gone or disabled turns the delivery into a dead letter, which
+ * can be replayed once the endpoint is fixed.
+ */
+export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: ClaimedWebhookDelivery, config: DeliveryConfig) {
+  const outbox = yield* OutboxStore
+  const webhooks = yield* WebhookStore
+  const box = yield* SecretBox
+  const sender = yield* WebhookSender
+  const orgId = claimed.orgId as Caller["orgId"]
+  const { delivery, event } = claimed
+  const attemptNumber = delivery.attempts + 1
+  const started = yield* Clock.currentTimeMillis
+  const record = (
+    fields: Pick<WebhookDeliveryAttempt, "statusCode" | "durationMs" | "outcome" | "errorCode">,
+    next: { readonly status: "pending" | "succeeded" | "dead"; readonly nextAttemptAt: string | null },
+    disable?: string
+  ) =>
+    Effect.gen(function*() {
+      const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const recorded = outbox.recordAttempt(orgId, {
+        eventId: delivery.eventId,
+        webhookId: delivery.webhookId,
+        attempt: attemptNumber,
+        at,
+        ...fields
+      }, next)
+      // the attempt and the delivery's state are one atomic store write; only disabling the
+      // destination as well needs a transaction around both
+      if (disable === undefined) yield* recorded
+      else {
+        yield* transaction(Effect.gen(function*() {
+          yield* recorded
+          const current = yield* webhooks.get(orgId, delivery.webhookId)
+          if (Option.isSome(current)) {
+            yield* webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
+          }
+        }))
+      }
+      return next.status
+    })
+  const destination = yield* webhooks.get(orgId, delivery.webhookId)
+  if (Option.isNone(destination) || destination.value.status !== "active") {
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, { status: "dead", nextAttemptAt: null })
+  }
+  const opened = yield* Effect.all([
+    box.open(destination.value.endpointSealed),
+    destination.value.signingSecretSealed === null ? Effect.succeed(null) : box.open(destination.value.signingSecretSealed)
+  ]).pipe(Effect.option)
+  if (Option.isNone(opened)) {
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, { status: "dead", nextAttemptAt: null })
+  }
+  const [endpointUrl, signingSecret] = opened.value
+  const result = yield* sender.send({
+    type: destination.value.type,
+    endpointUrl,
+    signingSecret,
+    orgId,
+    event,
+    publicUrl: config.publicUrl,
+    timeoutMs: config.timeoutMs
+  }).pipe(Effect.match({ onFailure: (failure) => failure, onSuccess: (success) => success }))
+  const classification = DeliveryPolicy.classifyResponse(outcomeOf(result))
+  const finished = yield* Clock.currentTimeMillis
+  const retryAfter = "statusCode" in result ? DeliveryPolicy.parseRetryAfter(result.retryAfter, finished) : Option.none()
+  const step = DeliveryPolicy.nextStep({
+    attempt: attemptNumber,
+    classification,
+    schedule: config.schedule,
+    retryAfterSeconds: Option.getOrUndefined(retryAfter),
+    jitter: yield* Random.next
+  })
+  const fields = {
+    statusCode: "statusCode" in result ? result.statusCode : null,
+    durationMs: "statusCode" in result ? Math.round(result.durationMs) : Math.round(finished - started),
+    outcome: classification,
+    errorCode: "statusCode" in result ? null : result.code
+  }
+  switch (step._tag) {
+    case "Succeeded":
+      return yield* record(fields, { status: "succeeded", nextAttemptAt: null })
+    case "Retry":
+      return yield* record(fields, { status: "pending", nextAttemptAt: new Date(finished + step.delayMs).toISOString() })
+    case "DeadLetter":
+      return yield* record(fields, { status: "dead", nextAttemptAt: null })
+    case "Disable":
+      return yield* record(fields, { status: "dead", nextAttemptAt: null }, "the endpoint answered 410 Gone")
+  }
+})
