@@ -3,10 +3,9 @@
  * one-line test file each, like @effect/sql-pg runs one suite per driver. Its tests live one file
  * per store port under `storeContract/`; this file runs them all over one layer.
  */
-import { describe } from "@effect/vitest"
+import { layer } from "@effect/vitest"
 import type { Stores } from "@image-policy/core"
-import type * as Layer from "effect/Layer"
-import { afterAll, beforeAll } from "vitest"
+import * as Layer from "effect/Layer"
 import { access } from "./storeContract/access.js"
 import { audit } from "./storeContract/audit.js"
 import { organizations } from "./storeContract/organizations.js"
@@ -23,11 +22,10 @@ import { webhooks } from "./storeContract/webhooks.js"
 
 export type { ContractOptions } from "./storeContract/support.js"
 
-export const storeContract = (name: string, layer: Layer.Layer<Stores, unknown>, options: Support.ContractOptions = {}) =>
-  describe(`store contract: ${name}`, () => {
-    const contract = Support.make(layer, options)
-    beforeAll(contract.open)
-    afterAll(contract.close)
+export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>, options: Support.ContractOptions = {}) => {
+  const contract = Support.make(options)
+  // one store for the whole suite, on live services (no TestClock): a store's pool and timeouts run on real time
+  layer(Layer.provideMerge(contract.opened, stores), { excludeTestServices: true })(`store contract: ${name}`, (it) => {
     for (const register of [
       organizations,
       scoping,
@@ -41,5 +39,6 @@ export const storeContract = (name: string, layer: Layer.Layer<Stores, unknown>,
       outbox,
       scans,
       remediations
-    ]) register(contract)
+    ]) register(it, contract)
   })
+}

@@ -13,6 +13,7 @@ import * as WebhookCloudEvent from "../src/webhooks/CloudEvent.js"
 import * as Destination from "../src/webhooks/Destination.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { sampleEvent } from "./support/receiver.js"
+import { unicodeText } from "./arbitraries.js"
 
 const orgId = "org_demo"
 const publicUrl = "https://policy.example.com/"
@@ -88,7 +89,7 @@ describe("Signing", () => {
 
   prop(
     "signatures verify with standardwebhooks and svix for any body, and only with the same secret",
-    [fc.string({ unit: "grapheme", maxLength: 300 }), fc.uint8Array({ minLength: 24, maxLength: 64 })],
+    [unicodeText({ maxLength: 300 }), fc.uint8Array({ minLength: 24, maxLength: 64 })],
     ([text, other]) => {
       const body = JSON.stringify({ text })
       const now = Math.floor(Date.now() / 1000)

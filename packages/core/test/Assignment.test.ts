@@ -5,6 +5,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Assignment from "../src/Assignment.js"
 import * as Id from "../src/Id.js"
+import { branchName } from "./arbitraries.js"
 
 const groupId = (n: number) => Id.make("policyGroup", new Uint8Array(16).fill(n)) as Id.PolicyGroupId
 const base = groupId(1)
@@ -90,8 +91,6 @@ describe("Assignment.replaceAssignments (spec 4.4-4.6)", () => {
 })
 
 // --- properties -------------------------------------------------------------------------------
-
-const branchName = fc.stringMatching(/^[a-z]{1,8}$/)
 
 interface Scenario {
   readonly tracked: ReadonlyArray<string>

@@ -4,6 +4,7 @@ import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as JsonValue from "../src/JsonValue.js"
 import * as Text from "../src/Text.js"
+import { codeUnitText } from "./arbitraries.js"
 
 const depthOf = (value: unknown): number =>
   typeof value !== "object" || value === null
@@ -11,7 +12,7 @@ const depthOf = (value: unknown): number =>
     : 1 + Math.max(0, ...(Array.isArray(value) ? value : Object.values(value)).map(depthOf))
 
 // any UTF-16 code units, NUL and lone surrogates included
-const anyText = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 6 }).map((units) => String.fromCharCode(...units))
+const anyText = codeUnitText({ maxLength: 6 })
 const json = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: "small" }, anyText, fc.integer(), fc.boolean(), fc.constant(null), tie("array"), tie("object")),
   array: fc.array(tie("value"), { maxLength: 3 }),

@@ -3,8 +3,8 @@ import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
-import type * as Mapping from "../src/Mapping.js"
 import * as MappingsFile from "../src/MappingsFile.js"
+import { mappingsFileEntries } from "./arbitraries.js"
 
 const phaseId = Id.make("phase", new Uint8Array(16).fill(1)) as Id.PhaseId
 const ids = (seed: number) => Array.from({ length: 50 }, (_, i) => Id.make("mapping", new Uint8Array(16).fill(seed).fill(i, 0, 1)) as Id.MappingId)
@@ -14,16 +14,7 @@ const errorPaths = (text: string) => {
   return Result.isFailure(result) ? result.failure.errors.map((e) => e.path) : []
 }
 
-const entry = fc.record({
-  fromImage: fc.constantFrom("nginx:1", "redis:*", "node:20-*", "ghcr.io/acme/*:1", "alpine:3.19", "python"),
-  toImage: fc.constantFrom("nginx:1.27", "redis:7.2", "node:20.11-alpine", "alpine:3.20"),
-  reason: fc.option(fc.string({ maxLength: 10 }), { nil: undefined }),
-  platformScope: fc.option(fc.constantFrom("linux/amd64", "linux/arm64"), { nil: undefined }),
-  order: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
-  bypassCooldown: fc.option(fc.boolean(), { nil: undefined })
-}).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)) as Mapping.MappingInput)
-
-const file = fc.uniqueArray(entry, { selector: (e) => `${e.fromImage}|${e.platformScope ?? ""}`, maxLength: 8 })
+const file = mappingsFileEntries
 
 describe("MappingsFile", () => {
   it("rejects unknown fields, bad references and duplicates, naming each JSON path", () => {

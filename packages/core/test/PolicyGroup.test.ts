@@ -5,6 +5,7 @@ import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import type * as Mapping from "../src/Mapping.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
+import { epochMillis } from "./arbitraries.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const internalA = id<Id.PhaseId>("phase", 1)
@@ -114,7 +115,7 @@ describe("PolicyGroup.isPollDue (the external phase poll schedule)", () => {
     assert.isTrue(PolicyGroup.isPollDue(source("yesterday", 60), undefined, 0))
   })
 
-  const time = fc.integer({ min: Date.parse("2020-01-01T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") })
+  const time = epochMillis
   const interval = fc.integer({ min: 10, max: 86_400 })
   const synced = fc.option(time, { nil: null })
   const attempt = fc.option(time, { nil: undefined })

@@ -10,6 +10,7 @@ import * as Resolution from "../src/Resolution.js"
 import * as Scan from "../src/Scan.js"
 import * as Scanner from "../src/Scanner.js"
 import * as Text from "../src/Text.js"
+import { codeUnitText, commitSha, epochMillis, isoTimestamp } from "./arbitraries.js"
 
 const day = 86_400_000
 const target = (intervalDays: number, trackedAt: string, lastRoutineScanAt: string | null) => ({ intervalDays, trackedAt, lastRoutineScanAt })
@@ -31,7 +32,7 @@ describe("Scan.isRoutineDue (the routine's schedule)", () => {
     assert.isTrue(Scan.isRoutineDue(target(3, "yesterday", null), new Date("2026-01-01T00:00:00Z")))
   })
 
-  const time = fc.integer({ min: Date.parse("2020-01-01T00:00:00Z"), max: Date.parse("2030-01-01T00:00:00Z") })
+  const time = epochMillis
   prop("monotone in now: once due, due at every later time", [time, fc.option(time, { nil: null }), fc.integer({ min: 1, max: 90 }), time, fc.nat(400 * day)], ([tracked, last, days, now, later]) => {
     const t = target(days, new Date(tracked).toISOString(), last === null ? null : new Date(last).toISOString())
     if (Scan.isRoutineDue(t, new Date(now))) assert.isTrue(Scan.isRoutineDue(t, new Date(now + later)))
@@ -82,7 +83,7 @@ describe("Scan.failureOf and the scan limits", () => {
     assert.deepStrictEqual(scanned, paths.filter((p) => Scan.utf8Length(p) <= Scan.maxPathBytes && Text.isStorableText(p)))
   })
 
-  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)) }), fc.string({ unit: "binary" }), fc.string())], ([text]) => {
+  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(codeUnitText(), fc.string({ unit: "binary" }), fc.string())], ([text]) => {
     assert.strictEqual(Scan.utf8Length(text), new TextEncoder().encode(text).length)
   })
 
@@ -160,7 +161,7 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
 })
 
 describe("Scan.startedAt", () => {
-  const iso = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
+  const iso = isoTimestamp
   prop("a scan starts at the claim's time, never before it was queued", [iso, iso], ([queuedAt, claimedAt]) => {
     const started = Scan.startedAt(queuedAt, claimedAt)
     assert.isAtLeast(Date.parse(started), Date.parse(queuedAt))
@@ -169,7 +170,7 @@ describe("Scan.startedAt", () => {
 })
 
 describe("Scan.endedFields (how every store ends a scan)", () => {
-  const at = fc.date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
+  const at = isoTimestamp
   const finding = fc.record({
     file: fc.constantFrom("Dockerfile", "deploy.yaml"),
     line: fc.integer({ min: 1, max: 500 }),
@@ -182,7 +183,7 @@ describe("Scan.endedFields (how every store ends a scan)", () => {
     fc.record({
       status: fc.constant("succeeded" as const),
       at,
-      commitSha: fc.stringMatching(/^[0-9a-f]{40}$/),
+      commitSha,
       fileCount: fc.nat(5000),
       findings: fc.array(finding, { maxLength: 20 })
     }),

@@ -6,6 +6,7 @@ import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as Scanner from "../src/Scanner.js"
 import { manifest } from "./support/scannerManifests.js"
+import { imageLiteral } from "./arbitraries.js"
 
 const root = fileURLToPath(new URL("./fixtures/scanner", import.meta.url))
 const walk = (dir: string): Array<string> =>
@@ -300,9 +301,7 @@ describe("Scanner properties", () => {
   })
 
   // what a user writes is what the scanner reports: generated files with known images
-  const repo = fc.constantFrom("nginx", "library/redis", "ghcr.io/acme/api", "localhost:5000/x", "quay.io/a/b/c")
-  const suffix = fc.constantFrom("", ":1", ":1.2-alpine", `@sha256:${"c".repeat(64)}`)
-  const image = fc.tuple(repo, suffix).map(([r, s]) => `${r}${s}`)
+  const image = imageLiteral
   const quoting = fc.constantFrom((s: string) => s, (s: string) => `"${s}"`, (s: string) => `'${s}'`)
   const comment = fc.constantFrom("", "  # pinned", " #x")
 

@@ -9,16 +9,11 @@ import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as MappingsFile from "../src/MappingsFile.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
+import { branchName, commitSha, mappingsFileEntries } from "./arbitraries.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 
-const entry = fc.record({
-  fromImage: fc.constantFrom("nginx:1", "redis:*", "node:20-*", "alpine:3.19", "python"),
-  toImage: fc.constantFrom("nginx:1.27", "redis:7.2", "node:20.11-alpine", "alpine:3.20"),
-  platformScope: fc.option(fc.constantFrom("linux/amd64", "linux/arm64"), { nil: undefined })
-}).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)))
-const validFile = fc.uniqueArray(entry, { selector: (e) => `${e.fromImage}|${e.platformScope ?? ""}`, maxLength: 6 })
-  .map((mappings) => JSON.stringify({ mappings }))
+const validFile = mappingsFileEntries.map((mappings) => JSON.stringify({ mappings }))
 
 /** Files that fail validation: not JSON, unknown fields, wrong types, non-exact targets, duplicates. */
 const invalidFile = fc.oneof(
@@ -33,7 +28,7 @@ const invalidFile = fc.oneof(
   )
 )
 
-const version = fc.stringMatching(/^[0-9a-f]{40}$/)
+const version = commitSha
 const read: fc.Arbitrary<MappingsFile.SourceRead> = fc.oneof(
   fc.tuple(fc.oneof(validFile, invalidFile), version).map(([content, v]) => ({ _tag: "Found" as const, content, version: v })),
   fc.constant({ _tag: "Missing" as const }),
@@ -114,7 +109,7 @@ describe("decideSync", () => {
 describe("pushes", () => {
   const phaseSource = { repositoryFullName: "Acme/Policy", branch: "main", path: "config/service-mappings.json" }
   const otherPath = fc.stringMatching(/^[a-z]{1,8}(\/[a-z]{1,8}){0,2}\.(json|md|ts)$/).filter((p) => p !== phaseSource.path)
-  const branch = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/)
+  const branch = branchName
 
   prop("a push to another branch, or a tag, never concerns the phase", [branch, fc.option(fc.array(otherPath), { nil: null })], ([b, paths]) => {
     fc.pre(b !== "main")

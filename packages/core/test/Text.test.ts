@@ -3,9 +3,10 @@ import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Text from "../src/Text.js"
+import { codeUnitText } from "./arbitraries.js"
 
 // any UTF-16 code units, NUL and lone surrogates included
-const anyText = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 }).map((units) => String.fromCharCode(...units))
+const anyText = codeUnitText({ maxLength: 40 })
 
 describe("Text", () => {
   prop("storableText answers storable text of the same length", [anyText], ([text]) => {

@@ -7,15 +7,17 @@
  */
 import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
+import { layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as Pg from "pg"
 import { Webhook } from "standardwebhooks"
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest"
+import { expect } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as Receiver from "../../adapters/test/support/receiver.js"
 import * as App from "../src/App.js"
@@ -25,12 +27,7 @@ import { until as waitUntil } from "./support/until.js"
 const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
 const secretKey = AesGcmSecretBox.generateKey()
 
-const until = <A>(what: string, f: () => Promise<A | undefined | false> | A | undefined | false, timeoutMs = 30_000) =>
-  waitUntil(what, f, timeoutMs, 10)
-
 // worker processes -------------------------------------------------------------------------------
-
-const children = new Set<ChildProcess>()
 
 interface WorkerSettings {
   readonly workerId: string
@@ -42,14 +39,13 @@ interface WorkerSettings {
 }
 
 /** Starts support/deliveryWorker.js against `databaseUrl` and waits until its worker runs. */
-const startWorker = (databaseUrl: string, settings: WorkerSettings) =>
+const spawnWorker = (databaseUrl: string, settings: WorkerSettings) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [workerScript, JSON.stringify({ databaseUrl, secretKey, pollIntervalMs: 20, ...settings })],
       { stdio: ["ignore", "pipe", "pipe"] }
     )
-    children.add(child)
     let output = ""
     const onData = (chunk: Buffer) => {
       output += chunk.toString("utf8")
@@ -58,7 +54,6 @@ const startWorker = (databaseUrl: string, settings: WorkerSettings) =>
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)
     child.once("exit", (code, signal) => {
-      children.delete(child)
       reject(new Error(`worker ${settings.workerId} exited before it was ready (${code ?? signal}): ${output.slice(-2_000)}`))
     })
   })
@@ -70,9 +65,9 @@ const kill = async (child: ChildProcess) => {
   await exited
 }
 
-afterEach(async () => {
-  await Promise.all([...children].map(kill))
-})
+/** A worker process for the test's scope: killed when the test ends, whatever its outcome. */
+const startWorker = (databaseUrl: string, settings: WorkerSettings) =>
+  Effect.acquireRelease(Effect.promise(() => spawnWorker(databaseUrl, settings)), (child) => Effect.promise(() => kill(child)))
 
 // a slow verifying receiver ----------------------------------------------------------------------
 
@@ -126,168 +121,179 @@ const slowReceiver = async (delayMs: number) => {
 
 // -------------------------------------------------------------------------------------------------
 
+/** A client of the test database, to read the deliveries table as the workers leave it. */
+class Db extends Context.Service<Db, Pg.Client>()("test/webhookCrash/Db") {}
+
+/** A receiver for the test's scope: closed when the test ends, whatever its outcome. */
+const scopedReceiver = <R extends { readonly close: () => Promise<void> }>(start: () => Promise<R>) =>
+  Effect.acquireRelease(Effect.promise(start), (r) => Effect.promise(() => r.close()))
+
 await pgDescribe("webhook delivery with crashing and concurrent workers", (url) => {
-  let runtime: ManagedRuntime.ManagedRuntime<any, any>
-  let db: Pg.Client
-  let caller: Workflows.Caller.Caller
+  const orgId = "org_crashtest" as Id.OrgId
+  const caller: Workflows.Caller.Caller = { orgId, actor: { kind: "system", name: "crash test" }, correlationId: "crash-test" }
 
-  const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> => runtime.runPromise(effect)
-
-  /** Delivery rows of these destinations by status. */
-  const statuses = async (webhookIds: ReadonlyArray<string>) => {
-    const rows = await db.query(
-      "SELECT status, count(*)::int AS n FROM deliveries WHERE webhook_id = ANY($1) GROUP BY status",
-      [webhookIds]
-    )
-    return Object.fromEntries(rows.rows.map((r: { status: string; n: number }) => [r.status, r.n])) as Record<string, number>
-  }
-
-  const createDestination = async (name: string, endpointUrl: string) =>
-    run(Workflows.WebhookDestinations.createWebhook(caller, {
-      name,
-      type: "generic",
-      endpointUrl,
-      scope: { kind: "organization" },
-      events: ["service.snooze_request.created"]
-    }))
-
-  /** Queues `count` test events for the destination, one transaction each; answers their ids. */
-  const queueTests = async (webhookId: Id.WebhookId, count: number) => {
-    const ids: Array<string> = []
-    for (let i = 0; i < count; i++) ids.push((await run(Workflows.WebhookDestinations.testWebhook(caller, webhookId))).eventId)
-    return ids
-  }
-
-  beforeAll(async () => {
-    // the workers run the built packages; a stale build is rebuilt first (which can take a while)
-    await ensureBuilt()
-    runtime = ManagedRuntime.make(
-      App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
-        secretKey,
-        allowUnsafeWebhookTargets: true
-      })
-    )
-    const { organizations } = await run(OrganizationStore)
-    const orgId = "org_crashtest" as Id.OrgId
-    await run(organizations.insert({
+  // the workers run the built packages; a stale build is rebuilt first (which can take a while)
+  const built = Layer.effectDiscard(Effect.promise(ensureBuilt))
+  const services = App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
+    secretKey,
+    allowUnsafeWebhookTargets: true
+  })
+  const organization = Layer.effectDiscard(Effect.gen(function*() {
+    const { organizations } = yield* OrganizationStore
+    yield* organizations.insert({
       id: orgId,
       name: "Crash test",
       edition: "enterprise",
       grants: [],
       defaultNotificationTeamId: null,
       cooldownSeconds: 0
-    }))
-    caller = { orgId, actor: { kind: "system", name: "crash test" }, correlationId: "crash-test" }
-    db = new Pg.Client({ connectionString: url })
-    await db.connect()
-  }, 300_000)
-
-  afterAll(async () => {
-    await db?.end()
-    await runtime?.dispose()
-  })
-
-  it("a worker killed mid-batch loses nothing: after its lease expires another worker delivers the rest", async () => {
-    const total = 200
-    const answered = 40
-    // answers the first 40 deliveries, then holds the next one open: the worker is mid-batch
-    let firstSeen = 0
-    const receiver = await Receiver.start({
-      mode: "generic",
-      respond: () => (++firstSeen > answered ? "hang" : { status: 200 })
     })
-    try {
-      const destination = await createDestination("crash", receiver.url("/crash"))
-      receiver.setSecret(destination.signingSecret!)
-      const eventIds = await queueTests(destination.id, total)
-      expect(await statuses([destination.id])).toEqual({ pending: total })
+  }))
+  const db = Layer.effect(
+    Db,
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const client = new Pg.Client({ connectionString: url })
+        await client.connect()
+        return client
+      }),
+      (client) => Effect.promise(() => client.end())
+    )
+  )
 
-      // a short lease (the shortest the worker uses with a 2 s time limit) so the test need not wait long
-      const lease = { leaseMs: 6_000, timeoutMs: 2_000, batchSize: 32, schedule: [0.1] }
-      const first = await startWorker(url, { workerId: "crash-first", ...lease })
-      await until("the first worker to hang mid-batch", () => receiver.deliveries.length > answered).catch(async (e) => {
-        // what the receiver and the table saw, to tell a worker that never sent from one that was refused
-        const seen = { deliveries: receiver.deliveries.length, rejections: receiver.rejections, rows: await statuses([destination.id]) }
-        throw new Error(`${e.message}: ${JSON.stringify(seen)}`)
-      })
-      await kill(first)
+  /** Delivery rows of these destinations by status. */
+  const statuses = async (client: Pg.Client, webhookIds: ReadonlyArray<string>) => {
+    const rows = await client.query(
+      "SELECT status, count(*)::int AS n FROM deliveries WHERE webhook_id = ANY($1) GROUP BY status",
+      [webhookIds]
+    )
+    return Object.fromEntries(rows.rows.map((r: { status: string; n: number }) => [r.status, r.n])) as Record<string, number>
+  }
 
-      // killed mid-batch: what it claimed and did not finish is still leased to it
-      const leased = await db.query(
-        "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner = 'crash-first'",
-        [destination.id]
-      )
-      expect(leased.rows.length).toBeGreaterThan(0)
-      expect(await statuses([destination.id])).toEqual({ succeeded: answered, pending: total - answered })
+  const createDestination = (name: string, endpointUrl: string) =>
+    Workflows.WebhookDestinations.createWebhook(caller, {
+      name,
+      type: "generic",
+      endpointUrl,
+      scope: { kind: "organization" },
+      events: ["service.snooze_request.created"]
+    })
 
-      receiver.setResponder(() => ({ status: 200 }))
-      await startWorker(url, { workerId: "crash-second", ...lease })
-      await until("every delivery to succeed", async () => (await statuses([destination.id])).succeeded === total)
+  /** Queues `count` test events for the destination, one transaction each; answers their ids. */
+  const queueTests = (webhookId: Id.WebhookId, count: number) =>
+    Effect.forEach(Array.from({ length: count }), () => Effect.map(Workflows.WebhookDestinations.testWebhook(caller, webhookId), (queued) => queued.eventId))
 
-      // at least once: every event reached the receiver, verified, and none is missing
-      expect(receiver.rejections).toEqual([])
-      const delivered = new Set([...receiver.deliveries, ...receiver.duplicates].map((d) => d.id))
-      expect([...delivered].sort()).toEqual([...eventIds].sort())
-      expect(receiver.deliveries).toHaveLength(total)
-      // the delivery that hung was sent again once its lease expired; only leased ones were repeated
-      const leasedIds = new Set(leased.rows.map((r: { event_id: string }) => r.event_id))
-      expect(receiver.duplicates.length).toBeGreaterThan(0)
-      for (const d of receiver.duplicates) expect(leasedIds.has(d.id)).toBe(true)
-      const hung = receiver.deliveries[answered]!.id
-      expect(receiver.duplicates.map((d) => d.id)).toContain(hung)
-      const rows = await db.query(
-        "SELECT status, lease_owner, last_status_code FROM deliveries WHERE webhook_id = $1",
-        [destination.id]
-      )
-      for (const row of rows.rows) expect(row).toEqual({ status: "succeeded", lease_owner: null, last_status_code: 200 })
-    } finally {
-      await receiver.close()
-    }
-  }, 60_000)
+  /** Waits up to 30 s for `f` to hold (see support/until.ts). */
+  const until = (what: string, f: () => Promise<boolean> | boolean) => Effect.promise(() => waitUntil(what, f, 30_000, 10))
 
-  it("two workers at once never send the same delivery twice, let alone at the same time (SKIP LOCKED)", async () => {
-    const receiver = await slowReceiver(40)
-    try {
-      const destinations: Array<Id.WebhookId> = []
-      for (const name of ["pair-0", "pair-1", "pair-2", "pair-3"]) {
-        const path = `/${name}`
-        const created = await createDestination(name, receiver.url(path))
-        receiver.setSecret(path, created.signingSecret!)
-        destinations.push(created.id)
-      }
-      // both workers poll before anything is queued, so they compete for every claim
-      const settings = { leaseMs: 60_000, batchSize: 8, concurrency: 4 }
-      await Promise.all([
-        startWorker(url, { workerId: "pair-a", ...settings }),
-        startWorker(url, { workerId: "pair-b", ...settings })
-      ])
-      const owners = new Set<string>()
-      let sampling = true
-      const sampler = (async () => {
-        while (sampling) {
-          const rows = await db.query(
-            "SELECT DISTINCT lease_owner FROM deliveries WHERE webhook_id = ANY($1) AND lease_owner IS NOT NULL",
-            [destinations]
+  // one set of services, database client and organization for both tests, built before the first
+  layer(Layer.mergeAll(db, Layer.provideMerge(organization, services)).pipe(Layer.provide(built)), {
+    excludeTestServices: true,
+    timeout: "300 seconds"
+  })((it) => {
+    it.effect("a worker killed mid-batch loses nothing: after its lease expires another worker delivers the rest", () =>
+      Effect.gen(function*() {
+        const client = yield* Db
+        const total = 200
+        const answered = 40
+        // answers the first 40 deliveries, then holds the next one open: the worker is mid-batch
+        let firstSeen = 0
+        const receiver = yield* scopedReceiver(() =>
+          Receiver.start({
+            mode: "generic",
+            respond: () => (++firstSeen > answered ? "hang" : { status: 200 })
+          })
+        )
+        const destination = yield* createDestination("crash", receiver.url("/crash"))
+        receiver.setSecret(destination.signingSecret!)
+        const eventIds = yield* queueTests(destination.id, total)
+        expect(yield* Effect.promise(() => statuses(client, [destination.id]))).toEqual({ pending: total })
+
+        // a short lease (the shortest the worker uses with a 2 s time limit) so the test need not wait long
+        const lease = { leaseMs: 6_000, timeoutMs: 2_000, batchSize: 32, schedule: [0.1] }
+        const first = yield* startWorker(url, { workerId: "crash-first", ...lease })
+        yield* Effect.promise(() =>
+          waitUntil("the first worker to hang mid-batch", () => receiver.deliveries.length > answered, 30_000, 10).catch(async (e) => {
+            // what the receiver and the table saw, to tell a worker that never sent from one that was refused
+            const seen = { deliveries: receiver.deliveries.length, rejections: receiver.rejections, rows: await statuses(client, [destination.id]) }
+            throw new Error(`${e.message}: ${JSON.stringify(seen)}`)
+          })
+        )
+        yield* Effect.promise(() => kill(first))
+
+        // killed mid-batch: what it claimed and did not finish is still leased to it
+        const leased = yield* Effect.promise(() =>
+          client.query(
+            "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner = 'crash-first'",
+            [destination.id]
           )
-          for (const r of rows.rows) owners.add(r.lease_owner)
-          await new Promise((r) => setTimeout(r, 5))
-        }
-      })()
-      const eventIds: Array<string> = []
-      for (let round = 0; round < 50; round++) {
-        for (const id of destinations) eventIds.push(...(await queueTests(id, 1)))
-      }
-      await until("every delivery to succeed", async () => (await statuses(destinations)).succeeded === eventIds.length)
-      sampling = false
-      await sampler
+        )
+        expect(leased.rows.length).toBeGreaterThan(0)
+        expect(yield* Effect.promise(() => statuses(client, [destination.id]))).toEqual({ succeeded: answered, pending: total - answered })
 
-      expect(owners).toEqual(new Set(["pair-a", "pair-b"]))
-      expect(receiver.rejected).toEqual([])
-      expect(receiver.concurrent).toEqual([])
-      expect(receiver.received).toHaveLength(eventIds.length)
-      expect(new Set(receiver.received)).toEqual(new Set(eventIds))
-    } finally {
-      await receiver.close()
-    }
-  }, 60_000)
+        receiver.setResponder(() => ({ status: 200 }))
+        yield* startWorker(url, { workerId: "crash-second", ...lease })
+        yield* until("every delivery to succeed", async () => (await statuses(client, [destination.id])).succeeded === total)
+
+        // at least once: every event reached the receiver, verified, and none is missing
+        expect(receiver.rejections).toEqual([])
+        const delivered = new Set([...receiver.deliveries, ...receiver.duplicates].map((d) => d.id))
+        expect([...delivered].sort()).toEqual([...eventIds].sort())
+        expect(receiver.deliveries).toHaveLength(total)
+        // the delivery that hung was sent again once its lease expired; only leased ones were repeated
+        const leasedIds = new Set(leased.rows.map((r: { event_id: string }) => r.event_id))
+        expect(receiver.duplicates.length).toBeGreaterThan(0)
+        for (const d of receiver.duplicates) expect(leasedIds.has(d.id)).toBe(true)
+        const hung = receiver.deliveries[answered]!.id
+        expect(receiver.duplicates.map((d) => d.id)).toContain(hung)
+        const rows = yield* Effect.promise(() =>
+          client.query("SELECT status, lease_owner, last_status_code FROM deliveries WHERE webhook_id = $1", [destination.id])
+        )
+        for (const row of rows.rows) expect(row).toEqual({ status: "succeeded", lease_owner: null, last_status_code: 200 })
+      }), 60_000)
+
+    it.effect("two workers at once never send the same delivery twice, let alone at the same time (SKIP LOCKED)", () =>
+      Effect.gen(function*() {
+        const client = yield* Db
+        const receiver = yield* scopedReceiver(() => slowReceiver(40))
+        const destinations: Array<Id.WebhookId> = []
+        for (const name of ["pair-0", "pair-1", "pair-2", "pair-3"]) {
+          const path = `/${name}`
+          const created = yield* createDestination(name, receiver.url(path))
+          receiver.setSecret(path, created.signingSecret!)
+          destinations.push(created.id)
+        }
+        // both workers poll before anything is queued, so they compete for every claim
+        const settings = { leaseMs: 60_000, batchSize: 8, concurrency: 4 }
+        yield* Effect.all([
+          startWorker(url, { workerId: "pair-a", ...settings }),
+          startWorker(url, { workerId: "pair-b", ...settings })
+        ], { concurrency: 2 })
+        const owners = new Set<string>()
+        let sampling = true
+        const sampler = (async () => {
+          while (sampling) {
+            const rows = await client.query(
+              "SELECT DISTINCT lease_owner FROM deliveries WHERE webhook_id = ANY($1) AND lease_owner IS NOT NULL",
+              [destinations]
+            )
+            for (const r of rows.rows) owners.add(r.lease_owner)
+            await new Promise((r) => setTimeout(r, 5))
+          }
+        })()
+        const eventIds: Array<string> = []
+        for (let round = 0; round < 50; round++) {
+          for (const id of destinations) eventIds.push(...(yield* queueTests(id, 1)))
+        }
+        yield* until("every delivery to succeed", async () => (await statuses(client, destinations)).succeeded === eventIds.length)
+        sampling = false
+        yield* Effect.promise(() => sampler)
+
+        expect(owners).toEqual(new Set(["pair-a", "pair-b"]))
+        expect(receiver.rejected).toEqual([])
+        expect(receiver.concurrent).toEqual([])
+        expect(receiver.received).toHaveLength(eventIds.length)
+        expect(new Set(receiver.received)).toEqual(new Set(eventIds))
+      }), 60_000)
+  })
 })

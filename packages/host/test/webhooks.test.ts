@@ -148,14 +148,11 @@ describe("webhooks over HTTP", () => {
       })
       const flakyId = created.body.id as string
       const eventId = (await host.request("POST", `${api}/webhooks/${flakyId}/test`)).body.eventId as string
-      let delivery: any
-      const deadline = Date.now() + 10_000
-      while (Date.now() < deadline) {
+      const delivery = await until("the delivery dead-lettered", async () => {
         const list = await host.request("GET", `${api}/webhooks/${flakyId}/deliveries`)
-        delivery = list.body.items.find((d: any) => d.eventId === eventId)
-        if (delivery?.status === "dead") break
-        await new Promise((r) => setTimeout(r, 50))
-      }
+        const found = list.body.items.find((d: any) => d.eventId === eventId)
+        return found?.status === "dead" && found
+      })
       expect(delivery, JSON.stringify(delivery)).toMatchObject({ status: "dead", attempts: 3, lastStatusCode: 503, type: "service.webhook.test" })
       expect(delivery.attemptsDetail.map((a: any) => [a.attempt, a.statusCode, a.outcome])).toEqual([[1, 503, "retry"], [2, 503, "retry"], [3, 503, "retry"]])
       expect(flaky.requests.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId, eventId])
@@ -178,16 +175,11 @@ describe("webhooks over HTTP", () => {
   it("410 disables the destination; replacing the endpoint enables it again", async () => {
     generic.setResponder(() => ({ status: 410 }))
     await host.request("POST", `${api}/webhooks/${hookId}/test`)
-    const disabled = await (async () => {
-      const deadline = Date.now() + 10_000
-      while (Date.now() < deadline) {
-        const list = await host.request("GET", `${api}/webhooks`)
-        const hook = list.body.items.find((h: any) => h.id === hookId)
-        if (hook.status === "disabled") return hook
-        await new Promise((r) => setTimeout(r, 50))
-      }
-      return undefined
-    })()
+    const disabled = await until("the destination disabled", async () => {
+      const list = await host.request("GET", `${api}/webhooks`)
+      const hook = list.body.items.find((h: any) => h.id === hookId)
+      return hook.status === "disabled" && hook
+    })
     expect(disabled).toMatchObject({ status: "disabled", disabledReason: expect.stringContaining("410") })
     generic.setResponder(() => ({ status: 200 }))
     const replaced = await host.request("PUT", `${api}/webhooks/${hookId}/endpoint`, { body: { endpointUrl: generic.url("/hooks/new-place-wxyz") } })

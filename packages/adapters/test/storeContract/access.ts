@@ -1,13 +1,13 @@
 /** Storage contract: API keys (`AccessStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Organization } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, randomBytes } from "./support.js"
+import { type Contract, type ContractIt, randomBytes } from "./support.js"
 
-export const access = ({ store, run, newOrg, apiKey }: Contract) => {
-  it("API keys: found by hash with their org, revocation keeps metadata", () =>
-    run(Effect.gen(function*() {
+export const access = (it: ContractIt, { store, newOrg, apiKey }: Contract) => {
+  it.effect("API keys: found by hash with their org, revocation keeps metadata", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const hash = `h${randomBytes().join("")}`
       const key = apiKey(hash)
@@ -32,10 +32,10 @@ export const access = ({ store, run, newOrg, apiKey }: Contract) => {
       yield* store.apiKeys.update(org.id, revoked)
       assert.deepStrictEqual(Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)), revoked)
       assert.deepStrictEqual((yield* store.apiKeys.list(org.id, { limit: 10 })).items, [revoked])
-    })))
+    }))
 
-  it("API keys: touch records the latest use and nothing else", () =>
-    run(Effect.gen(function*() {
+  it.effect("API keys: touch records the latest use and nothing else", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const key = apiKey(`h${randomBytes().join("")}`)
       yield* store.apiKeys.insert(org.id, key)
@@ -51,5 +51,5 @@ export const access = ({ store, run, newOrg, apiKey }: Contract) => {
       const other = yield* newOrg()
       yield* store.apiKeys.touch(other.id, key.id, "2026-04-01T00:00:00.000Z")
       assert.strictEqual(Option.getOrThrow(yield* store.apiKeys.get(org.id, key.id)).lastUsedAt, "2026-03-01T00:00:00.000Z")
-    })))
+    }))
 }

@@ -1,11 +1,11 @@
 /** Storage contract: the audit trail (`AuditStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { type Contract, allPages } from "./support.js"
+import { type Contract, type ContractIt, allPages } from "./support.js"
 
-export const audit = ({ store, run, newOrg, audit }: Contract) => {
-  it("audit events list newest first across pages", () =>
-    run(Effect.gen(function*() {
+export const audit = (it: ContractIt, { store, newOrg, audit }: Contract) => {
+  it.effect("audit events list newest first across pages", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const rows = [1, 2, 3, 4, 5].map((n) => audit(`a${n}`))
       for (const row of rows) yield* store.audit.append(org.id, row)
@@ -13,5 +13,5 @@ export const audit = ({ store, run, newOrg, audit }: Contract) => {
       assert.deepStrictEqual(items.map((a) => a.action), ["a5", "a4", "a3", "a2", "a1"])
       assert.strictEqual(pages, 3)
       assert.deepStrictEqual(items[0], rows[4])
-    })))
+    }))
 }

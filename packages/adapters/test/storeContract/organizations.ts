@@ -1,19 +1,19 @@
 /** Storage contract: organizations, teams and routines (`OrganizationStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, newId, allPages } from "./support.js"
+import { type Contract, type ContractIt, newId, allPages } from "./support.js"
 
-export const organizations = ({ store, run, newOrg, team, routine }: Contract) => {
-  it("organizations: insert and get; unknown org is None", () =>
-    run(Effect.gen(function*() {
+export const organizations = (it: ContractIt, { store, newOrg, team, routine }: Contract) => {
+  it.effect("organizations: insert and get; unknown org is None", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       assert.deepStrictEqual(Option.getOrThrow(yield* store.organizations.get(org.id)), org)
       assert.isTrue(Option.isNone(yield* store.organizations.get(newId("organization"))))
-    })))
+    }))
 
-  it("teams and routines: round trip, name order, keyset pages, routine filter by team", () =>
-    run(Effect.gen(function*() {
+  it.effect("teams and routines: round trip, name order, keyset pages, routine filter by team", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const teams = ["Delta", "Alpha", "Echo", "Charlie", "Bravo"].map(team)
       for (const t of teams) yield* store.teams.insert(org.id, t)
@@ -36,5 +36,5 @@ export const organizations = ({ store, run, newOrg, team, routine }: Contract) =
       for (const name of ["😀 Smile", "Ａ Wide", "Z Plain", "é Accent"]) yield* store.teams.insert(wide.id, team(name))
       const paged = yield* allPages((p) => store.teams.list(wide.id, p), 1)
       assert.deepStrictEqual(paged.items.map((t) => t.name), ["Z Plain", "é Accent", "Ａ Wide", "😀 Smile"])
-    })))
+    }))
 }

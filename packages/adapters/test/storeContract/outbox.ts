@@ -1,13 +1,13 @@
 /** Storage contract: the event outbox and its deliveries (`OutboxStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Outbox } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { allPages, type Contract, newId, stamp } from "./support.js"
+import { allPages, type Contract, type ContractIt, newId, stamp } from "./support.js"
 
-export const outbox = ({ options, store, run, newOrg, webhook, event }: Contract) => {
-  it("outbox: claim leases, record attempts, dead letters and replay", () =>
-    run(Effect.gen(function*() {
+export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event }: Contract) => {
+  it.effect("outbox: claim leases, record attempts, dead letters and replay", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const w = webhook()
       yield* store.webhooks.insert(org.id, w)
@@ -50,10 +50,10 @@ export const outbox = ({ options, store, run, newOrg, webhook, event }: Contract
       yield* store.webhooks.delete(org.id, w.id)
       yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 3, at: "2026-01-02T00:00:01.000Z" }, { status: "succeeded", nextAttemptAt: null })
       assert.deepStrictEqual((yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt), [1, 2], "no attempt without its delivery")
-    })))
+    }))
 
-  it("outbox: one append fans every event out to its destinations; a destination's deliveries carry their event's type and attempts", () =>
-    run(Effect.gen(function*() {
+  it.effect("outbox: one append fans every event out to its destinations; a destination's deliveries carry their event's type and attempts", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const [w1, w2] = [webhook(), webhook()]
       for (const w of [w1, w2]) yield* store.webhooks.insert(org.id, w)
@@ -88,11 +88,11 @@ export const outbox = ({ options, store, run, newOrg, webhook, event }: Contract
         "another destination's attempts are not this one's")
       const other = yield* newOrg()
       assert.deepStrictEqual((yield* store.outbox.deliveries(other.id, w2.id, { limit: 10 })).items, [])
-    })))
+    }))
 
   if (options.concurrency) {
-    it("concurrency: two workers claiming the same deliveries get disjoint sets", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: two workers claiming the same deliveries get disjoint sets", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const w = webhook()
         yield* store.webhooks.insert(org.id, w)
@@ -106,6 +106,6 @@ export const outbox = ({ options, store, run, newOrg, webhook, event }: Contract
         const [a, b] = yield* Effect.all([claim("a"), claim("b")], { concurrency: 2 })
         const overlap = a.filter((id) => b.includes(id))
         assert.deepStrictEqual(overlap, [])
-      })))
+      }))
   }
 }

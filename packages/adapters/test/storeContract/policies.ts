@@ -1,13 +1,13 @@
 /** Storage contract: policy groups, drafts and published mappings (`PolicyStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { Id, type Mapping, type PolicyGroup } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, newId, stamp, allPages } from "./support.js"
+import { type Contract, type ContractIt, newId, stamp, allPages } from "./support.js"
 
-export const policies = ({ options, store, run, newOrg, connection, group, draft }: Contract) => {
-  it("policy groups, drafts and published mappings", () =>
-    run(Effect.gen(function*() {
+export const policies = (it: ContractIt, { options, store, newOrg, connection, group, draft }: Contract) => {
+  it.effect("policy groups, drafts and published mappings", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const [p1, p2] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
       const g: PolicyGroup.PolicyGroup = {
@@ -63,10 +63,10 @@ export const policies = ({ options, store, run, newOrg, connection, group, draft
       assert.strictEqual((yield* store.published.listByGroups(org.id, [])).size, 0)
       const other = yield* newOrg()
       assert.deepStrictEqual((yield* store.published.listByGroups(other.id, [g.id])).get(g.id), [], "another organization's ids read nothing")
-    })))
+    }))
 
-  it("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>
-    run(Effect.gen(function*() {
+  it.effect("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>
+    Effect.gen(function*() {
       const a = yield* newOrg()
       const b = yield* newOrg()
       const c = connection()
@@ -102,11 +102,11 @@ export const policies = ({ options, store, run, newOrg, connection, group, draft
         const stored = [...g1.phases, ...g2.phases].find((p) => p.id === ref.phaseId)
         assert.deepStrictEqual(ref.external, stored?.external)
       }
-    })))
+    }))
 
   if (options.concurrency) {
-    it("concurrency: parallel upserts of one draft key leave exactly one draft", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: parallel upserts of one draft key leave exactly one draft", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const phase = newId<Id.PhaseId>("phase")
         const g = group([phase])
@@ -121,6 +121,6 @@ export const policies = ({ options, store, run, newOrg, connection, group, draft
         yield* Effect.all(Array.from({ length: 20 }, (_, n) => writer(n)), { concurrency: "unbounded" })
         const drafts = yield* store.drafts.listByGroup(org.id, g.id)
         assert.strictEqual(drafts.length, 1)
-      })))
+      }))
   }
 }

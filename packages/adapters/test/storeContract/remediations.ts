@@ -1,13 +1,13 @@
 /** Storage contract: remediation requests (`RemediationStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Remediation } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, stamp, allPages } from "./support.js"
+import { type Contract, type ContractIt, stamp, allPages } from "./support.js"
 
-export const remediations = ({ store, run, newOrg, remediation, trackedRepository }: Contract) => {
-  it("remediation requests: put inserts or replaces, get, latest per branch, list newest first", () =>
-    run(Effect.gen(function*() {
+export const remediations = (it: ContractIt, { store, newOrg, remediation, trackedRepository }: Contract) => {
+  it.effect("remediation requests: put inserts or replaces, get, latest per branch, list newest first", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const r1 = remediation(repo.id, "main")
@@ -46,5 +46,5 @@ export const remediations = ({ store, run, newOrg, remediation, trackedRepositor
       const storedNul = Option.getOrThrow(yield* store.remediations.get(org.id, withNul.id))
       assert.strictEqual(storedNul.changes[0]!.from, "nginx:\uFFFD1")
       assert.strictEqual(storedNul.url, "https://git.example/pr/1\uFFFD", "the provider's URL too")
-    })))
+    }))
 }

@@ -1,14 +1,14 @@
 /** Storage contract: VCS connections, repositories and assignments (`RepositoryStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { type Id, Repository } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { type Contract, newId } from "./support.js"
+import { type Contract, type ContractIt, newId } from "./support.js"
 
-export const repositories = ({ options, store, run, newOrg, team, routine, connection, repository }: Contract) => {
-  it("repositories: round trip, filter by id, tracked ids, scan status, duplicate tracking refused", () =>
-    run(Effect.gen(function*() {
+export const repositories = (it: ContractIt, { options, store, newOrg, team, routine, connection, repository }: Contract) => {
+  it.effect("repositories: round trip, filter by id, tracked ids, scan status, duplicate tracking refused", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const t = team("Platform")
       const r = routine(t.id)
@@ -38,10 +38,10 @@ export const repositories = ({ options, store, run, newOrg, team, routine, conne
       const elsewhere = yield* newOrg()
       yield* store.vcsConnections.setHealth(elsewhere.id, c.id, "active")
       assert.strictEqual(yield* statusNow(), "inactive", "another organization's id changes nothing")
-    })))
+    }))
 
-  it("assignments: replacement equals the request; empty clears", () =>
-    run(Effect.gen(function*() {
+  it.effect("assignments: replacement equals the request; empty clears", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repoId = newId<Id.RepositoryId>("repository")
       const request = [
@@ -54,11 +54,11 @@ export const repositories = ({ options, store, run, newOrg, team, routine, conne
       assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), request.slice(1))
       yield* store.assignments.replace(org.id, repoId, [])
       assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), [])
-    })))
+    }))
 
   if (options.concurrency) {
-    it("concurrency: parallel onboarding of one repository tracks it once", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: parallel onboarding of one repository tracks it once", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const c = connection()
         yield* store.vcsConnections.insert(org.id, c, null)
@@ -72,10 +72,10 @@ export const repositories = ({ options, store, run, newOrg, team, routine, conne
         assert.strictEqual(results.filter(Result.isSuccess).length, 1)
         assert.isTrue(results.filter(Result.isFailure).every((e) => e.failure instanceof Repository.RepositoryAlreadyTracked))
         assert.strictEqual((yield* store.repositories.list(org.id, { limit: 50 })).items.length, 1)
-      })))
+      }))
 
-    it("concurrency: racing assignment replacements leave exactly one writer's complete set", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: racing assignment replacements leave exactly one writer's complete set", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const c = connection()
         yield* store.vcsConnections.insert(org.id, c, null)
@@ -97,6 +97,6 @@ export const repositories = ({ options, store, run, newOrg, team, routine, conne
         )
         const final = yield* store.assignments.get(org.id, repo.id)
         assert.isTrue(requests.some((r) => JSON.stringify(r) === JSON.stringify(final)), "one request, whole")
-      })))
+      }))
   }
 }

@@ -1,13 +1,13 @@
 /** Storage contract: branch scans and findings (`ScanStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { type ClaimedScan, Scan, type Scanner } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, allPages } from "./support.js"
+import { type Contract, type ContractIt, allPages } from "./support.js"
 
-export const scans = ({ options, store, run, newOrg, routine, scan, finding, succeeded, failed, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
-  it("scans: enqueue answers the branch's queued or running scan instead of adding a second", () =>
-    run(Effect.gen(function*() {
+export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, finding, succeeded, failed, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
+  it.effect("scans: enqueue answers the branch's queued or running scan instead of adding a second", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const onboarding = yield* complete(org.id, scan(repo.id, "main", "onboarding"), succeeded([]))
@@ -33,10 +33,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["queued", "running"])
       const main = yield* store.scans.list(org.id, repo.id, { limit: 50 }, { branchName: "main" })
       assert.deepStrictEqual(main.items.map((x) => x.id), [third.id, first.id, onboarding.id])
-    })))
+    }))
 
-  it("scans: claim leases queued scans oldest first, sets them and their branches running; a leased scan is not claimed twice", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: claim leases queued scans oldest first, sets them and their branches running; a leased scan is not claimed twice", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const older = scan(repo.id, "release", "onboarding")
@@ -52,10 +52,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["running", "running"])
       assert.deepStrictEqual(yield* claimOf(ids, "w2", new Date(now.getTime() + 29_000)), [], "leased")
       assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, older.id)).status, "running")
-    })))
+    }))
 
-  it("scans: a claim whose clock was read before the scan was queued starts it when it was queued", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: a claim whose clock was read before the scan was queued starts it when it was queued", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const queued = scan(repo.id, "main", "onboarding")
@@ -64,10 +64,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       const [claimed] = yield* claimOf([queued.id], "w1", before)
       assert.strictEqual(claimed?.scan.startedAt, queued.queuedAt)
       assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, queued.id)).startedAt, queued.queuedAt)
-    })))
+    }))
 
-  it("scans: an expired lease lets another worker claim a running scan; the first worker's finish then writes nothing", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: an expired lease lets another worker claim a running scan; the first worker's finish then writes nothing", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const s = scan(repo.id, "main")
@@ -93,10 +93,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
         ...s, status: "failed", failure: "provider-rate-limited", startedAt: now.toISOString(), finishedAt: outcome.at, attempts: 2
       })
       assert.deepStrictEqual(yield* claimOf([s.id], "w3", new Date(now.getTime() + 3_600_000)), [], "an ended scan is never claimed")
-    })))
+    }))
 
-  it("scans: each claim counts an attempt; after maxScanAttempts expired leases the next claim abandons the scan and hands out the next one", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: each claim counts an attempt; after maxScanAttempts expired leases the next claim abandons the scan and hands out the next one", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       // older than every other test's scans, so claims with limit 1 see these first
@@ -143,10 +143,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)), abandoned)
       const again = scan(repo.id, "main", "manual")
       assert.deepStrictEqual(yield* store.scans.enqueue(org.id, again), again, "the branch can be scanned again")
-    })))
+    }))
 
-  it("scans: a scan on its last attempt runs out its lease; if it finishes, no later claim touches it", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: a scan on its last attempt runs out its lease; if it finishes, no later claim touches it", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const s = scan(repo.id, "main")
@@ -168,10 +168,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(yield* claimOf([s.id], "later", at(86_400_000)), [])
       assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)), done, "a finished scan is never abandoned")
       assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])
-    })))
+    }))
 
-  it("scans: a succeeded finish replaces the branch's findings and counts; a failed one keeps the previous findings", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: a succeeded finish replaces the branch's findings and counts; a failed one keeps the previous findings", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const firstFindings = [finding("b/Dockerfile", 3, 6), finding("a/Dockerfile", 1, 6, "node:20")]
@@ -202,10 +202,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       // an empty success clears the findings
       yield* complete(org.id, scan(repo.id, "main"), succeeded([]))
       assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [])
-    })))
+    }))
 
-  it("scans: finding text with NUL or a lone surrogate is stored with U+FFFD in its place, and the scan succeeds", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: finding text with NUL or a lone surrogate is stored with U+FFFD in its place, and the scan succeeds", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const raw: Scanner.Finding = {
@@ -220,10 +220,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
         kind: "kubernetes", file: "k8s/odd.yaml", line: 2, column: 3, reference: "nginx:1\uFFFDx",
         unresolved: ["A\uFFFDB", "\uFFFD"], stage: "s\uFFFD", platform: "linux/amd64"
       })
-    })))
+    }))
 
-  it("scans: lists newest first by (queuedAt, id) with cursors, optionally of one branch", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: lists newest first by (queuedAt, id) with cursors, optionally of one branch", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const m1 = yield* complete(org.id, scan(repo.id, "main"), succeeded([]))
@@ -241,10 +241,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.isTrue(Option.isNone(yield* store.scans.latestSucceeded(org.id, repo.id, "release")))
       const other = yield* trackedRepository(org.id)
       assert.deepStrictEqual((yield* store.scans.list(org.id, other.id, { limit: 50 })).items, [], "per repository")
-    })))
+    }))
 
-  it("scans: findings page by (file, line, column) in byte order; findings at one position keep the scanner's order", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: findings page by (file, line, column) in byte order; findings at one position keep the scanner's order", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const input = [
@@ -266,10 +266,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(one.items, expected, "ties are split across pages without loss")
       const whole = yield* store.scans.findings(org.id, repo.id, "main", { limit: 7 })
       assert.deepStrictEqual([whole.items.length, whole.nextCursor], [7, null])
-    })))
+    }))
 
-  it("scans: routine targets are the tracked branches of repositories whose routine is active, with the last routine scan", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans: routine targets are the tracked branches of repositories whose routine is active, with the last routine scan", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const active = { ...routine(null, "Every 3 days"), intervalDays: 3 }
       const paused = { ...routine(null, "Paused"), active: false }
@@ -292,11 +292,11 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
       assert.deepStrictEqual(yield* targets(), expected(r2.queuedAt, null), "the newest routine scan, whatever its status")
       yield* complete(org.id, scan(idle.id, "main", "routine"), succeeded([]))
       assert.isFalse((yield* targets()).some((t) => t.repositoryId === idle.id), "an inactive routine has no targets")
-    })))
+    }))
 
   if (options.concurrency) {
-    it("concurrency: parallel enqueues of one branch keep one pending scan and all answer it", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: parallel enqueues of one branch keep one pending scan and all answer it", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const repo = yield* trackedRepository(org.id)
         const answers = yield* Effect.all(
@@ -305,10 +305,10 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
         )
         assert.strictEqual(new Set(answers.map((x) => x.id)).size, 1)
         assert.deepStrictEqual((yield* store.scans.list(org.id, repo.id, { limit: 50 })).items, [answers[0]!])
-      })))
+      }))
 
-    it("concurrency: two workers claiming scans get disjoint sets, and every claimed branch is running", () =>
-      run(Effect.gen(function*() {
+    it.effect("concurrency: two workers claiming scans get disjoint sets, and every claimed branch is running", () =>
+      Effect.gen(function*() {
         const org = yield* newOrg()
         const branches = Array.from({ length: 40 }, (_, i) => `b${i}`)
         const repo = yield* trackedRepository(org.id, { branches })
@@ -321,6 +321,6 @@ export const scans = ({ options, store, run, newOrg, routine, scan, finding, suc
         assert.deepStrictEqual(x.filter((id) => y.includes(id)), [])
         assert.strictEqual(x.length + y.length, 40)
         assert.isTrue((yield* branchStatuses(org.id, repo.id)).every((status) => status === "running"), "no lost branch update")
-      })))
+      }))
   }
 }

@@ -1,13 +1,13 @@
 /** Storage contract: organization scoping across the stores: no method reads or changes another organization's rows. */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, newId } from "./support.js"
+import { type Contract, type ContractIt, newId } from "./support.js"
 
-export const scoping = ({ store, run, newOrg, team, routine, connection, repository, group, draft, webhook, audit, event, scan, finding, succeeded, remediation, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
-  it("org scoping: another organization sees none of these rows through any method", () =>
-    run(Effect.gen(function*() {
+export const scoping = (it: ContractIt, { store, newOrg, team, routine, connection, repository, group, draft, webhook, audit, event, scan, finding, succeeded, remediation, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
+  it.effect("org scoping: another organization sees none of these rows through any method", () =>
+    Effect.gen(function*() {
       const a = yield* newOrg()
       const b = yield* newOrg()
       const t = team("Platform")
@@ -48,10 +48,10 @@ export const scoping = ({ store, run, newOrg, team, routine, connection, reposit
         store.policyGroups.list, store.webhooks.list, store.audit.list, store.apiKeys.list, store.snoozeRequests.list]) {
         assert.strictEqual((yield* list(b.id, { limit: 200 })).items.length, 0)
       }
-    })))
+    }))
 
-  it("scans and remediation requests: another organization's ids find nothing and change nothing", () =>
-    run(Effect.gen(function*() {
+  it.effect("scans and remediation requests: another organization's ids find nothing and change nothing", () =>
+    Effect.gen(function*() {
       const a = yield* newOrg()
       const b = yield* newOrg()
       const repo = yield* trackedRepository(a.id)
@@ -77,5 +77,5 @@ export const scoping = ({ store, run, newOrg, team, routine, connection, reposit
       assert.deepStrictEqual((yield* store.remediations.list(b.id, repo.id, { limit: 50 })).items, [])
       assert.isTrue(yield* store.scans.finish(a.id, pending.id, "w", succeeded([])))
       assert.deepStrictEqual(yield* branchStatuses(a.id, repo.id), ["succeeded", "succeeded"])
-    })))
+    }))
 }

@@ -1,13 +1,13 @@
 /** Storage contract: snooze requests (`SnoozeStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Id, SnoozeRequest } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, newId, stamp } from "./support.js"
+import { type Contract, type ContractIt, newId, stamp } from "./support.js"
 
-export const snoozes = ({ store, run, newOrg }: Contract) => {
-  it("snooze requests: insert, update, list, and one repository's requests", () =>
-    run(Effect.gen(function*() {
+export const snoozes = (it: ContractIt, { store, newOrg }: Contract) => {
+  it.effect("snooze requests: insert, update, list, and one repository's requests", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const s: SnoozeRequest.SnoozeRequest = {
         id: newId("snoozeRequest"), repositoryId: newId("repository"), fromImage: "nginx:1", reason: "vendor",
@@ -31,5 +31,5 @@ export const snoozes = ({ store, run, newOrg }: Contract) => {
       assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(org.id, elsewhere.repositoryId), [elsewhere])
       const other = yield* newOrg()
       assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(other.id, s.repositoryId), [])
-    })))
+    }))
 }

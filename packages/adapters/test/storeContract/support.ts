@@ -1,9 +1,10 @@
 /**
  * What every file of the storage contract shares: the stores under test (`support/stores.ts`:
  * every store port of the layer) and the rows the tests write. `storeContract.ts` builds one of
- * these per store and registers every file's tests on it.
+ * these per store and registers every file's tests on it, with the `it` of a `layer(...)` block:
+ * one store for the whole suite, opened before its first test and closed after its last.
  */
-import { assert } from "@effect/vitest"
+import { assert, type Vitest } from "@effect/vitest"
 import type { Page, PageRequest, ScanOutcome } from "@image-policy/core"
 import { Id, type Stores } from "@image-policy/core"
 import type {
@@ -23,8 +24,7 @@ import type {
   Webhook
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { allStores, type AllStores } from "../support/stores.js"
 
@@ -69,20 +69,18 @@ export interface ContractOptions {
   readonly concurrency?: boolean
 }
 
+/** What each file of the contract registers its tests with: `it.effect` runs over the suite's stores. */
+export type ContractIt = Vitest.MethodsNonLive<Stores>
 
 /**
- * The stores of `layer` and the fixtures over them. `store` is filled by `open` (before the
- * first test); `close` disposes of the layer.
+ * The fixtures over one store. `store` holds its stores once `opened` is built: `storeContract.ts`
+ * builds it with the store's layer, before the first test.
  */
-export const make = (layer: Layer.Layer<Stores, unknown>, options: ContractOptions) => {
-  const runtime = ManagedRuntime.make(layer)
+export const make = (options: ContractOptions) => {
   const store = {} as AllStores
-  const open = async () => {
-    Object.assign(store, await runtime.runPromise(allStores))
-  }
-  const close = () => runtime.dispose()
-
-  const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect)
+  const opened = Layer.effectDiscard(Effect.map(allStores, (stores) => {
+    Object.assign(store, stores)
+  }))
   const newOrg = () =>
     Effect.gen(function*() {
       const org = orgFixture()
@@ -197,7 +195,7 @@ export const make = (layer: Layer.Layer<Stores, unknown>, options: ContractOptio
 
 
   return {
-    options, open, close, store, run, newOrg, team, routine, connection, repository, group, draft, apiKey, webhook, audit,
+    options, opened, store, newOrg, team, routine, connection, repository, group, draft, apiKey, webhook, audit,
     event, scan, finding, succeeded, failed, remediation, trackedRepository, branchStatuses, claimOf, claimNow, complete
   }
 }

@@ -1,16 +1,16 @@
 /** Storage contract: the `Transaction` every store writes through: atomicity, nesting and isolation. */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import type { Organization, Team } from "@image-policy/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { Contract } from "./support.js"
+import type { Contract, ContractIt } from "./support.js"
 
-export const transactions = ({ store, run, newOrg, team, webhook, audit, event }: Contract) => {
-  it("crash safety: a failed transaction leaves no state, no audit row and no outbox row", () =>
-    run(Effect.gen(function*() {
+export const transactions = (it: ContractIt, { store, newOrg, team, webhook, audit, event }: Contract) => {
+  it.effect("crash safety: a failed transaction leaves no state, no audit row and no outbox row", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const t = team("Ghost")
       const e = event()
@@ -37,7 +37,7 @@ export const transactions = ({ store, run, newOrg, team, webhook, audit, event }
       const t3 = team("Committed")
       yield* store.transaction(store.transaction(store.teams.insert(org.id, t3)))
       assert.isTrue(Option.isSome(yield* store.teams.get(org.id, t3.id)))
-    })))
+    }))
 
   // a transaction's writes are seen whole or not at all by reads outside it (memory: such reads
   // wait for the store's lock, which an open transaction holds)
@@ -67,18 +67,18 @@ export const transactions = ({ store, run, newOrg, team, webhook, audit, event }
       return { got, listed }
     })
 
-  it("isolation: reads outside an open transaction never see its writes, even after a rollback", () =>
-    run(Effect.gen(function*() {
+  it.effect("isolation: reads outside an open transaction never see its writes, even after a rollback", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const teams = [team("Uncommitted A"), team("Uncommitted B")]
       const { got, listed } = yield* openTransaction(org, teams, "rollback")
       assert.isTrue(Option.isNone(got))
       assert.deepStrictEqual(listed, [])
       assert.deepStrictEqual((yield* store.teams.list(org.id, { limit: 50 })).items, [])
-    })))
+    }))
 
-  it("isolation: reads outside an open transaction see all of its writes or none", () =>
-    run(Effect.gen(function*() {
+  it.effect("isolation: reads outside an open transaction see all of its writes or none", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const teams = [team("Committed A"), team("Committed B")]
       const { got, listed } = yield* openTransaction(org, teams, "commit")
@@ -87,5 +87,5 @@ export const transactions = ({ store, run, newOrg, team, webhook, audit, event }
       if (listed.length > 0) assert.deepStrictEqual([...listed].sort(), ids)
       if (Option.isSome(got)) assert.deepStrictEqual(got.value, teams[0])
       assert.deepStrictEqual((yield* store.teams.list(org.id, { limit: 50 })).items.map((t) => t.id as string).sort(), ids)
-    })))
+    }))
 }

@@ -1,12 +1,12 @@
 /** Storage contract: webhook destinations (`WebhookStore`). */
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Contract } from "./support.js"
+import type { Contract, ContractIt } from "./support.js"
 
-export const webhooks = ({ store, run, newOrg, webhook }: Contract) => {
-  it("webhooks: insert, update, delete", () =>
-    run(Effect.gen(function*() {
+export const webhooks = (it: ContractIt, { store, newOrg, webhook }: Contract) => {
+  it.effect("webhooks: insert, update, delete", () =>
+    Effect.gen(function*() {
       const org = yield* newOrg()
       const w = webhook()
       yield* store.webhooks.insert(org.id, w)
@@ -16,5 +16,5 @@ export const webhooks = ({ store, run, newOrg, webhook }: Contract) => {
       assert.deepStrictEqual(yield* store.webhooks.all(org.id), [disabled])
       yield* store.webhooks.delete(org.id, w.id)
       assert.isTrue(Option.isNone(yield* store.webhooks.get(org.id, w.id)))
-    })))
+    }))
 }

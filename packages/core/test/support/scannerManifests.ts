@@ -4,6 +4,7 @@
 // documents, template lines, CRLF or CR line ends, a byte-order mark). Each image is placed by the
 // generator, which knows its line and column: the expectation is fixed by construction.
 import * as fc from "fast-check"
+import { imageLiteral } from "../arbitraries.js"
 
 export interface Manifest {
   readonly path: string
@@ -22,9 +23,7 @@ interface Image {
   readonly unresolved?: ReadonlyArray<string>
 }
 
-const repo = fc.constantFrom("nginx", "library/redis", "ghcr.io/acme/api", "localhost:5000/x", "quay.io/a/b/c", "node")
-const suffix = fc.constantFrom("", ":1", ":1.2-alpine", `@sha256:${"c".repeat(64)}`, ":20-bookworm")
-const literal = fc.tuple(repo, suffix).map(([r, s]) => `${r}${s}`)
+const literal = imageLiteral
 
 /** An image value as written: plain, quoted (an escape in double quotes), a variable or a template. */
 const image: fc.Arbitrary<Image> = fc.oneof(

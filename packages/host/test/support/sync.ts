@@ -1,0 +1,50 @@
+/**
+ * What the external-phase sync tests share (sync*.test.ts): the test seed with webhook secrets, a
+ * GitLab connection and groups with external phases; a mappings file's text; a signed GitHub push.
+ */
+import { createHmac } from "node:crypto"
+import { testSeed } from "./harness.js"
+
+export const githubSecret = "fixture-github-webhook-secret-0123456789"
+export const gitlabSecret = "fixture-gitlab-webhook-token-0123456789"
+export const api = "/api/v1/org/org_acme"
+
+/** The test seed plus a webhook secret on `acme`, an active GitLab connection, and a group with a cooldown. */
+export const syncSeed = () => {
+  const seed = structuredClone(testSeed) as any
+  const acme = seed.organizations[0]
+  acme.vcsConnections[0].fixture.webhookSecret = githubSecret
+  acme.vcsConnections.push({
+    provider: "gitlab", externalAccountName: "acme-lab", status: "active",
+    fixture: { repositories: [{ externalRepoId: "501", fullName: "acme/lab-policy", defaultBranch: "main", branches: ["main"] }], webhookSecret: gitlabSecret }
+  })
+  acme.policyGroups.push(
+    { name: "Delayed", cooldownSeconds: 3600, phases: [
+      { name: "Delayed file", source: "external", file: { connection: "acme", repository: "acme/policy", branch: "main", path: "delayed/mappings.json" } }
+    ] },
+    { name: "Lab", phases: [
+      { name: "Lab file", source: "external", file: { connection: "acme-lab", repository: "acme/lab-policy", branch: "main", path: "service-mappings.json" } }
+    ] }
+  )
+  return seed
+}
+
+export const file = (...mappings: Array<Record<string, unknown>>) => JSON.stringify({ mappings }, null, 2)
+
+export const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+
+export const githubPush = (options: {
+  readonly ref?: string
+  readonly paths?: ReadonlyArray<string>
+  readonly repository?: string
+  readonly pushedAt?: number
+} = {}) => ({
+  ref: options.ref ?? "refs/heads/main",
+  before: "1".repeat(40),
+  after: "2".repeat(40),
+  created: false,
+  deleted: false,
+  forced: false,
+  repository: { full_name: options.repository ?? "acme/policy", pushed_at: options.pushedAt ?? Math.floor(Date.now() / 1000) },
+  commits: [{ id: "2".repeat(40), added: [], modified: [...(options.paths ?? ["service-mappings.json"])], removed: [] }]
+})
