@@ -9,6 +9,7 @@ import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as RandomIds from "../src/crypto/RandomIds.js"
+import { layerSeeded } from "./support/seededIds.js"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import { unicodeText } from "./arbitraries.js"
 
@@ -239,7 +240,7 @@ describe("RandomIds", () => {
       const run = (seed: number) =>
         Effect.provide(
           Effect.flatMap(Ids, (ids) => Effect.all([ids.next("organization"), ids.next("apiKey"), ids.randomBytes(8)])),
-          RandomIds.layerSeeded(seed)
+          layerSeeded(seed)
         )
       const [a, b, c] = yield* Effect.all([run(7), run(7), run(8)])
       assert.deepStrictEqual(a, b)

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as RandomIds from "../src/crypto/RandomIds.js"
+import { layerSeeded } from "./support/seededIds.js"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import { allStores } from "./support/stores.js"
@@ -45,7 +45,7 @@ const answer = (statusCode: number, retryAfter?: string): AttemptResult => ({ st
 const setup = (script: Array<Scripted>, seen: Array<Attempt>) =>
   Layer.mergeAll(
     MemoryStore.layer,
-    RandomIds.layerSeeded(11),
+    layerSeeded(11),
     AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey()),
     scriptedSender(script, seen)
   ).pipe(Layer.orDie)

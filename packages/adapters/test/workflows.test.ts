@@ -9,7 +9,7 @@ import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
-import * as RandomIds from "../src/crypto/RandomIds.js"
+import { layerSeeded } from "./support/seededIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
 import { allStores, type AllStores } from "./support/stores.js"
 
@@ -58,7 +58,7 @@ const seed = (store: AllStores) =>
     })
   })
 
-const TestLayer = Layer.merge(MemoryStore.layer, RandomIds.layerSeeded(7))
+const TestLayer = Layer.merge(MemoryStore.layer, layerSeeded(7))
 const withStore = <A, E>(f: (store: AllStores) => Effect.Effect<A, E, Stores | Ids>) =>
   Effect.gen(function*() {
     const store = yield* allStores
@@ -180,7 +180,7 @@ describe("workflows", () => {
 })
 
 describe("API key workflows", () => {
-  const AuthLayer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(9), ApiKeyHash.layer)
+  const AuthLayer = Layer.mergeAll(MemoryStore.layer, layerSeeded(9), ApiKeyHash.layer)
   const setup = Effect.gen(function*() {
     const store = yield* allStores
     yield* seed(store)

@@ -77,9 +77,9 @@ export const formatSecret = (bytes: Uint8Array): string =>
   SECRET_PREFIX + encodeRandom(bytes.subarray(0, 16)) + encodeRandom(bytes.subarray(16, 32))
 
 /** Secrets the service mints (`ipk_` + 52 base32) and seeded secrets (contracts 2: at least 32 printable characters). */
-export const minSecretLength = 32
-export const maxSecretLength = 256
-const secretPattern = /^[\x21-\x7e]{32,256}$/
+const minSecretLength = 32
+const maxSecretLength = 256
+const secretPattern = new RegExp(`^[\\x21-\\x7e]{${minSecretLength},${maxSecretLength}}$`)
 /** A cheap syntactic check before hashing, so junk headers cost nothing. */
 export const looksLikeSecret = (text: string): boolean => secretPattern.test(text)
 

@@ -115,8 +115,6 @@ export const EventType = Schema.Literals((eventTypes as [EventType, ...Array<Eve
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof definitions)[T]["data"]>
 
-export const familyOf = (type: EventType): Family => definitions[type].family
-
 /** Keys that must never appear in event data (spec 6); the closed schemas make them impossible. */
 export const forbiddenDataKeys = [
   "token", "secret", "signing_secret", "api_key", "password", "credentials", "endpoint_url", "email",

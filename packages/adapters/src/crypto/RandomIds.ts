@@ -1,6 +1,7 @@
 /**
  * The core's `Ids` port: ids and secret bytes from the platform's CSPRNG
- * (`crypto.getRandomValues`, available on Node 20 and Deno), or from a seeded generator in tests.
+ * (`crypto.getRandomValues`, available on Node and Deno). Tests use a seeded generator of their own
+ * (adapters/test/support/seededIds.ts), never shipped.
  */
 import { Id, Ids } from "@image-policy/core"
 import * as Effect from "effect/Effect"
@@ -18,7 +19,8 @@ const secureBytes = (n: number): Uint8Array => {
   return out
 }
 
-const fromBytes = (bytes: (n: number) => Uint8Array): typeof Ids.Service =>
+/** The port over a source of bytes (ids are `Id.make` of 16 of them). */
+export const fromBytes = (bytes: (n: number) => Uint8Array): typeof Ids.Service =>
   Ids.of({
     next: (kind) => Effect.sync(() => Id.make(kind, bytes(ID_BYTES))),
     randomBytes: (n) => Effect.sync(() => bytes(n))
@@ -26,25 +28,3 @@ const fromBytes = (bytes: (n: number) => Uint8Array): typeof Ids.Service =>
 
 /** Cryptographically secure ids and secrets: the production layer. */
 export const layer: Layer.Layer<Ids> = Layer.succeed(Ids, fromBytes(secureBytes))
-
-/**
- * Deterministic ids for tests: the same seed gives the same sequence of ids and bytes, each
- * layer build starting afresh. Not secret: never use it outside tests.
- */
-export const layerSeeded = (seed: number): Layer.Layer<Ids> =>
-  Layer.sync(Ids, () => {
-    // mulberry32: tiny, fast, and good enough to make ids distinct and reproducible
-    let state = seed >>> 0
-    const nextByte = () => {
-      state = (state + 0x6d2b79f5) >>> 0
-      let t = state
-      t = Math.imul(t ^ (t >>> 15), t | 1)
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-      return ((t ^ (t >>> 14)) >>> 0) & 0xff
-    }
-    return fromBytes((n) => {
-      const out = new Uint8Array(n)
-      for (let i = 0; i < n; i++) out[i] = nextByte()
-      return out
-    })
-  })

@@ -9,7 +9,6 @@
  */
 import { type ConnectionContext, Onboarding, VcsProvider, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -311,5 +310,3 @@ export const make = (): {
     }
   }
 }
-
-export const layer: Layer.Layer<VcsProvider> = Layer.sync(VcsProvider, () => make().provider)

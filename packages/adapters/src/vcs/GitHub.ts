@@ -15,8 +15,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ProviderHttp from "./ProviderHttp.js"
 
-export const defaultBaseUrl = "https://api.github.com"
-
 export type Options = ProviderHttp.ClientOptions
 
 /** A GitHub client; `undefined` when the base URL is not an absolute http(s) URL. */

@@ -15,8 +15,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ProviderHttp from "./ProviderHttp.js"
 
-export const defaultBaseUrl = "https://gitlab.com/api/v4"
-
 export type Options = ProviderHttp.ClientOptions
 
 /** A GitLab client; `undefined` when the base URL is not an absolute http(s) URL. */

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as RandomIds from "../../src/crypto/RandomIds.js"
+import { layerSeeded } from "./seededIds.js"
 import * as MemoryStore from "../../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../../src/vcs/Fixture.js"
 import { allStores, type AllStores } from "./stores.js"
@@ -128,7 +128,7 @@ export const run = <A, E>(
   provider: (fixture: Fixture) => typeof VcsProvider.Service = (fixture) => fixture.provider
 ) => {
   const fixture = FixtureVcs.make()
-  const layer = Layer.mergeAll(MemoryStore.layer, RandomIds.layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
+  const layer = Layer.mergeAll(MemoryStore.layer, layerSeeded(7), Layer.succeed(VcsProvider, provider(fixture)))
   return Effect.gen(function*() {
     const store = yield* allStores
     yield* TestClock.setTime(start)

@@ -130,16 +130,6 @@ const claimInto = (
     return claimed.length
   })
 
-/** Claims one batch (up to `concurrency`) and runs it to the end; answers how many scans it ran. Tests and tools. */
-export const runOnce = (options: Options) =>
-  Effect.scoped(Effect.gen(function*() {
-    const fibers = yield* FiberSet.make()
-    const released = yield* Queue.unbounded<void>()
-    const started = yield* claimInto(options, options.concurrency, fibers, released)
-    yield* Queue.takeN(released, started)
-    return started
-  }))
-
 /** Runs until interrupted (which interrupts the scans in flight; their leases expire and they are re-run). */
 export const run = (options: Options) =>
   Effect.scoped(Effect.gen(function*() {

@@ -55,8 +55,6 @@ const RECORD_MARGIN_MS = 1_000
 export const leaseMs = (options: Options): number =>
   Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
-/** Claims and delivers one batch; answers how many deliveries it attempted. */
-export const runOnce = (options: Options) => Effect.flatMap(SecretBox, (box) => pass(options, AesGcmSecretBox.openedCache(box)))
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {

@@ -20,7 +20,6 @@ import {
 } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Access from "./AccessStore.js"
 import * as Audit from "./AuditStore.js"
@@ -51,5 +50,3 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(OutboxStore, Outbox.make(sql))
     )
 )
-
-export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.effectContext(make)
