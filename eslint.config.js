@@ -29,9 +29,11 @@ export default tseslint.config(
         }]
       }],
       "no-restricted-globals": ["error", "process", "fetch", "setTimeout", "setInterval"],
-      "no-restricted-properties": ["error",
-        { object: "Date", property: "now", message: "use the Clock service" },
-        { object: "Math", property: "random", message: "use the Random/Ids service" }]
+      "no-restricted-properties": ["error", { object: "Date", property: "now", message: "use the Clock service" }, {
+        object: "Math",
+        property: "random",
+        message: "use the Random/Ids service"
+      }]
     }
   }
 )

@@ -41,16 +41,20 @@ const allServers = [
   { name: "node", label: "raw node:http", file: "node.js", args: [] }
 ]
 const baselines = (process.env.BENCH_HOST_BASELINE ?? "").split(",").map((d) => d.trim()).filter((d) => d !== "")
-allServers.splice(1, 0, ...baselines.flatMap((dir, i) => {
-  const name = i === 0 ? "base" : `base${i + 1}`
-  const label = `host snapshot ${dir.split("/").filter((p) => p !== "").pop()}`
-  const file = join(resolve(dir), "host.js")
-  return [
-    { name, label: label.slice(0, 26), file, args: [] },
-    // only when named: the snapshot with its access log on (/dev/null), e.g. `baseLog`
-    { name: `${name}Log`, label: `${label.slice(0, 21)}, log`, file, args: ["access-log"], stdout: "ignore", optIn: true }
-  ]
-}))
+allServers.splice(
+  1,
+  0,
+  ...baselines.flatMap((dir, i) => {
+    const name = i === 0 ? "base" : `base${i + 1}`
+    const label = `host snapshot ${dir.split("/").filter((p) => p !== "").pop()}`
+    const file = join(resolve(dir), "host.js")
+    return [
+      { name, label: label.slice(0, 26), file, args: [] },
+      // only when named: the snapshot with its access log on (/dev/null), e.g. `baseLog`
+      { name: `${name}Log`, label: `${label.slice(0, 21)}, log`, file, args: ["access-log"], stdout: "ignore", optIn: true }
+    ]
+  })
+)
 const only = process.env.BENCH_SERVERS?.split(",").map((n) => n.trim())
 const servers = only === undefined ? allServers.filter((s) => !s.optIn) : allServers.filter((s) => only.includes(s.name))
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -137,14 +141,25 @@ const cpuSeconds = async (child) => {
 const requestsFor = (route, paths) =>
   route === "GET teams"
     ? [{ method: "GET", path: paths.teams, headers: { "x-api-key": apiKey } }]
-    : bodies.map((body) => ({ method: "POST", path: paths.mappings, headers: { "x-api-key": apiKey, "content-type": "application/json" }, body }))
+    : bodies.map((body) => ({
+      method: "POST",
+      path: paths.mappings,
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body
+    }))
 
 /** One request of each route before any load: the status and shape must be what we benchmark. */
 const smokeCheck = async (label, base, paths) => {
   const get = await fetch(`${base}${paths.teams}`, { headers: { "x-api-key": apiKey } })
   const teams = await get.json()
-  if (get.status !== 200 || teams.items?.length !== 5) throw new Error(`${label}: GET teams answered ${get.status} ${JSON.stringify(teams)}`)
-  const post = await fetch(`${base}${paths.mappings}`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: bodies[0] })
+  if (get.status !== 200 || teams.items?.length !== 5) {
+    throw new Error(`${label}: GET teams answered ${get.status} ${JSON.stringify(teams)}`)
+  }
+  const post = await fetch(`${base}${paths.mappings}`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    body: bodies[0]
+  })
   const mapping = await post.json()
   if ((post.status !== 200 && post.status !== 201) || mapping.fromImage === undefined) {
     throw new Error(`${label}: POST mapping answered ${post.status} ${JSON.stringify(mapping)}`)
@@ -154,8 +169,13 @@ const smokeCheck = async (label, base, paths) => {
   if (bad.status !== 401) throw new Error(`${label}: a wrong key answered ${bad.status}, not 401`)
 }
 
-const loadOptions = (server, route, duration) =>
-  ({ url: `http://127.0.0.1:${server.port}`, connections, pipelining: 1, duration, requests: requestsFor(route, server.paths) })
+const loadOptions = (server, route, duration) => ({
+  url: `http://127.0.0.1:${server.port}`,
+  connections,
+  pipelining: 1,
+  duration,
+  requests: requestsFor(route, server.paths)
+})
 
 /** One measured slice: the load generator's figures and the server's CPU seconds meanwhile. */
 const slice = async (generator, server, route) => {
@@ -201,7 +221,11 @@ const printMarkdown = (results) => {
     for (const s of servers) {
       const r = results[s.name]?.[route]
       if (r === undefined) continue
-      console.log(`| ${s.label} | ${route} | ${int(r.reqPerSec)} | ${+r.p50.toFixed(1)} | ${+r.p99.toFixed(1)} | ${Math.round(r.cpuShare * 100)}% | ${int(r.perCpuSecond)} |`)
+      console.log(
+        `| ${s.label} | ${route} | ${int(r.reqPerSec)} | ${+r.p50.toFixed(1)} | ${+r.p99.toFixed(1)} | ${Math.round(r.cpuShare * 100)}% | ${
+          int(r.perCpuSecond)
+        } |`
+      )
     }
   }
 }
@@ -221,7 +245,9 @@ const printTable = (results) => {
       if (r.timeouts > 0) notes.push(`${int(r.timeouts)} timeouts`)
       if (r.cpuShare < 0.9) notes.push("server below 90% of its core: load generator bound, or core shared")
       console.log(
-        `  ${s.label.padEnd(27)}${route.padEnd(14)}${int(r.reqPerSec).padStart(9)}${String(+r.p50.toFixed(1)).padStart(8)}${String(+r.p99.toFixed(1)).padStart(8)}` +
+        `  ${s.label.padEnd(27)}${route.padEnd(14)}${int(r.reqPerSec).padStart(9)}${String(+r.p50.toFixed(1)).padStart(8)}${
+          String(+r.p99.toFixed(1)).padStart(8)
+        }` +
           `${`${Math.round(r.cpuShare * 100)}%`.padStart(6)}${int(r.perCpuSecond).padStart(11)}  ${notes.join("; ")}`
       )
     }
@@ -241,9 +267,23 @@ const targets = [
 const printRatios = (results) => {
   const host = results.host
   const ratioRow = (label, a, b, route) =>
-    console.log(`  ${label.padEnd(27)}${route.padEnd(15)}${ratio(a.perCpuSecond, b.perCpuSecond).padStart(14)}${ratio(a.reqPerSec, b.reqPerSec).padStart(8)}`)
+    console.log(
+      `  ${label.padEnd(27)}${route.padEnd(15)}${ratio(a.perCpuSecond, b.perCpuSecond).padStart(14)}${
+        ratio(a.reqPerSec, b.reqPerSec).padStart(8)
+      }`
+    )
   console.log(`\n  ${"our host vs".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
-  const peers = [...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)), "hostLog", "hostLogPipe", "hostNoStack", "effectOff", "effectOn", "effectServer", "fastify", "node"]
+  const peers = [
+    ...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)),
+    "hostLog",
+    "hostLogPipe",
+    "hostNoStack",
+    "effectOff",
+    "effectOn",
+    "effectServer",
+    "fastify",
+    "node"
+  ]
   for (const peer of peers) {
     for (const route of routes) {
       const a = host?.[route]
@@ -253,7 +293,11 @@ const printRatios = (results) => {
     }
   }
   // each build's access log against the same build without it (the snapshots' too, when named)
-  const logPairs = [["hostLog", "host"], ["hostLogPipe", "host"], ...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)).map((b) => [`${b}Log`, b])]
+  const logPairs = [
+    ["hostLog", "host"],
+    ["hostLogPipe", "host"],
+    ...baselines.map((_, i) => (i === 0 ? "base" : `base${i + 1}`)).map((b) => [`${b}Log`, b])
+  ]
   const present = logPairs.filter(([on, off]) => routes.some((route) => results[on]?.[route] && results[off]?.[route]))
   if (present.length > 0) {
     console.log(`\n  ${"access log on / off".padEnd(27)}${"route".padEnd(15)}per CPU-second   req/s`)
@@ -271,7 +315,11 @@ const printRatios = (results) => {
     if (node === undefined) continue
     const on = results.effectOn?.[route]
     const off = results.effectOff?.[route]
-    console.log(`  ${route.padEnd(15)} tracer on ${on ? ratio(on.perCpuSecond, node.perCpuSecond) : "-"}   tracer off ${off ? ratio(off.perCpuSecond, node.perCpuSecond) : "-"}`)
+    console.log(
+      `  ${route.padEnd(15)} tracer on ${on ? ratio(on.perCpuSecond, node.perCpuSecond) : "-"}   tracer off ${
+        off ? ratio(off.perCpuSecond, node.perCpuSecond) : "-"
+      }`
+    )
   }
   // the floor: raw node:http's own logic on Effect's server, without router, HttpApi or schemas
   const floors = routes.filter((route) => results.node?.[route] && results.effectServer?.[route])
@@ -280,8 +328,12 @@ const printRatios = (results) => {
     for (const route of floors) {
       const value = results.effectServer[route].perCpuSecond / results.node[route].perCpuSecond
       const target = targets.find(([s, p, r]) => s === "host" && p === "node" && r === route)[3]
-      console.log(`  ${route.padEnd(15)} Effect server / raw node:http ${ratio(results.effectServer[route].perCpuSecond, results.node[route].perCpuSecond)}` +
-        `   (${target.toFixed(2)}x raw node:http = ${(target / value).toFixed(2)}x this floor)`)
+      console.log(
+        `  ${route.padEnd(15)} Effect server / raw node:http ${
+          ratio(results.effectServer[route].perCpuSecond, results.node[route].perCpuSecond)
+        }` +
+          `   (${target.toFixed(2)}x raw node:http = ${(target / value).toFixed(2)}x this floor)`
+      )
     }
   }
   console.log("\n  targets (per server CPU-second, servers in the same run)")
@@ -295,7 +347,9 @@ const printRatios = (results) => {
     const met = value >= min
     allMet &&= met
     checked++
-    console.log(`  ${met ? "MET    " : "MISSED "} ${route.padEnd(14)} ${what.padEnd(34)} ${value.toFixed(3)}x  (target >= ${min.toFixed(2)}x)`)
+    console.log(
+      `  ${met ? "MET    " : "MISSED "} ${route.padEnd(14)} ${what.padEnd(34)} ${value.toFixed(3)}x  (target >= ${min.toFixed(2)}x)`
+    )
   }
   if (checked === 0) console.log("  not evaluated: run host, hostLog, effectOff and node together")
   else console.log(allMet ? "\n  => every target evaluated is met" : "\n  => TARGETS MISSED (see MISSED lines above)")
@@ -331,7 +385,9 @@ export const main = async () => {
       }
       for (const s of running) {
         const r = (results[s.name][route] = summarize(slices.get(s.name)))
-        console.log(`  ${s.label.padEnd(27)}${route.padEnd(14)}${int(r.reqPerSec).padStart(9)} req/s  ${int(r.perCpuSecond).padStart(7)} req/CPU-s`)
+        console.log(
+          `  ${s.label.padEnd(27)}${route.padEnd(14)}${int(r.reqPerSec).padStart(9)} req/s  ${int(r.perCpuSecond).padStart(7)} req/CPU-s`
+        )
       }
     }
     for (const { server } of running) await stop(server.child)

@@ -10,10 +10,10 @@
 // bounds the time spent on the naive resolver. Rates are given per wall second and per CPU second of
 // this process (`process.cpuUsage`): on a busy machine the second is the one to compare. Prints
 // figures and ratios; asserts nothing.
-import { loadavg } from "node:os"
-import { isDeepStrictEqual } from "node:util"
 import { Id, Resolution, Scanner } from "@image-policy/core"
 import * as Result from "effect/Result"
+import { loadavg } from "node:os"
+import { isDeepStrictEqual } from "node:util"
 
 const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
 const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
@@ -41,7 +41,24 @@ const idBytes = (n) => {
 }
 
 // a few hundred repositories across registries -----------------------------------------------------
-const official = ["nginx", "redis", "postgres", "node", "python", "golang", "alpine", "busybox", "debian", "ubuntu", "rabbitmq", "mysql", "mongo", "memcached", "haproxy", "traefik"]
+const official = [
+  "nginx",
+  "redis",
+  "postgres",
+  "node",
+  "python",
+  "golang",
+  "alpine",
+  "busybox",
+  "debian",
+  "ubuntu",
+  "rabbitmq",
+  "mysql",
+  "mongo",
+  "memcached",
+  "haproxy",
+  "traefik"
+]
 const repositories = [
   ...official,
   ...Array.from({ length: 90 }, (_, i) => `acme/svc-${i}`),
@@ -65,9 +82,16 @@ const dockerfile = () => {
   for (let s = 0; s < stages; s++) {
     const platform = platformOf()
     const from = s === 0 && rng() < 0.4 ? "${BASE}:${TAG}" : image()
-    lines.push(`FROM ${platform ? `--platform=${platform} ` : ""}${from} AS stage${s}`, "WORKDIR /app", "COPY . .", "RUN make build \\", "    && make test", "")
+    lines.push(
+      `FROM ${platform ? `--platform=${platform} ` : ""}${from} AS stage${s}`,
+      "WORKDIR /app",
+      "COPY . .",
+      "RUN make build \\",
+      "    && make test",
+      ""
+    )
   }
-  lines.push("FROM stage0", "COPY --from=stage1 /app/out /out", 'CMD ["/out/app"]')
+  lines.push("FROM stage0", "COPY --from=stage1 /app/out /out", "CMD [\"/out/app\"]")
   return lines.join("\n")
 }
 const compose = () => {
@@ -86,13 +110,30 @@ const compose = () => {
 const kubernetes = () => {
   const docs = []
   for (let d = 1 + int(4); d > 0; d--) {
-    const lines = ["apiVersion: apps/v1", "kind: Deployment", "metadata:", `  name: app-${int(1000)}`, "  labels: { app: x }", "spec:", "  replicas: 2", "  template:", "    spec:"]
+    const lines = [
+      "apiVersion: apps/v1",
+      "kind: Deployment",
+      "metadata:",
+      `  name: app-${int(1000)}`,
+      "  labels: { app: x }",
+      "spec:",
+      "  replicas: 2",
+      "  template:",
+      "    spec:"
+    ]
     const platform = platformOf()
     if (platform) lines.push("      nodeSelector:", `        kubernetes.io/arch: ${platform.split("/")[1]}`)
     if (rng() < 0.3) lines.push("      initContainers:", "        - name: init", `          image: ${image()}`)
     lines.push("      containers:")
     for (let c = 1 + int(3); c > 0; c--) {
-      lines.push(`        - name: c${c}`, `          image: "${image()}"`, "          ports:", "            - containerPort: 8080", "          resources:", "            limits: { cpu: 500m, memory: 256Mi }")
+      lines.push(
+        `        - name: c${c}`,
+        `          image: "${image()}"`,
+        "          ports:",
+        "            - containerPort: 8080",
+        "          resources:",
+        "            limits: { cpu: 500m, memory: 256Mi }"
+      )
     }
     docs.push(lines.join("\n"))
   }
@@ -100,17 +141,40 @@ const kubernetes = () => {
 }
 const workflow = () =>
   [
-    "name: CI", "on: [push]", "jobs:", "  test:", "    runs-on: ubuntu-latest", `    container: ${image()}`, "    services:", "      db:",
-    `        image: ${image()}`, "    steps:", "      - uses: actions/checkout@v4", `      - uses: docker://${image()}`, "      - run: make test"
+    "name: CI",
+    "on: [push]",
+    "jobs:",
+    "  test:",
+    "    runs-on: ubuntu-latest",
+    `    container: ${image()}`,
+    "    services:",
+    "      db:",
+    `        image: ${image()}`,
+    "    steps:",
+    "      - uses: actions/checkout@v4",
+    `      - uses: docker://${image()}`,
+    "      - run: make test"
   ].join("\n")
 const gitlab = () =>
-  [`image: ${image()}`, "services:", `  - ${image()}`, "stages: [test]", "test:", `  image: { name: ${image()} }`, "  script:", "    - make test"].join("\n")
+  [
+    `image: ${image()}`,
+    "services:",
+    `  - ${image()}`,
+    "stages: [test]",
+    "test:",
+    `  image: { name: ${image()} }`,
+    "  script:",
+    "    - make test"
+  ].join("\n")
 const other = (i) =>
   pick([
     () => ({ path: `src/module${i}/index.ts`, content: `export const image = "nginx:1"\n${"// code\n".repeat(40)}` }),
     () => ({ path: `docs/page${i}.md`, content: `# Page\n\nFROM node:20 is prose here.\n${"text\n".repeat(30)}` }),
     () => ({ path: `config/app${i}.json`, content: JSON.stringify({ image: "redis:7", replicas: 3 }) }),
-    () => ({ path: `charts/c${i}/values.yaml`, content: `image:\n  repository: ${pick(repositories)}\n  tag: "${pick(tags)}"\nreplicas: 2\n` })
+    () => ({
+      path: `charts/c${i}/values.yaml`,
+      content: `image:\n  repository: ${pick(repositories)}\n  tag: "${pick(tags)}"\nreplicas: 2\n`
+    })
   ])()
 
 const files = []
@@ -190,8 +254,10 @@ const row = (label, value) => console.log(`  ${label.padEnd(52)} ${value}`)
 
 export const main = async () => {
   console.log(`\nload average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
-  console.log(`synthetic monorepo (seed ${seed}): ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ` +
-    `${MAPPINGS} mappings (${counts.exact} exact, ${counts.repository} repository, ${counts.pattern} pattern) over ${repositories.length} repositories`)
+  console.log(
+    `synthetic monorepo (seed ${seed}): ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ` +
+      `${MAPPINGS} mappings (${counts.exact} exact, ${counts.repository} repository, ${counts.pattern} pattern) over ${repositories.length} repositories`
+  )
 
   // 1. scanning: one warm-up pass, then the median of 5
   Scanner.scanFiles(files)
@@ -203,7 +269,10 @@ export const main = async () => {
   for (const f of findings) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1
   const resolvable = findings.filter((f) => f.normalized !== undefined)
   const distinct = new Set(resolvable.map((f) => `${f.normalized} ${f.platform ?? ""}`)).size
-  row("files scanned (median of 5)", `${fmt(scanMs)} ms  ->  ${fmt(rate(files.length, scanMs))} files/s, ${fmt(bytes / 1e6 / (scanMs / 1000))} MB/s`)
+  row(
+    "files scanned (median of 5)",
+    `${fmt(scanMs)} ms  ->  ${fmt(rate(files.length, scanMs))} files/s, ${fmt(bytes / 1e6 / (scanMs / 1000))} MB/s`
+  )
   row("  per CPU second", `${fmt(rate(files.length, scanCpuMs))} files/s`)
   row("findings", `${findings.length} (${Object.entries(byKind).map(([k, n]) => `${k} ${n}`).join(", ")})`)
   row("  resolvable (normalized)", `${resolvable.length}, ${distinct} distinct image and platform pairs`)
@@ -250,11 +319,17 @@ export const main = async () => {
   const naiveRate = rate(sample.length, naive.ms)
   const indexedCpuRate = rate(queries.length, indexedCpuMs)
   const naiveCpuRate = rate(sample.length, naive.cpuMs)
-  row("resolveCompiled, every finding (median of 5)", `${fmt(indexedMs)} ms  ->  ${fmt(indexedRate)} resolutions/s (${runs[0].value} of ${queries.length} resolved)`)
+  row(
+    "resolveCompiled, every finding (median of 5)",
+    `${fmt(indexedMs)} ms  ->  ${fmt(indexedRate)} resolutions/s (${runs[0].value} of ${queries.length} resolved)`
+  )
   row("  per CPU second", `${fmt(indexedCpuRate)} resolutions/s`)
   row(`resolve (linear), ${sample.length} findings`, `${fmt(naive.ms)} ms  ->  ${fmt(naiveRate)} resolutions/s`)
   row("  per CPU second", `${fmt(naiveCpuRate)} resolutions/s`)
   row("ratio indexed / linear", `${fmt(indexedRate / naiveRate)}x (per CPU second ${fmt(indexedCpuRate / naiveCpuRate)}x)`)
-  row("every finding, linear (extrapolated)", `${fmt(queries.length / naiveRate)} s vs ${fmt((compiled.ms + indexedMs) / 1000)} s compiled + indexed`)
+  row(
+    "every finding, linear (extrapolated)",
+    `${fmt(queries.length / naiveRate)} s vs ${fmt((compiled.ms + indexedMs) / 1000)} s compiled + indexed`
+  )
   row("scan + compile + resolve, end to end", `${fmt(scanMs + compiled.ms + indexedMs)} ms for ${files.length} files`)
 }

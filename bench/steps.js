@@ -21,11 +21,11 @@ import { App, Boot, NodeRuntime, Seed } from "@image-policy/host"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { HttpRouter, HttpServer } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Tracer from "effect/Tracer"
-import { HttpRouter, HttpServer } from "effect/http"
 import { ApiLive } from "./_http-peers/effectApi.js"
 import { apiKey, bodies, groupId, orgId, paths, phaseId, seed } from "./_http-peers/fixture.js"
 
@@ -131,8 +131,10 @@ export const main = async () => {
   const hostLog = await hostHandler(true)
   const bare = bareHandler()
   const off = Context.make(References.TracerEnabled, false)
-  console.log(`\nEffect steps and CPU per request (web handlers, tracer off; steps over ${requests} requests after ${requests} unmeasured, ` +
-    `CPU: median of 5 slices of ${timedRequests / 5} requests after one unmeasured, cases in turn)`)
+  console.log(
+    `\nEffect steps and CPU per request (web handlers, tracer off; steps over ${requests} requests after ${requests} unmeasured, ` +
+      `CPU: median of 5 slices of ${timedRequests / 5} requests after one unmeasured, cases in turn)`
+  )
   console.log(`  ${"server".padEnd(26)}${"route".padEnd(14)}${"steps".padStart(7)}${"CPU µs".padStart(9)}  most frequent steps`)
   const cases = []
   for (const [label, server] of [["our host (memory store)", host], ["our host, access log on", hostLog], ["bare HttpApi", bare]]) {
@@ -145,14 +147,22 @@ export const main = async () => {
   const results = {}
   cases.forEach(({ label, route, steps }, i) => {
     ;(results[route] ??= {})[label] = { steps: steps.steps, cpu: cpu[i] }
-    console.log(`  ${label.padEnd(26)}${route.padEnd(14)}${Math.round(steps.steps).toString().padStart(7)}${cpu[i].toFixed(1).padStart(9)}  ${steps.top.join(", ")}`)
+    console.log(
+      `  ${label.padEnd(26)}${route.padEnd(14)}${Math.round(steps.steps).toString().padStart(7)}${cpu[i].toFixed(1).padStart(9)}  ${
+        steps.top.join(", ")
+      }`
+    )
   })
   for (const route of Object.keys(results)) {
     const h = results[route]["our host (memory store)"]
     const b = results[route]["bare HttpApi"]
     const l = results[route]["our host, access log on"]
-    console.log(`  ${route.padEnd(14)} host / bare: ${(h.steps / b.steps).toFixed(2)}x the steps, ${(h.cpu / b.cpu).toFixed(2)}x the CPU per request; ` +
-      `the access log: +${Math.round(l.steps - h.steps)} steps, +${(l.cpu - h.cpu).toFixed(1)} µs`)
+    console.log(
+      `  ${route.padEnd(14)} host / bare: ${(h.steps / b.steps).toFixed(2)}x the steps, ${
+        (h.cpu / b.cpu).toFixed(2)
+      }x the CPU per request; ` +
+        `the access log: +${Math.round(l.steps - h.steps)} steps, +${(l.cpu - h.cpu).toFixed(1)} µs`
+    )
   }
   await host.web.dispose()
   await hostLog.web.dispose()

@@ -26,7 +26,15 @@ const line = (label, ours, naive, unit = "ms") =>
 
 const draft = (phaseId, i) => {
   const at = iso(i)
-  return { id: id("mapping"), key: `docker.io/library/img${i}:1|`, fromImage: `img${i}:1`, toImage: `img${i}:2`, createdAt: at, updatedAt: at, phaseId }
+  return {
+    id: id("mapping"),
+    key: `docker.io/library/img${i}:1|`,
+    fromImage: `img${i}:1`,
+    toImage: `img${i}:2`,
+    createdAt: at,
+    updatedAt: at,
+    phaseId
+  }
 }
 
 const scenario = async (name, layer) => {
@@ -34,13 +42,31 @@ const scenario = async (name, layer) => {
   const runtime = ManagedRuntime.make(layer)
   const run = (effect) => runtime.runPromise(effect)
   const { organizationStore, outbox, policyStore, sql, transaction } = await run(Effect.all({
-    organizationStore: OrganizationStore, policyStore: PolicyStore, outbox: OutboxStore, transaction: Transaction, sql: SqlClient.SqlClient
+    organizationStore: OrganizationStore,
+    policyStore: PolicyStore,
+    outbox: OutboxStore,
+    transaction: Transaction,
+    sql: SqlClient.SqlClient
   }))
   const store = { ...organizationStore, ...policyStore, outbox, transaction: transaction.transaction }
-  const org = { id: id("organization"), name: "Bench", edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+  const org = {
+    id: id("organization"),
+    name: "Bench",
+    edition: "enterprise",
+    grants: [],
+    defaultNotificationTeamId: null,
+    cooldownSeconds: 0
+  }
   await run(store.organizations.insert(org))
   const phase = id("phase")
-  const group = { id: id("policyGroup"), name: "Bench", applyToAllRepos: true, notificationRouting: { kind: "inherit" }, cooldownSeconds: null, phases: [{ id: phase, name: "P", sourceType: "internal", position: 0 }] }
+  const group = {
+    id: id("policyGroup"),
+    name: "Bench",
+    applyToAllRepos: true,
+    notificationRouting: { kind: "inherit" },
+    cooldownSeconds: null,
+    phases: [{ id: phase, name: "P", sourceType: "internal", position: 0 }]
+  }
   await run(store.policyGroups.insert(org.id, group))
 
   // 1. publish of a group with 10,000 draft mappings
@@ -60,7 +86,9 @@ const scenario = async (name, layer) => {
   // 2. upsert throughput: in one transaction vs autocommit row by row
   const n = 2_000
   const drafts = Array.from({ length: n }, (_, i) => draft(phase, 200_000 + i))
-  const ours2 = await time(() => run(store.transaction(Effect.forEach(drafts, (d) => store.drafts.put(org.id, group.id, d), { discard: true }))))
+  const ours2 = await time(() =>
+    run(store.transaction(Effect.forEach(drafts, (d) => store.drafts.put(org.id, group.id, d), { discard: true })))
+  )
   const again = drafts.map((d) => ({ ...d, toImage: `${d.toImage}-b` }))
   const naive2 = await time(() => run(Effect.forEach(again, (d) => store.drafts.put(org.id, group.id, d), { discard: true })))
   line(`upsert throughput (${n} drafts, tx vs autocommit)`, (n / ours2) * 1000, (n / naive2) * 1000, "mappings/s")
@@ -94,10 +122,13 @@ const scenario = async (name, layer) => {
   // 4. outbox claim of 1,000 deliveries: one statement vs select-then-update per row
   const webhook = id("webhook")
   const seed = (count) =>
-    run(store.outbox.append(org.id, Array.from({ length: count }, () => {
-      const e = { id: id("event"), type: "service.webhook.test", subject: "webhook/x", time: iso(0), correlationId: "b", data: {} }
-      return { event: e, destinations: [webhook] }
-    })))
+    run(store.outbox.append(
+      org.id,
+      Array.from({ length: count }, () => {
+        const e = { id: id("event"), type: "service.webhook.test", subject: "webhook/x", time: iso(0), correlationId: "b", data: {} }
+        return { event: e, destinations: [webhook] }
+      })
+    ))
   await seed(1_000)
   const now = new Date("2026-02-01T00:00:00Z")
   const ours4 = await time(() => run(store.outbox.claim({ worker: "bench", now, leaseMs: 60_000, limit: 1_000 })))

@@ -40,7 +40,9 @@ const baselineWorker = (() => {
   if (!dir) return undefined
   const target = join(resolve(dir), "_webhooks")
   mkdirSync(target, { recursive: true })
-  for (const file of ["worker.js", "ipc.js"]) copyFileSync(fileURLToPath(new URL(`./_webhooks/${file}`, import.meta.url)), join(target, file))
+  for (const file of ["worker.js", "ipc.js"]) {
+    copyFileSync(fileURLToPath(new URL(`./_webhooks/${file}`, import.meta.url)), join(target, file))
+  }
   return join(target, "worker.js")
 })()
 
@@ -136,7 +138,9 @@ export const main = async () => {
   const load0 = loadavg()
   console.log(
     `deliveries: ${fmt(deliveries)} per memory run x ${rounds}, ${fmt(pgDeliveries)} on PostgreSQL; ${destinations} destinations; ` +
-      `receiver ${verify ? "verifying" : "not verifying"}; worker ${JSON.stringify({ pollIntervalMs: 10, ...workerOverrides })} over its defaults` +
+      `receiver ${verify ? "verifying" : "not verifying"}; worker ${
+        JSON.stringify({ pollIntervalMs: 10, ...workerOverrides })
+      } over its defaults` +
       `${hasTaskset ? "; receiver on core 0, worker and peers on core 1" : "; no taskset: processes not pinned"}`
   )
   const receiver = await start("receiver.js", verify ? ["verify"] : [], 0)
@@ -199,12 +203,22 @@ export const main = async () => {
     console.log("\npeers (core 1):")
     console.log(`  ${"standardwebhooks sign loop".padEnd(40)} ${fmt(signPerSecond).padStart(6)} signatures/s  ${fmt(signPerCpu)} per CPU-s`)
     console.log(
-      `  ${`fetch loop, ${concurrency} concurrent (keep-alive)`.padEnd(40)} ${fmt(fetchPerSecond).padStart(6)} requests/s    ${fmt(fetchPerCpu)} per CPU-s` +
+      `  ${`fetch loop, ${concurrency} concurrent (keep-alive)`.padEnd(40)} ${fmt(fetchPerSecond).padStart(6)} requests/s    ${
+        fmt(fetchPerCpu)
+      } per CPU-s` +
         `  receiver ${fmt(fetched.sent / (r1.cpu - r0.cpu))}/CPU-s${fetched.failed ? `  failed ${fetched.failed}` : ""}`
     )
     console.log("\nratios (median memory run):")
-    console.log(`  ours / fetch loop        ${(best.perSecond / fetchPerSecond).toFixed(2)}x per second, ${(best.perWorkerCpuSecond / fetchPerCpu).toFixed(2)}x per CPU-second`)
-    console.log(`  ours / signing alone     ${(best.perSecond / signPerSecond).toFixed(3)}x per second, ${(best.perWorkerCpuSecond / signPerCpu).toFixed(3)}x per CPU-second`)
+    console.log(
+      `  ours / fetch loop        ${(best.perSecond / fetchPerSecond).toFixed(2)}x per second, ${
+        (best.perWorkerCpuSecond / fetchPerCpu).toFixed(2)
+      }x per CPU-second`
+    )
+    console.log(
+      `  ours / signing alone     ${(best.perSecond / signPerSecond).toFixed(3)}x per second, ${
+        (best.perWorkerCpuSecond / signPerCpu).toFixed(3)
+      }x per CPU-second`
+    )
     if (postgres) console.log(`  PostgreSQL / memory      ${(postgres.perSecond / best.perSecond).toFixed(2)}x per second`)
     if (postgres && postgresBaseline) {
       console.log(
@@ -213,8 +227,15 @@ export const main = async () => {
       )
     }
     if (baseline.length > 0) {
-      const base = { perSecond: median(baseline.map((r) => r.perSecond)), perWorkerCpuSecond: median(baseline.map((r) => r.perWorkerCpuSecond)) }
-      console.log(`  ours / baseline snapshot ${(best.perSecond / base.perSecond).toFixed(2)}x per second, ${(best.perWorkerCpuSecond / base.perWorkerCpuSecond).toFixed(2)}x per CPU-second`)
+      const base = {
+        perSecond: median(baseline.map((r) => r.perSecond)),
+        perWorkerCpuSecond: median(baseline.map((r) => r.perWorkerCpuSecond))
+      }
+      console.log(
+        `  ours / baseline snapshot ${(best.perSecond / base.perSecond).toFixed(2)}x per second, ${
+          (best.perWorkerCpuSecond / base.perWorkerCpuSecond).toFixed(2)
+        }x per CPU-second`
+      )
     }
     // what the two processes would do with a core each: the slower of the two per CPU-second
     const capacity = Math.min(best.perWorkerCpuSecond, best.perReceiverCpuSecond)
@@ -224,7 +245,9 @@ export const main = async () => {
         `${capacity >= TARGET ? "MET" : "MISSED"}`
     )
     const load1 = loadavg()
-    console.log(`load average (1 min) before ${load0[0].toFixed(1)}, after ${load1[0].toFixed(1)}, on ${hasTaskset ? "pinned" : "unpinned"} processes`)
+    console.log(
+      `load average (1 min) before ${load0[0].toFixed(1)}, after ${load1[0].toFixed(1)}, on ${hasTaskset ? "pinned" : "unpinned"} processes`
+    )
   } finally {
     killAll()
   }

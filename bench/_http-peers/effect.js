@@ -3,9 +3,9 @@
 // Effect 3 server of this benchmark logged nothing, and our host's access log is off here too).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
+import { HttpRouter, HttpServer } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
-import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { ApiLive } from "./effectApi.js"
 import { host, ready } from "./fixture.js"

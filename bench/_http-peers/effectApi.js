@@ -4,9 +4,6 @@
 // built-in ones without a body (`*NoContent`), as Effect 3's built-ins answered.
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import { HttpServerResponse } from "effect/http"
 import {
   HttpApi,
@@ -18,6 +15,9 @@ import {
   HttpApiSchema,
   HttpApiSecurity
 } from "effect/http-api"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { principals, teamsByOrg, upsert } from "./fixture.js"
 
 class Caller extends Context.Service()("Caller") {}
@@ -81,12 +81,16 @@ const OrgLive = HttpApiBuilder.group(Api, "org", (handlers) =>
           : Effect.succeed({ items: teamsByOrg.get(params.orgId) ?? [] })))
     .handle("upsertMapping", ({ params, payload }) =>
       Effect.flatMap(Caller, (caller) => {
-        if (caller.orgId !== params.orgId) return Effect.fail(new HttpApiError.NotFound())
-        if (!caller.permissions.has("mappings:write")) return Effect.fail(new HttpApiError.Forbidden())
+        if (caller.orgId !== params.orgId) {
+          return Effect.fail(new HttpApiError.NotFound())
+        }
+        if (!caller.permissions.has("mappings:write")) {
+          return Effect.fail(new HttpApiError.Forbidden())
+        }
         const { created, mapping } = upsert(payload)
-        return Effect.map(Effect.orDie(encodeMapping(mapping)), (body) => HttpServerResponse.jsonUnsafe(body, { status: created ? 201 : 200 }))
-      }))
-)
+        return Effect.map(Effect.orDie(encodeMapping(mapping)), (body) =>
+          HttpServerResponse.jsonUnsafe(body, { status: created ? 201 : 200 }))
+      })))
 
 /** The routes on the HttpRouter (needs the router and the HTTP services: `HttpRouter.serve` / `toWebHandler`). */
 export const ApiLive = HttpApiBuilder.layer(Api).pipe(Layer.provide(OrgLive), Layer.provide(AuthLive))

@@ -6,9 +6,9 @@
 // host can reach.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
+import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
-import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { host, principals, ready, teamsByOrg, upsert } from "./fixture.js"
 
@@ -31,7 +31,8 @@ const isText = (v, max, min = 0) => typeof v === "string" && v.length >= min && 
 const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
   const parts = req.url.split("?")[0].split("/")
   const isTeams = req.method === "GET" && parts.length === 6 && parts[5] === "teams"
-  const isMappings = req.method === "POST" && parts.length === 10 && parts[5] === "policy-groups" && parts[7] === "phases" && parts[9] === "mappings"
+  const isMappings = req.method === "POST" && parts.length === 10 && parts[5] === "policy-groups" && parts[7] === "phases" &&
+    parts[9] === "mappings"
   if (parts[1] !== "api" || parts[2] !== "v1" || parts[3] !== "org" || !(isTeams || isMappings)) return send(404, { status: 404 })
   const key = req.headers["x-api-key"]
   const principal = typeof key === "string" ? principals.get(key) : undefined
@@ -51,8 +52,10 @@ const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
       } catch {
         return send(400, { status: 400 })
       }
-      if (body === null || typeof body !== "object" || !isText(body.fromImage, 1024, 1) || !isText(body.toImage, 1024, 1) ||
-        (body.reason !== undefined && !isText(body.reason, 2000))) return send(400, { status: 400 })
+      if (
+        body === null || typeof body !== "object" || !isText(body.fromImage, 1024, 1) || !isText(body.toImage, 1024, 1) ||
+        (body.reason !== undefined && !isText(body.reason, 2000))
+      ) return send(400, { status: 400 })
       const { created, mapping } = upsert(body)
       return send(created ? 201 : 200, mapping)
     }

@@ -16,8 +16,14 @@ const Team = { type: "object", properties: { id: { type: "string" }, name: { typ
 const Mapping = {
   type: "object",
   properties: {
-    id: { type: "string" }, key: { type: "string" }, fromImage: { type: "string" }, toImage: { type: "string" },
-    reason: { type: "string" }, createdAt: { type: "string" }, updatedAt: { type: "string" }, phaseId: { type: "string" }
+    id: { type: "string" },
+    key: { type: "string" },
+    fromImage: { type: "string" },
+    toImage: { type: "string" },
+    reason: { type: "string" },
+    createdAt: { type: "string" },
+    updatedAt: { type: "string" },
+    phaseId: { type: "string" }
   }
 }
 

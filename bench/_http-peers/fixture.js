@@ -50,7 +50,16 @@ export const upsert = (input) => {
     mappings.set(key, mapping)
     return { mapping, created: false }
   }
-  const mapping = { id: newId(), key, fromImage: input.fromImage, toImage: input.toImage, ...(input.reason !== undefined ? { reason: input.reason } : {}), createdAt: now, updatedAt: now, phaseId }
+  const mapping = {
+    id: newId(),
+    key,
+    fromImage: input.fromImage,
+    toImage: input.toImage,
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
+    createdAt: now,
+    updatedAt: now,
+    phaseId
+  }
   mappings.set(key, mapping)
   return { mapping, created: true }
 }

@@ -13,7 +13,8 @@ const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
   // /api/v1/org/{org}/teams | /api/v1/org/{org}/policy-groups/{g}/phases/{p}/mappings
   const parts = req.url.split("?")[0].split("/")
   const isTeams = req.method === "GET" && parts.length === 6 && parts[5] === "teams"
-  const isMappings = req.method === "POST" && parts.length === 10 && parts[5] === "policy-groups" && parts[7] === "phases" && parts[9] === "mappings"
+  const isMappings = req.method === "POST" && parts.length === 10 && parts[5] === "policy-groups" && parts[7] === "phases" &&
+    parts[9] === "mappings"
   if (parts[1] !== "api" || parts[2] !== "v1" || parts[3] !== "org" || !(isTeams || isMappings)) return send(res, 404, { status: 404 })
   const key = req.headers["x-api-key"]
   const principal = typeof key === "string" ? principals.get(key) : undefined
@@ -33,8 +34,10 @@ const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     } catch {
       return send(res, 400, { status: 400 })
     }
-    if (body === null || typeof body !== "object" || !isText(body.fromImage, 1024, 1) || !isText(body.toImage, 1024, 1) ||
-      (body.reason !== undefined && !isText(body.reason, 2000))) return send(res, 400, { status: 400 })
+    if (
+      body === null || typeof body !== "object" || !isText(body.fromImage, 1024, 1) || !isText(body.toImage, 1024, 1) ||
+      (body.reason !== undefined && !isText(body.reason, 2000))
+    ) return send(res, 400, { status: 400 })
     const { created, mapping } = upsert(body)
     send(res, created ? 201 : 200, mapping)
   })

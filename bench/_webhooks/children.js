@@ -28,9 +28,13 @@ process.once("exit", killAll)
 export const start = (file, args, core) =>
   new Promise((resolve, reject) => {
     const script = isAbsolute(file) ? file : `${here}${file}`
-    const nodeArgs = process.env.BENCH_PROFILE && file.endsWith("worker.js") ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+    const nodeArgs = process.env.BENCH_PROFILE && file.endsWith("worker.js")
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : []
     const child = hasTaskset
-      ? spawn("taskset", ["-c", String(core), process.execPath, ...nodeArgs, script, ...args], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
+      ? spawn("taskset", ["-c", String(core), process.execPath, ...nodeArgs, script, ...args], {
+        stdio: ["ignore", "inherit", "inherit", "ipc"]
+      })
       : spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
     children.add(child)
     const timer = setTimeout(() => reject(new Error(`${file} did not report ready within 60 s`)), 60_000)

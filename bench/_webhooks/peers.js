@@ -19,9 +19,19 @@ const render = (secrets, count) => {
   const now = Math.floor(Date.now() / 1000)
   return Array.from({ length: count }, (_, i) => {
     const path = paths[i % paths.length]
-    const draft = Result.getOrThrow(Event.buildEvent("service.webhook.test", { webhook_id: id("webhook"), action: "test", changed_at: time }))
+    const draft = Result.getOrThrow(
+      Event.buildEvent("service.webhook.test", { webhook_id: id("webhook"), action: "test", changed_at: time })
+    )
     const event = { id: id("event"), type: draft.type, subject: draft.subject, time, correlationId: `bench-${i}`, data: draft.data }
-    const attempt = { type: "generic", endpointUrl: `http://127.0.0.1${path}`, signingSecret: secrets[path], orgId: "org_bench", event, publicUrl: "http://127.0.0.1", timeoutMs: 10_000 }
+    const attempt = {
+      type: "generic",
+      endpointUrl: `http://127.0.0.1${path}`,
+      signingSecret: secrets[path],
+      orgId: "org_bench",
+      event,
+      publicUrl: "http://127.0.0.1",
+      timeoutMs: 10_000
+    }
     const rendered = Result.getOrThrow(HttpWebhookSender.render(attempt, now))
     return { path, id: event.id, body: rendered.body, headers: rendered.headers }
   })

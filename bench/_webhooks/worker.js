@@ -35,7 +35,12 @@ serve({
     const outbox = Context.get(stores, OutboxStore)
     const orgId = id("organization")
     await run(organizations.insert({
-      id: orgId, name: "Bench", edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0
+      id: orgId,
+      name: "Bench",
+      edition: "enterprise",
+      grants: [],
+      defaultNotificationTeamId: null,
+      cooldownSeconds: 0
     }))
     const caller = { orgId, actor: { kind: "system", name: "bench" }, correlationId: "bench" }
     const secrets = {}

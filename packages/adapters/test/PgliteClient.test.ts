@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -11,6 +8,9 @@ import * as Ref from "effect/Ref"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
 import * as Stream from "effect/Stream"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll } from "vitest"
 import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgClient from "../src/storage/sql/PgClient.js"
@@ -37,9 +37,7 @@ const sqlSuite = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
           price: "12.50"
         })
       }`
-      yield* sql`INSERT INTO widgets ${
-        sql.insert({ orgId: "org_b", displayName: "Other org", payload: "{}", bigCount: 1, price: "1" })
-      }`
+      yield* sql`INSERT INTO widgets ${sql.insert({ orgId: "org_b", displayName: "Other org", payload: "{}", bigCount: 1, price: "1" })}`
       const rows = yield* sql<{
         orgId: string
         displayName: string

@@ -1,17 +1,17 @@
-import { Id, Ids, SecretBox, SecretHasher, SecretUnavailable } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
-import { effectProp, prop } from "../../core/test/support/fcProp.js"
+import { Id, Ids, SecretBox, SecretHasher, SecretUnavailable } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
+import * as fc from "fast-check"
+import { effectProp, prop } from "../../core/test/support/fcProp.js"
+import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as RandomIds from "../src/crypto/RandomIds.js"
-import { layerSeeded } from "./support/seededIds.js"
-import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import { unicodeText } from "./arbitraries.js"
+import { layerSeeded } from "./support/seededIds.js"
 
 const key = AesGcmSecretBox.generateKey()
 const otherKey = AesGcmSecretBox.generateKey()

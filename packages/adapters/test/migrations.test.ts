@@ -1,22 +1,24 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, it } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
 import { Id, OrganizationStore, PolicyStore, ScanStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll } from "vitest"
 import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
 import * as SqlStore from "../src/storage/sql/SqlStore.js"
 import * as StoreConfig from "../src/storage/StoreConfig.js"
 
-const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ tableName: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)
+const tables = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ tableName: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
+)
 
 describe("migrations", () => {
   it("run up from empty, and a second run is a no-op", async () => {
@@ -30,11 +32,22 @@ describe("migrations", () => {
         return { first, second, after: after.map((t) => t.tableName), again: again.map((t) => t.tableName) }
       })
       const result = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), ["1_init", "2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
+      assert.deepStrictEqual(result.first.map(([id, name]) => `${id}_${name}`), [
+        "1_init",
+        "2_scans",
+        "3_scan_attempts",
+        "4_snoozes_by_repository"
+      ])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
       assert.includeMembers(result.after, [
-        "organizations", "draft_mappings", "deliveries", "image_policy_migrations", "scans", "scan_findings", "remediation_requests"
+        "organizations",
+        "draft_mappings",
+        "deliveries",
+        "image_policy_migrations",
+        "scans",
+        "scan_findings",
+        "remediation_requests"
       ])
     } finally {
       await pglite.close()
@@ -48,13 +61,22 @@ describe("migrations", () => {
       const groupId = Id.make("policyGroup", new Uint8Array(16).fill(2))
       const [internal, external] = [3, 4].map((n) => Id.make("phase", new Uint8Array(16).fill(n)))
       const source = {
-        vcsConnectionId: Id.make("vcsConnection", new Uint8Array(16).fill(5)), repositoryFullName: "acme/policy", branch: "main",
-        path: "service-mappings.json", lastSyncedAt: null, lastError: null, lastVersion: null
+        vcsConnectionId: Id.make("vcsConnection", new Uint8Array(16).fill(5)),
+        repositoryFullName: "acme/policy",
+        branch: "main",
+        path: "service-mappings.json",
+        lastSyncedAt: null,
+        lastError: null,
+        lastVersion: null
       }
       // the documents as the store wrote them before 0002
       const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
       const group = {
-        id: groupId, name: "Base", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+        id: groupId,
+        name: "Base",
+        applyToAllRepos: false,
+        notificationRouting: { kind: "inherit" },
+        cooldownSeconds: null,
         phases: [
           { id: internal, name: "Curated", sourceType: "internal", position: 0 },
           { id: external, name: "Repo", sourceType: "external", position: 1, external: source }
@@ -71,7 +93,10 @@ describe("migrations", () => {
         yield* sql`INSERT INTO policy_groups (org_id, id, name, doc) VALUES (${orgId}, ${groupId}, 'Base', ${JSON.stringify(group)}::jsonb)`
         const ran = yield* Migrations.run
         const { policyGroups } = Context.get(yield* SqlStore.make, PolicyStore)
-        return { ran: ran.map(([id, name]) => `${id}_${name}`), read: yield* policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId) }
+        return {
+          ran: ran.map(([id, name]) => `${id}_${name}`),
+          read: yield* policyGroups.get(orgId as Id.OrgId, groupId as Id.PolicyGroupId)
+        }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
       assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
@@ -95,7 +120,10 @@ describe("migrations", () => {
       const program = Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* Migrator.make({})({
-          loader: Migrator.fromRecord({ "0001_init": Migrations.migrations["0001_init"], "0002_scans": Migrations.migrations["0002_scans"] }),
+          loader: Migrator.fromRecord({
+            "0001_init": Migrations.migrations["0001_init"],
+            "0002_scans": Migrations.migrations["0002_scans"]
+          }),
           table: Migrations.table
         })
         yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
@@ -157,7 +185,9 @@ describe("migrations", () => {
     const org = { id: orgId, name: "Durable", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 } as const
     // each call builds the store, uses it and closes PGlite again
     const withStore = <A>(f: (store: typeof OrganizationStore.Service) => Effect.Effect<A>) =>
-      Effect.runPromise(Effect.flatMap(OrganizationStore, f).pipe(Effect.provide(StoreConfig.layer(spec))) as Effect.Effect<A, never, never>)
+      Effect.runPromise(
+        Effect.flatMap(OrganizationStore, f).pipe(Effect.provide(StoreConfig.layer(spec))) as Effect.Effect<A, never, never>
+      )
     await withStore((store) => store.organizations.insert(org))
     const read = await withStore((store) => store.organizations.get(orgId))
     assert.deepStrictEqual(Option.getOrThrow(read), org)

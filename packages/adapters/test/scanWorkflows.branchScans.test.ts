@@ -2,10 +2,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Ids, ScanStore, type Stores, VcsProvider, VcsProviderError, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
-import { orgId, connectionId, groupId, caller, run, onboard, publish, claimAll, runQueued, standardMappings } from "./support/scanWorkflows.js"
+import {
+  caller,
+  claimAll,
+  connectionId,
+  groupId,
+  onboard,
+  orgId,
+  publish,
+  run,
+  runQueued,
+  standardMappings
+} from "./support/scanWorkflows.js"
 
 describe("branch scans", () => {
   it.effect("onboarding queues one scan per tracked branch with the repository; the answer is unchanged", () =>
@@ -14,10 +25,14 @@ describe("branch scans", () => {
         const result = yield* onboard()
         assert.deepStrictEqual(result.scans, [{ branchName: "main", status: "queued" }, { branchName: "release", status: "queued" }])
         const scans = yield* store.scans.list(orgId, result.repository.id, { limit: 10 })
-        assert.sameMembers(scans.items.map((s) => `${s.branchName} ${s.trigger} ${s.status}`), ["main onboarding queued", "release onboarding queued"])
+        assert.sameMembers(scans.items.map((s) => `${s.branchName} ${s.trigger} ${s.status}`), [
+          "main onboarding queued",
+          "release onboarding queued"
+        ])
         const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
         assert.deepStrictEqual(view!.branches.map((b) => b.scan.status), ["queued", "queued"])
-      })))
+      })
+    ))
 
   it.effect("the findings route answers the scan its findings come from, even when a scan succeeds while it reads", () =>
     run((store, fixture) =>
@@ -43,12 +58,15 @@ describe("branch scans", () => {
                 ? Effect.void
                 : Effect.andThen(Effect.sync(() => (raced = true)), Workflows.Scans.runScan(claimed!, "w1").pipe(Effect.provide(services))))
         }
-        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 }).pipe(Effect.provideService(ScanStore, racing))
+        const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 }).pipe(
+          Effect.provideService(ScanStore, racing)
+        )
         assert.isTrue(raced)
         assert.notStrictEqual(page.scan?.id, first.id)
         assert.strictEqual(page.scan?.id, claimed!.scan.id)
         assert.deepStrictEqual(page.items.filter((f) => f.file === "Dockerfile").map((f) => f.reference), ["node:22"])
-      })))
+      })
+    ))
 
   it.effect("a worker runs a claimed scan: findings with the mapping that applies and why; nothing is remediated", () =>
     run((store, fixture) =>
@@ -84,7 +102,9 @@ describe("branch scans", () => {
         const release = yield* Workflows.Scans.listFindings(caller, repository.id, { branch: "release" }, { limit: 50 })
         assert.deepStrictEqual(release.items.map((f) => f.reference), ["node:20"])
         const untracked = yield* Effect.result(Workflows.Scans.listFindings(caller, repository.id, { branch: "hotfix" }, { limit: 50 }))
-        assert.isTrue(Result.isFailure(untracked) && untracked.failure._tag === "InvalidReferenceInBody" && untracked.failure.path === "branch")
+        assert.isTrue(
+          Result.isFailure(untracked) && untracked.failure._tag === "InvalidReferenceInBody" && untracked.failure.path === "branch"
+        )
 
         const [view] = (yield* Workflows.Onboarding.listRepositories(caller, { limit: 10 }, {})).items
         assert.deepStrictEqual(view!.branches.map((b) => b.scan.status), ["succeeded", "succeeded"])
@@ -93,7 +113,8 @@ describe("branch scans", () => {
         assert.strictEqual((yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items.length, 0)
         // the lease ended with the scan: finishing it again is refused and changes nothing
         assert.isUndefined(yield* Workflows.Scans.runScan(claimed[0]!, "w1"))
-      })))
+      })
+    ))
 
   it.effect("a scan whose lease another worker took over writes nothing", () =>
     run((store) =>
@@ -106,7 +127,8 @@ describe("branch scans", () => {
         assert.isUndefined(yield* Workflows.Scans.runScan(claimed!, "w1"))
         const done = yield* Workflows.Scans.runScan(taken!, "w2")
         assert.strictEqual(done?.status, "succeeded")
-      })))
+      })
+    ))
 
   it.effect("a provider error fails the scan with its reason, never the worker", () =>
     run(
@@ -122,7 +144,10 @@ describe("branch scans", () => {
           const page = yield* Workflows.Scans.listFindings(caller, repository.id, {}, { limit: 50 })
           assert.deepStrictEqual([page.scan, page.items], [null, []])
         }),
-      (fixture) => ({ ...fixture.provider, listFiles: () => Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: 30 })) })
+      (fixture) => ({
+        ...fixture.provider,
+        listFiles: () => Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: 30 }))
+      })
     ))
 
   it.effect("a branch over the scan limits fails too-large; an inactive connection fails provider-not-configured", () =>
@@ -130,14 +155,18 @@ describe("branch scans", () => {
       Effect.gen(function*() {
         yield* onboard(["main", "huge"])
         const scans = yield* runQueued(store)
-        assert.deepStrictEqual(scans.map((s) => `${s?.branchName} ${s?.status} ${s?.failure}`).sort(), ["huge failed too-large", "main succeeded null"])
+        assert.deepStrictEqual(scans.map((s) => `${s?.branchName} ${s?.status} ${s?.failure}`).sort(), [
+          "huge failed too-large",
+          "main succeeded null"
+        ])
 
         yield* store.vcsConnections.setStatus(orgId, connectionId, "inactive")
         const { scans: queued } = yield* Workflows.Scans.requestScans(caller, scans[0]!.repositoryId, { branchNames: ["main"] })
         assert.deepStrictEqual(queued.map((s) => `${s.branchName} ${s.trigger} ${s.status}`), ["main manual queued"])
         const [again] = yield* runQueued(store)
         assert.strictEqual(again?.failure, "provider-not-configured")
-      })))
+      })
+    ))
 
   it.effect("scans on request: all tracked branches or the named ones; an untracked name is refused at its index", () =>
     run((store) =>
@@ -145,7 +174,9 @@ describe("branch scans", () => {
         const { repository } = yield* onboard()
         yield* runQueued(store)
         const refused = yield* Effect.result(Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["main", "nope"] }))
-        assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "InvalidReferenceInBody" && refused.failure.path === "branchNames[1]")
+        assert.isTrue(
+          Result.isFailure(refused) && refused.failure._tag === "InvalidReferenceInBody" && refused.failure.path === "branchNames[1]"
+        )
         const { scans } = yield* Workflows.Scans.requestScans(caller, repository.id, {})
         assert.deepStrictEqual(scans.map((s) => `${s.branchName} ${s.trigger}`), ["main manual", "release manual"])
         const again = yield* Workflows.Scans.requestScans(caller, repository.id, { branchNames: ["release"] })
@@ -154,5 +185,6 @@ describe("branch scans", () => {
         assert.deepStrictEqual(listed.items.map((s) => s.trigger), ["manual", "onboarding"])
         const audit = yield* store.audit.list(orgId, { limit: 50 })
         assert.include(audit.items.map((a) => a.action), "repository.scan")
-      })))
+      })
+    ))
 })

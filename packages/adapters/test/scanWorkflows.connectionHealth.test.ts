@@ -2,11 +2,22 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RepositoryStore, VcsProvider, VcsProviderError, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
+import {
+  caller,
+  connectionId,
+  type Fixture,
+  onboard,
+  orgId,
+  publish,
+  routineRun,
+  run,
+  runQueued,
+  standardMappings
+} from "./support/scanWorkflows.js"
 import { type AllStores } from "./support/stores.js"
-import { orgId, connectionId, caller, type Fixture, run, onboard, publish, runQueued, standardMappings, routineRun } from "./support/scanWorkflows.js"
 
 describe("connection health (every provider call through a connection)", () => {
   type Method = keyof typeof VcsProvider.Service
@@ -45,7 +56,8 @@ describe("connection health (every provider call through a connection)", () => {
     assignments: store.assignments,
     vcsConnections: {
       ...store.vcsConnections,
-      setHealth: (org, id, status) => Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setHealth(org, id, status))
+      setHealth: (org, id, status) =>
+        Effect.andThen(Effect.sync(() => writes.push(status)), store.vcsConnections.setHealth(org, id, status))
     }
   })
 
@@ -132,7 +144,9 @@ describe("connection health (every provider call through a connection)", () => {
           // the available-repositories route still asks the provider of an inactive connection
           provider.refuse.listRepositories = "unauthorized"
           const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true }))
-          assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
+          assert.isTrue(
+            Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized"
+          )
           assert.strictEqual(yield* statusOf(store), "inactive")
           delete provider.refuse.listRepositories
           assert.strictEqual((yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: true })).length, 1)
@@ -149,7 +163,9 @@ describe("connection health (every provider call through a connection)", () => {
         Effect.gen(function*() {
           provider.refuse.listRepositories = "unauthorized"
           const refused = yield* Effect.result(Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false }))
-          assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized")
+          assert.isTrue(
+            Result.isFailure(refused) && refused.failure._tag === "VcsProviderError" && refused.failure.reason === "unauthorized"
+          )
           assert.strictEqual(yield* statusOf(store), "error")
 
           const asked = provider.calls.listRepositories
@@ -159,7 +175,10 @@ describe("connection health (every provider call through a connection)", () => {
 
           // the token was renewed: lists that may come from the adapter's cache prove nothing ...
           delete provider.refuse.listRepositories
-          const branches = yield* Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/api", defaultBranch: "main" })
+          const branches = yield* Workflows.Onboarding.listAvailableBranches(caller, connectionId, {
+            fullName: "acme/api",
+            defaultBranch: "main"
+          })
           assert.deepStrictEqual(branches.map((b) => b.name).sort(), ["huge", "main", "release"])
           yield* Workflows.Onboarding.listAvailableRepositories(caller, connectionId, { refresh: false })
           assert.strictEqual(yield* statusOf(store), "error", "a list that may be cached does not restore the connection")
@@ -170,7 +189,9 @@ describe("connection health (every provider call through a connection)", () => {
 
           yield* store.vcsConnections.setStatus(orgId, connectionId, "error")
           provider.refuse.listBranches = "not-found"
-          const unknown = yield* Effect.result(Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" }))
+          const unknown = yield* Effect.result(
+            Workflows.Onboarding.listAvailableBranches(caller, connectionId, { fullName: "acme/gone", defaultBranch: "main" })
+          )
           assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "VcsProviderError" && unknown.failure.reason === "not-found")
           assert.strictEqual(yield* statusOf(store), "active", "not-found is an answer: the credentials were accepted")
         }),
@@ -202,5 +223,6 @@ describe("connection health (every provider call through a connection)", () => {
         yield* TestClock.adjust(60_000)
         assert.strictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)).failure, "permission-denied")
         assert.strictEqual(yield* statusOf(store), "error")
-      })))
+      })
+    ))
 })

@@ -7,7 +7,24 @@ import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import { orgId, connectionId, caller, day, start, dockerfile, compose, deployment, workflow, run, onboard, publish, runQueued, events, standardMappings, routineRun } from "./support/scanWorkflows.js"
+import {
+  caller,
+  compose,
+  connectionId,
+  day,
+  deployment,
+  dockerfile,
+  events,
+  onboard,
+  orgId,
+  publish,
+  routineRun,
+  run,
+  runQueued,
+  standardMappings,
+  start,
+  workflow
+} from "./support/scanWorkflows.js"
 
 describe("remediation", () => {
   it.effect("after a routine scan: one request with the expected diff, its audit row and its event", () =>
@@ -26,7 +43,12 @@ describe("remediation", () => {
         assert.strictEqual(opened?.base, "main")
         assert.strictEqual(opened?.title, "Update container images on main")
         const files = Object.fromEntries(opened!.files.map((f) => [f.path, f.content]))
-        assert.deepStrictEqual(Object.keys(files).sort(), [".github/workflows/ci.yml", "Dockerfile", "deploy/api.yaml", "docker-compose.yml"])
+        assert.deepStrictEqual(Object.keys(files).sort(), [
+          ".github/workflows/ci.yml",
+          "Dockerfile",
+          "deploy/api.yaml",
+          "docker-compose.yml"
+        ])
         assert.strictEqual(files["Dockerfile"], dockerfile.replace("FROM node:20 AS build", "FROM node:20.11.1 AS build"))
         assert.strictEqual(files["docker-compose.yml"], compose.replace("\"redis:7\"", "\"redis:7.4\""))
         assert.strictEqual(files["deploy/api.yaml"], deployment.replace("migrate:1.4", "migrate:1.5"))
@@ -57,7 +79,8 @@ describe("remediation", () => {
           action: "created",
           changed_at: new Date(start + 7 * day).toISOString()
         })
-      })))
+      })
+    ))
 
   it.effect("a later run updates the open request instead of opening a second; a closed one is superseded", () =>
     run((store, fixture) =>
@@ -69,7 +92,10 @@ describe("remediation", () => {
         const [first] = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
 
         // the branch moved: a new file with an old image
-        fixture.files.setFile({ orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main", path: "worker.Dockerfile" }, "FROM redis:7\n")
+        fixture.files.setFile(
+          { orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main", path: "worker.Dockerfile" },
+          "FROM redis:7\n"
+        )
         yield* routineRun(store)
         assert.strictEqual(fixture.remediations("acme/api").length, 1)
         assert.strictEqual(fixture.remediations("acme/api")[0]!.writes, 2)
@@ -84,7 +110,8 @@ describe("remediation", () => {
         const after = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
         assert.deepStrictEqual(after.map((r) => `${r.number} ${r.status}`), ["2 open", "1 superseded"])
         assert.deepStrictEqual((yield* events(store)).map((e) => e.type), Array(3).fill("service.remediation_pull_request.created"))
-      })))
+      })
+    ))
 
   it.effect("an approved snooze suppresses its image's change until it expires; nothing to change opens nothing", () =>
     run((store, fixture) =>
@@ -93,7 +120,10 @@ describe("remediation", () => {
         yield* publish([["node:20", "node:20.11.1"]])
         yield* runQueued(store)
         const snooze = yield* Workflows.SnoozeRequests.createSnoozeRequest(caller, {
-          repositoryId: repository.id, fromImage: "docker.io/library/node:20", reason: "certification", until: "2026-02-12T00:00:00Z"
+          repositoryId: repository.id,
+          fromImage: "docker.io/library/node:20",
+          reason: "certification",
+          until: "2026-02-12T00:00:00Z"
         })
         const pendingScan = Option.getOrThrow(yield* store.scans.latest(orgId, repository.id, "main"))
         const target = { orgId, repositoryId: repository.id, branchName: "main", scanId: pendingScan.id }
@@ -107,7 +137,8 @@ describe("remediation", () => {
         yield* TestClock.adjust(10 * day) // past `until`
         const after = yield* Workflows.Remediation.remediateBranch(target)
         assert.strictEqual(Option.getOrThrow(after).number, 2)
-      })))
+      })
+    ))
 
   it.effect("a refused write records a failed request, its audit row and the .failed event; the next run opens one", () =>
     run((store, fixture) =>
@@ -152,10 +183,16 @@ describe("remediation", () => {
         // nothing new is recorded, audited or told
         yield* TestClock.adjust(60_000)
         assert.deepStrictEqual(Option.getOrThrow(yield* Workflows.Remediation.remediateBranch(target)), opened)
-        assert.deepStrictEqual((yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items.map((r) => r.status), ["open", "failed", "failed", "failed"])
+        assert.deepStrictEqual((yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items.map((r) => r.status), [
+          "open",
+          "failed",
+          "failed",
+          "failed"
+        ])
         assert.strictEqual((yield* events(store)).length, 4)
         assert.strictEqual((yield* store.audit.list(orgId, { limit: 50 })).items.filter((a) => a.action === "remediation.update").length, 0)
-      })))
+      })
+    ))
 
   it.effect("a file that moved since the scan keeps its text: only the changes still in place are made", () =>
     run((store, fixture) =>
@@ -166,8 +203,11 @@ describe("remediation", () => {
         const at = { orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main" }
         fixture.files.setFile({ ...at, path: "Dockerfile" }, "# rewritten since\nFROM node:20\n")
         const scan = Option.getOrThrow(yield* store.scans.latest(orgId, repository.id, "main"))
-        const request = Option.getOrThrow(yield* Workflows.Remediation.remediateBranch({ orgId, repositoryId: repository.id, branchName: "main", scanId: scan.id }))
+        const request = Option.getOrThrow(
+          yield* Workflows.Remediation.remediateBranch({ orgId, repositoryId: repository.id, branchName: "main", scanId: scan.id })
+        )
         assert.deepStrictEqual(request.changes.map((c) => c.file), [".github/workflows/ci.yml", "deploy/api.yaml", "docker-compose.yml"])
         assert.notInclude(fixture.remediations("acme/api")[0]!.files.map((f) => f.path), "Dockerfile")
-      })))
+      })
+    ))
 })

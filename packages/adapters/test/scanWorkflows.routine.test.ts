@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Id, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
-import { id, orgId, team, connectionId, caller, day, run, onboard, runQueued } from "./support/scanWorkflows.js"
+import { caller, connectionId, day, id, onboard, orgId, run, runQueued, team } from "./support/scanWorkflows.js"
 
 describe("the routine", () => {
   it.effect("a branch gets a routine scan intervalDays after tracking, not a millisecond before, and once", () =>
@@ -22,7 +22,8 @@ describe("the routine", () => {
         assert.strictEqual(yield* Workflows.Scans.routineTick, 0)
         yield* TestClock.adjust(1)
         assert.strictEqual(yield* Workflows.Scans.routineTick, 2)
-      })))
+      })
+    ))
 
   it.effect("an inactive routine schedules nothing", () =>
     run((store) =>
@@ -30,10 +31,15 @@ describe("the routine", () => {
         const other = id<Id.RoutineId>("routine", 2)
         yield* store.routines.insert(orgId, { id: other, teamId: team, name: "Paused", active: false, intervalDays: 1 })
         yield* Workflows.Onboarding.createRepository(caller, {
-          vcsConnectionId: connectionId, externalRepoId: "1001", assignedTeamId: team, assignedRoutineId: other, branchNames: ["main"]
+          vcsConnectionId: connectionId,
+          externalRepoId: "1001",
+          assignedTeamId: team,
+          assignedRoutineId: other,
+          branchNames: ["main"]
         })
         yield* runQueued(store)
         yield* TestClock.adjust(30 * day)
         assert.strictEqual(yield* Workflows.Scans.routineTick, 0)
-      })))
+      })
+    ))
 })

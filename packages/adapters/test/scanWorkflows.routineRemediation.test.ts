@@ -9,8 +9,21 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
+import {
+  caller,
+  claimAll,
+  connectionId,
+  day,
+  events,
+  onboard,
+  orgId,
+  publish,
+  routineRun,
+  run,
+  runQueued,
+  standardMappings
+} from "./support/scanWorkflows.js"
 import { type AllStores } from "./support/stores.js"
-import { orgId, connectionId, caller, day, run, onboard, publish, claimAll, runQueued, events, standardMappings, routineRun } from "./support/scanWorkflows.js"
 
 describe("remediation within the routine scan", () => {
   /** Claims the queued scans and runs each, answering each run's exit (a defect does not stop the others). */
@@ -46,7 +59,11 @@ describe("remediation within the routine scan", () => {
           assert.deepStrictEqual([finished.status, finished.attempts], ["succeeded", 2])
 
           const opened = fixture.remediations("acme/api")
-          assert.deepStrictEqual(opened.map((r) => `${r.number} ${r.state} ${r.writes}`), ["1 open 2"], "the open request was updated, not duplicated")
+          assert.deepStrictEqual(
+            opened.map((r) => `${r.number} ${r.state} ${r.writes}`),
+            ["1 open 2"],
+            "the open request was updated, not duplicated"
+          )
           const rows = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
           assert.deepStrictEqual(rows.map((r) => `${r.number} ${r.status} ${r.scanId}`), [`1 open ${scan.id}`])
           assert.strictEqual(rows[0]!.changes.length, 4)
@@ -57,7 +74,10 @@ describe("remediation within the routine scan", () => {
       (fixture) => ({
         ...fixture.provider,
         openRemediation: (ctx, write) =>
-          Effect.flatMap(fixture.provider.openRemediation(ctx, write), (opened) => crashes-- > 0 ? Effect.die("worker crashed") : Effect.succeed(opened))
+          Effect.flatMap(
+            fixture.provider.openRemediation(ctx, write),
+            (opened) => crashes-- > 0 ? Effect.die("worker crashed") : Effect.succeed(opened)
+          )
       })
     )
   })
@@ -91,15 +111,22 @@ describe("remediation within the routine scan", () => {
         yield* publish(standardMappings)
         yield* runQueued(store)
         // changed between the onboarding scan and the routine scan: the old image moved to line 1
-        fixture.files.setFile({ orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main", path: "Dockerfile" }, "FROM node:20\nRUN true\n")
+        fixture.files.setFile(
+          { orgId, vcsConnectionId: connectionId, fullName: "acme/api", branch: "main", path: "Dockerfile" },
+          "FROM node:20\nRUN true\n"
+        )
         const { scans } = yield* routineRun(store)
         assert.strictEqual(scans[0]?.status, "succeeded")
         const [request] = (yield* store.remediations.list(orgId, repository.id, { limit: 10 })).items
         assert.strictEqual(request?.scanId, scans[0]!.id)
-        assert.include(request!.changes.map((c) => `${c.file}:${c.line}:${c.column} ${c.from} -> ${c.to}`), "Dockerfile:1:6 node:20 -> node:20.11.1")
+        assert.include(
+          request!.changes.map((c) => `${c.file}:${c.line}:${c.column} ${c.from} -> ${c.to}`),
+          "Dockerfile:1:6 node:20 -> node:20.11.1"
+        )
         const files = Object.fromEntries(fixture.remediations("acme/api")[0]!.files.map((f) => [f.path, f.content]))
         assert.strictEqual(files["Dockerfile"], "FROM node:20.11.1\nRUN true\n")
-      })))
+      })
+    ))
 
   it.effect("a provider that refuses the write: a failed request is recorded and the routine scan still succeeds", () =>
     run((store, fixture) =>
@@ -114,5 +141,6 @@ describe("remediation within the routine scan", () => {
         assert.deepStrictEqual(rows.map((r) => `${r.status} ${r.failure}`), ["failed permission-denied"])
         assert.deepStrictEqual((yield* events(store)).map((e) => e.type), ["service.remediation_pull_request.failed"])
         assert.deepStrictEqual(yield* claimAll(store), [], "nothing left to retry")
-      })))
+      })
+    ))
 })

@@ -26,19 +26,21 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
   const contract = Support.make(options)
   // one store for the whole suite, on live services (no TestClock): a store's pool and timeouts run on real time
   layer(Layer.provideMerge(contract.opened, stores), { excludeTestServices: true })(`store contract: ${name}`, (it) => {
-    for (const register of [
-      organizations,
-      scoping,
-      repositories,
-      policies,
-      access,
-      webhooks,
-      snoozes,
-      audit,
-      transactions,
-      outbox,
-      scans,
-      remediations
-    ]) register(it, contract)
+    for (
+      const register of [
+        organizations,
+        scoping,
+        repositories,
+        policies,
+        access,
+        webhooks,
+        snoozes,
+        audit,
+        transactions,
+        outbox,
+        scans,
+        remediations
+      ]
+    ) register(it, contract)
   })
 }

@@ -3,12 +3,12 @@
  * list with a commit sha that follows its files, and remediation requests kept in memory (opened,
  * then updated rather than duplicated; head branch = base + changes; conflicts; injected failures).
  */
-import { type ConnectionContext, type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
-import { effectProp } from "../../core/test/support/fcProp.js"
+import { type ConnectionContext, type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as Fixture from "../src/vcs/Fixture.js"
 import { gitBlobSha } from "./support/providerStubs.js"
 
@@ -25,13 +25,25 @@ const contextOf = (options: { readonly orgId?: string; readonly connectionId?: s
   settings: {
     kind: "fixture",
     repositories: [
-      { externalRepoId: "1", fullName: "acme/api", defaultBranch: "main", branches: ["main", "release"], files: { main: files, release: { "Dockerfile": "FROM node:18\n" } } },
+      {
+        externalRepoId: "1",
+        fullName: "acme/api",
+        defaultBranch: "main",
+        branches: ["main", "release"],
+        files: { main: files, release: { "Dockerfile": "FROM node:18\n" } }
+      },
       { externalRepoId: "2", fullName: "acme/web", defaultBranch: "main", branches: ["main"] }
     ]
   }
 })
 const ctx = contextOf()
-const at = (branch: string, path: string, fullName = "acme/api") => ({ orgId: ctx.orgId, vcsConnectionId: ctx.connection.id, fullName, branch, path })
+const at = (branch: string, path: string, fullName = "acme/api") => ({
+  orgId: ctx.orgId,
+  vcsConnectionId: ctx.connection.id,
+  fullName,
+  branch,
+  path
+})
 
 const write = (overrides: Partial<RemediationWrite> = {}): RemediationWrite => ({
   fullName: "acme/api",
@@ -52,7 +64,10 @@ describe("fixture listFiles", () => {
       const first = yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })
       assert.deepStrictEqual(first.paths, ["Dockerfile", "README.md", "deploy/Dockerfile"])
       assert.match(first.commitSha, /^[0-9a-f]{40}$/)
-      assert.strictEqual((yield* Fixture.make().provider.listFiles(ctx, { fullName: "acme/api", branch: "main" })).commitSha, first.commitSha)
+      assert.strictEqual(
+        (yield* Fixture.make().provider.listFiles(ctx, { fullName: "acme/api", branch: "main" })).commitSha,
+        first.commitSha
+      )
       const release = yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "release" })
       assert.deepStrictEqual(release.paths, ["Dockerfile"])
       assert.notStrictEqual(release.commitSha, first.commitSha)
@@ -67,7 +82,10 @@ describe("fixture listFiles", () => {
       fixture.files.setFile(at("main", "README.md"), null)
       const moved = yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })
       assert.deepStrictEqual(moved.paths, ["Dockerfile", "deploy/Dockerfile", "services/a/Dockerfile"])
-      assert.strictEqual(Option.getOrThrow(yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "services/a/Dockerfile" })).content, "FROM a\n")
+      assert.strictEqual(
+        Option.getOrThrow(yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "services/a/Dockerfile" })).content,
+        "FROM a\n"
+      )
       // a read at a listed commit sees that commit's files, whatever the branch holds now
       const read = (branch: string, path: string) =>
         Effect.map(vcs.readFile(ctx, { fullName: "acme/api", branch, path }), Option.map((f) => f.content))
@@ -85,7 +103,10 @@ describe("fixture listFiles", () => {
       const vcs = Fixture.make().provider
       assert.strictEqual((yield* Effect.flip(vcs.listFiles(ctx, { fullName: "acme/api", branch: "nope" }))).reason, "not-found")
       assert.strictEqual((yield* Effect.flip(vcs.listFiles(ctx, { fullName: "acme/nope", branch: "main" }))).reason, "not-found")
-      assert.strictEqual((yield* Effect.flip(vcs.listFiles({ ...ctx, settings: { kind: "api" } }, { fullName: "acme/api", branch: "main" }))).reason, "not-configured")
+      assert.strictEqual(
+        (yield* Effect.flip(vcs.listFiles({ ...ctx, settings: { kind: "api" } }, { fullName: "acme/api", branch: "main" }))).reason,
+        "not-configured"
+      )
     }))
 })
 
@@ -117,7 +138,10 @@ describe("fixture remediation requests", () => {
       assert.deepStrictEqual((yield* vcs.listFiles(ctx, head)).paths, ["Dockerfile", "README.md", "deploy/Dockerfile"])
       assert.strictEqual(Option.getOrThrow(yield* vcs.readFile(ctx, { ...head, path: "Dockerfile" })).content, "FROM node:22\n")
       assert.strictEqual(Option.getOrThrow(yield* vcs.readFile(ctx, { ...head, path: "deploy/Dockerfile" })).content, "FROM nginx:1.25\r\n")
-      assert.strictEqual(Option.getOrThrow(yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })).content, "FROM node:20\n")
+      assert.strictEqual(
+        Option.getOrThrow(yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })).content,
+        "FROM node:20\n"
+      )
       assert.deepStrictEqual(yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }), [
         { name: "main", isDefault: true },
         { name: "release", isDefault: false },
@@ -129,18 +153,24 @@ describe("fixture remediation requests", () => {
     Effect.gen(function*() {
       const fixture = Fixture.make()
       const vcs = fixture.provider
-      yield* vcs.openRemediation(ctx, write({
-        files: [
-          { path: "Dockerfile", content: "FROM node:22\n", previousVersion: gitBlobSha(files["Dockerfile"]) },
-          { path: "deploy/Dockerfile", content: "FROM nginx:1.27\r\n", previousVersion: gitBlobSha(files["deploy/Dockerfile"]) }
-        ]
-      }))
+      yield* vcs.openRemediation(
+        ctx,
+        write({
+          files: [
+            { path: "Dockerfile", content: "FROM node:22\n", previousVersion: gitBlobSha(files["Dockerfile"]) },
+            { path: "deploy/Dockerfile", content: "FROM nginx:1.27\r\n", previousVersion: gitBlobSha(files["deploy/Dockerfile"]) }
+          ]
+        })
+      )
       fixture.files.setFile(at("main", "README.md"), "# api v2\n")
       const second = yield* vcs.openRemediation(ctx, write({ title: "second", body: "second body" }))
       assert.deepStrictEqual(second, { number: 1, url: "https://fixture.invalid/acme/api/pull/1", created: false })
       const [only, ...rest] = fixture.remediations("acme/api")
       assert.deepStrictEqual(rest, [])
-      assert.deepStrictEqual([only!.title, only!.body, only!.writes, only!.files], ["second", "second body", 2, [{ path: "Dockerfile", content: "FROM node:22\n" }]])
+      assert.deepStrictEqual([only!.title, only!.body, only!.writes, only!.files], ["second", "second body", 2, [{
+        path: "Dockerfile",
+        content: "FROM node:22\n"
+      }]])
       const head = (path: string) => vcs.readFile(ctx, { fullName: "acme/api", branch: "image-policy/remediate/main", path })
       assert.strictEqual(Option.getOrThrow(yield* head("README.md")).content, "# api v2\n")
       // the first call's change to deploy/Dockerfile is not in the second request
@@ -164,7 +194,11 @@ describe("fixture remediation requests", () => {
       const fixture = Fixture.make()
       yield* fixture.provider.openRemediation(ctx, write())
       fixture.closeRemediation("acme/api", 1)
-      assert.deepStrictEqual(yield* fixture.provider.openRemediation(ctx, write()), { number: 2, url: "https://fixture.invalid/acme/api/pull/2", created: true })
+      assert.deepStrictEqual(yield* fixture.provider.openRemediation(ctx, write()), {
+        number: 2,
+        url: "https://fixture.invalid/acme/api/pull/2",
+        created: true
+      })
       assert.deepStrictEqual(fixture.remediations("acme/api").map((r) => [r.number, r.state]), [[1, "closed"], [2, "open"]])
     }))
 

@@ -1,11 +1,11 @@
 /** The GitHub client's branch file lists (listFiles): git trees, truncated ones walked directory by directory. */
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
 import { effectProp } from "../../core/test/support/fcProp.js"
-import * as Effect from "effect/Effect"
 import * as GitHub from "../src/vcs/GitHub.js"
+import { clientOf, errorOf, token } from "./support/github.js"
 import * as Stubs from "./support/providerStubs.js"
-import { token, clientOf, errorOf } from "./support/github.js"
 
 describe("GitHub branch files (listFiles)", () => {
   const sorted = (paths: ReadonlyArray<string>) => [...paths].sort()
@@ -69,10 +69,13 @@ describe("GitHub branch files (listFiles)", () => {
   effectProp(
     "whatever the tree and the truncation limit, the listed paths are exactly the branch's files",
     [
-      fc.uniqueArray(fc.array(fc.constantFrom("a", "b", "c", "d.txt", "Dockerfile"), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")), {
-        minLength: 1,
-        maxLength: 30
-      }),
+      fc.uniqueArray(
+        fc.array(fc.constantFrom("a", "b", "c", "d.txt", "Dockerfile"), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")),
+        {
+          minLength: 1,
+          maxLength: 30
+        }
+      ),
       fc.integer({ min: 1, max: 12 })
     ],
     ([candidates, limit]) =>
@@ -92,7 +95,9 @@ describe("GitHub branch files (listFiles)", () => {
       const repo = Stubs.repository(7, "acme/api", { files: { main: { "a/b": "x", "c": "y" } } })
       const stub = yield* Stubs.github({ token, repositories: [repo] })
       const client = clientOf(stub.baseUrl)
-      stub.setOverride((r) => r.path.includes("/git/trees/") ? { status: 200, body: { sha: Stubs.sha1("t"), tree: [], truncated: true } } : undefined)
+      stub.setOverride((r) =>
+        r.path.includes("/git/trees/") ? { status: 200, body: { sha: Stubs.sha1("t"), tree: [], truncated: true } } : undefined
+      )
       assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "main" }))).reason, "unavailable")
       stub.setOverride(undefined)
       stub.failNext({ status: 429, headers: { "retry-after": "20" } })

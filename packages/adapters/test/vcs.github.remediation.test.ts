@@ -2,14 +2,14 @@
  * The GitHub client's remediation pull requests (openRemediation): one commit through the Git Data
  * API, the open pull request updated, not duplicated.
  */
-import { type RemediationWrite, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { type RemediationWrite, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
 import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
+import { assertClean, clientOf, nowSeconds, token } from "./support/github.js"
 import * as Stubs from "./support/providerStubs.js"
-import { token, nowSeconds, clientOf, assertClean } from "./support/github.js"
 
 describe("GitHub remediation pull requests (openRemediation)", () => {
   const files = {
@@ -97,7 +97,12 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       })
       assert.deepStrictEqual(Object.fromEntries(repo.files.get("main")!), files)
       assert.strictEqual(repo.branches.get("main"), baseSha)
-      assert.deepStrictEqual(stub.pullRequests.map((p) => [p.number, p.head, p.base, p.state]), [[42, "image-policy/remediate/main", "main", "open"]])
+      assert.deepStrictEqual(stub.pullRequests.map((p) => [p.number, p.head, p.base, p.state]), [[
+        42,
+        "image-policy/remediate/main",
+        "main",
+        "open"
+      ]])
     }))
 
   it.effect("inline contents keep every byte: CRLF, a byte-order mark, non-ASCII; the head's blob ids are git's ids of those bytes", () =>
@@ -107,10 +112,19 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
         "Dockerfile": "\uFEFFFROM node:22\r\n# héllo ✓ 🚀 \u00a0\u202e\r\n",
         "deploy/api/Dockerfile": "FROM node:22 AS build\r\nFROM nginx:1.25\r\n\u0000\t\\\"end"
       }
-      yield* GitHub.openRemediation(client, write({
-        files: Object.entries(texts).map(([path, content]) => ({ path, content, previousVersion: Stubs.gitBlobSha(files[path as keyof typeof files]) }))
-      }))
-      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as { tree: ReadonlyArray<{ content: string }> }
+      yield* GitHub.openRemediation(
+        client,
+        write({
+          files: Object.entries(texts).map(([path, content]) => ({
+            path,
+            content,
+            previousVersion: Stubs.gitBlobSha(files[path as keyof typeof files])
+          }))
+        })
+      )
+      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as {
+        tree: ReadonlyArray<{ content: string }>
+      }
       assert.deepStrictEqual(sent.tree.map((e) => e.content), Object.values(texts))
       for (const [path, content] of Object.entries(texts)) {
         const head = yield* GitHub.readFile(client, { fullName: "acme/api", branch: "image-policy/remediate/main", path })
@@ -124,10 +138,19 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
   it.effect("a lone surrogate goes inline as U+FFFD, the character UTF-8 encoding makes of it", () =>
     Effect.gen(function*() {
       const { client, repo, stub } = yield* setup
-      yield* GitHub.openRemediation(client, write({
-        files: [{ path: "Dockerfile", content: "FROM node:22\n# \ud800 \udc00 🚀\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
-      }))
-      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as { tree: ReadonlyArray<{ content: string }> }
+      yield* GitHub.openRemediation(
+        client,
+        write({
+          files: [{
+            path: "Dockerfile",
+            content: "FROM node:22\n# \ud800 \udc00 🚀\n",
+            previousVersion: Stubs.gitBlobSha(files["Dockerfile"])
+          }]
+        })
+      )
+      const sent = stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/git/trees"))!.body as {
+        tree: ReadonlyArray<{ content: string }>
+      }
       assert.strictEqual(sent.tree[0]!.content, "FROM node:22\n# \uFFFD \uFFFD 🚀\n")
       assert.strictEqual(repo.files.get("image-policy/remediate/main")!.get("Dockerfile"), "FROM node:22\n# \uFFFD \uFFFD 🚀\n")
     }))
@@ -140,11 +163,14 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       repo.files.get("main")!.set("README.md", "# api v2\n")
       repo.branches.set("main", Stubs.sha1("main v2"))
       const before = stub.requests.length
-      const second = yield* GitHub.openRemediation(client, write({
-        title: "Update container images on main (2)",
-        body: "- Dockerfile:1 node:20 -> node:23",
-        files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
-      }))
+      const second = yield* GitHub.openRemediation(
+        client,
+        write({
+          title: "Update container images on main (2)",
+          body: "- Dockerfile:1 node:20 -> node:23",
+          files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
+        })
+      )
       assert.deepStrictEqual(second, { number: 42, url: "https://github.example/acme/api/pull/42", created: false })
       const later = stub.requests.slice(before)
       const moved = later.find((r) => r.method === "PATCH" && r.path.includes("/git/refs/heads/"))!
@@ -153,10 +179,16 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       const updated = later.find((r) => r.method === "PATCH" && r.path === "/repos/acme/api/pulls/42")!
       assert.deepStrictEqual(updated.body, { title: "Update container images on main (2)", body: "- Dockerfile:1 node:20 -> node:23" })
       assert.isUndefined(later.find((r) => r.method === "POST" && r.path.endsWith("/pulls")))
-      assert.strictEqual(later.find((r) => r.method === "GET" && r.path.endsWith("/pulls"))!.query.get("head"), "acme:image-policy/remediate/main")
+      assert.strictEqual(
+        later.find((r) => r.method === "GET" && r.path.endsWith("/pulls"))!.query.get("head"),
+        "acme:image-policy/remediate/main"
+      )
 
       assert.strictEqual(stub.pullRequests.length, 1)
-      assert.deepStrictEqual([stub.pullRequests[0]!.title, stub.pullRequests[0]!.body], ["Update container images on main (2)", "- Dockerfile:1 node:20 -> node:23"])
+      assert.deepStrictEqual([stub.pullRequests[0]!.title, stub.pullRequests[0]!.body], [
+        "Update container images on main (2)",
+        "- Dockerfile:1 node:20 -> node:23"
+      ])
       // base + this run's change only: the first run's change to deploy/api/Dockerfile is gone
       assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), {
         ...files,
@@ -180,9 +212,12 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       repo.files.get("main")!.set("deploy/api/Dockerfile", "FROM node:21\n")
       const changed = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.deepStrictEqual(changed._tag === "VcsWriteRejected" ? [changed.reason, changed.status] : [changed._tag], ["conflict", 409])
-      const missing = yield* Effect.flip(GitHub.openRemediation(client, write({
-        files: [{ path: "nested/gone/Dockerfile", content: "x", previousVersion: Stubs.gitBlobSha("y") }]
-      })))
+      const missing = yield* Effect.flip(GitHub.openRemediation(
+        client,
+        write({
+          files: [{ path: "nested/gone/Dockerfile", content: "x", previousVersion: Stubs.gitBlobSha("y") }]
+        })
+      ))
       assert.deepStrictEqual(missing._tag === "VcsWriteRejected" ? missing.reason : missing._tag, "conflict")
       assert.deepStrictEqual(writesOf(stub), [])
       assert.isFalse(repo.branches.has("image-policy/remediate/main"))
@@ -192,7 +227,8 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
   it.effect("a token that may read but not write is forbidden; a rate limit or bad credentials on a write are provider errors; none carries the token", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
-      const failOn = (path: string, answer: Stubs.StubAnswer) => stub.setOverride((r) => r.method !== "GET" && r.path.endsWith(path) ? answer : undefined)
+      const failOn = (path: string, answer: Stubs.StubAnswer) =>
+        stub.setOverride((r) => r.method !== "GET" && r.path.endsWith(path) ? answer : undefined)
 
       failOn("/git/trees", { status: 403, body: { message: "Resource not accessible by integration" } })
       const forbidden = yield* Effect.flip(GitHub.openRemediation(client, write()))
@@ -204,9 +240,16 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
       const pullForbidden = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.deepStrictEqual(pullForbidden._tag === "VcsWriteRejected" ? pullForbidden.reason : pullForbidden._tag, "forbidden")
 
-      failOn("/git/commits", { status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(nowSeconds + 300) }, body: { message: "API rate limit exceeded" } })
+      failOn("/git/commits", {
+        status: 403,
+        headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(nowSeconds + 300) },
+        body: { message: "API rate limit exceeded" }
+      })
       const limited = yield* Effect.flip(GitHub.openRemediation(client, write()))
-      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 300])
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], [
+        "rate-limited",
+        300
+      ])
 
       failOn("/git/trees", { status: 403, body: { message: "You have exceeded a secondary rate limit" } })
       const secondary = yield* Effect.flip(GitHub.openRemediation(client, write()))
@@ -240,7 +283,9 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
         assert.deepStrictEqual(error._tag === "VcsProviderError" ? error.reason : error._tag, "unavailable", JSON.stringify(body))
       }
       // the open pull request found by the listing
-      stub.setOverride((r) => r.method === "GET" && r.path.endsWith("/pulls") ? { status: 200, body: [{ number: 1.5, html_url: url }] } : undefined)
+      stub.setOverride((r) =>
+        r.method === "GET" && r.path.endsWith("/pulls") ? { status: 200, body: [{ number: 1.5, html_url: url }] } : undefined
+      )
       const listed = yield* Effect.flip(GitHub.openRemediation(client, write()))
       assert.deepStrictEqual(listed._tag === "VcsProviderError" ? listed.reason : listed._tag, "unavailable")
       assert.strictEqual(stub.pullRequests.length, 0)
@@ -250,7 +295,13 @@ describe("GitHub remediation pull requests (openRemediation)", () => {
   it.effect("an impossible head branch or file path, or no files, is invalid without a request", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
-      for (const bad of [write({ headBranch: "a//b" }), write({ files: [] }), write({ files: [{ path: "../x", content: "", previousVersion: "0" }] })]) {
+      for (
+        const bad of [
+          write({ headBranch: "a//b" }),
+          write({ files: [] }),
+          write({ files: [{ path: "../x", content: "", previousVersion: "0" }] })
+        ]
+      ) {
         const error = yield* Effect.flip(GitHub.openRemediation(client, bad))
         assert.deepStrictEqual(error._tag === "VcsWriteRejected" ? error.reason : error._tag, "invalid")
       }

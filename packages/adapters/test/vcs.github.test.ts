@@ -6,14 +6,14 @@
  * ones walked) in vcs.github.files.test.ts, remediation pull requests in
  * vcs.github.remediation.test.ts.
  */
-import { VcsProviderError } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
+import { api, assertClean, clientOf, errorOf, nowSeconds, token } from "./support/github.js"
 import * as Stubs from "./support/providerStubs.js"
 import { closedPort } from "./support/receiver.js"
-import { token, nowSeconds, clientOf, api, errorOf, assertClean } from "./support/github.js"
 
 describe("GitHub reads", () => {
   it.effect("lists every accessible repository across three pages by following Link rel=next", () =>
@@ -61,7 +61,10 @@ describe("GitHub reads", () => {
       assert.deepStrictEqual(known.map((b) => b.name), ["main", "release", "feature/x"])
       assert.strictEqual(stub.count("/repos/acme/api"), 0)
 
-      assert.strictEqual((yield* errorOf(GitHub.listBranches(client, { fullName: "acme/nope", defaultBranch: "main" }))).reason, "not-found")
+      assert.strictEqual(
+        (yield* errorOf(GitHub.listBranches(client, { fullName: "acme/nope", defaultBranch: "main" }))).reason,
+        "not-found"
+      )
       const before = stub.requests.length
       assert.strictEqual((yield* errorOf(GitHub.listBranches(client, { fullName: "not-a-full-name" }))).reason, "not-found")
       assert.strictEqual((yield* errorOf(GitHub.listBranches(client, { fullName: "acme/../x" }))).reason, "not-found")
@@ -74,8 +77,14 @@ describe("GitHub reads", () => {
       const client = clientOf(stub.baseUrl)
       const read = (branch: string, path: string) => GitHub.readFile(client, { fullName: "acme/api", branch, path })
 
-      assert.deepStrictEqual(yield* read("main", "Dockerfile"), Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") }))
-      assert.deepStrictEqual(yield* read("release", "Dockerfile"), Option.some({ content: "FROM node:18\n", version: Stubs.gitBlobSha("FROM node:18\n") }))
+      assert.deepStrictEqual(
+        yield* read("main", "Dockerfile"),
+        Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") })
+      )
+      assert.deepStrictEqual(
+        yield* read("release", "Dockerfile"),
+        Option.some({ content: "FROM node:18\n", version: Stubs.gitBlobSha("FROM node:18\n") })
+      )
       const nested = yield* read("main", "deploy/service-mappings.json")
       assert.strictEqual(Option.getOrThrow(nested).content, "{\"mappings\":[]}\n")
       const unicode = yield* read("main", "docs/ü ñ.md")
@@ -131,13 +140,21 @@ describe("GitHub errors", () => {
     ["404", { status: 404, body: { message: "Not Found" } }, { reason: "not-found" }],
     [
       "403 primary rate limit",
-      { status: 403, headers: { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(nowSeconds + 120) }, body: { message: "API rate limit exceeded" } },
+      {
+        status: 403,
+        headers: { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(nowSeconds + 120) },
+        body: { message: "API rate limit exceeded" }
+      },
       { reason: "rate-limited", retryAfterSeconds: 120 }
     ],
     ["429 with retry-after", { status: 429, headers: { "retry-after": "30" } }, { reason: "rate-limited", retryAfterSeconds: 30 }],
     [
       "403 secondary rate limit with retry-after",
-      { status: 403, headers: { "retry-after": "45", "x-ratelimit-remaining": "4000" }, body: { message: "You have exceeded a secondary rate limit" } },
+      {
+        status: 403,
+        headers: { "retry-after": "45", "x-ratelimit-remaining": "4000" },
+        body: { message: "You have exceeded a secondary rate limit" }
+      },
       { reason: "rate-limited", retryAfterSeconds: 45 }
     ],
     [
@@ -218,7 +235,9 @@ describe("GitHub errors", () => {
   it.effect("follows a same-origin redirect (a renamed repository)", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
-      stub.setOverride((r) => r.path === "/repos/acme/old" ? { status: 301, headers: { location: `${stub.baseUrl}/repos/acme/api` } } : undefined)
+      stub.setOverride((r) =>
+        r.path === "/repos/acme/old" ? { status: 301, headers: { location: `${stub.baseUrl}/repos/acme/api` } } : undefined
+      )
       const repo = yield* GitHub.getRepository(clientOf(stub.baseUrl), "acme/old")
       assert.deepStrictEqual(repo, { externalRepoId: "7", fullName: "acme/api", defaultBranch: "main" })
       assert.strictEqual(stub.requests[1]!.headers["authorization"], `Bearer ${token}`)

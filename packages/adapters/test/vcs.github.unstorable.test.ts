@@ -3,11 +3,20 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitHub from "../src/vcs/GitHub.js"
+import { api, clientOf, errorOf, token } from "./support/github.js"
 import * as Stubs from "./support/providerStubs.js"
-import { token, clientOf, api, errorOf } from "./support/github.js"
 
 /** Object ids that are not a git object id as GitHub spells it (lowercase hex, 40 or 64 digits). */
-const badShas = ["", "not-a-sha", `${"a".repeat(39)}\u0000`, `${"a".repeat(40)}\u0000`, "A".repeat(40), "a".repeat(39), "a".repeat(41), `${"a".repeat(39)}\ud800`]
+const badShas = [
+  "",
+  "not-a-sha",
+  `${"a".repeat(39)}\u0000`,
+  `${"a".repeat(40)}\u0000`,
+  "A".repeat(40),
+  "a".repeat(39),
+  "a".repeat(41),
+  `${"a".repeat(39)}\ud800`
+]
 
 describe("GitHub answers no store can hold", () => {
   it.effect("a blob, tree or commit sha that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
@@ -16,24 +25,37 @@ describe("GitHub answers no store can hold", () => {
       const client = clientOf(stub.baseUrl)
       const content = Buffer.from("FROM node:20\n").toString("base64")
       for (const sha of badShas) {
-        stub.setOverride((r) => r.path.includes("/contents/") ? { status: 200, body: { type: "file", sha, encoding: "base64", content } } : undefined)
-        assert.strictEqual((yield* errorOf(GitHub.readFile(client, { fullName: "acme/api", branch: "main", path: "Dockerfile" }))).reason, "unavailable", JSON.stringify(sha))
+        stub.setOverride((r) =>
+          r.path.includes("/contents/") ? { status: 200, body: { type: "file", sha, encoding: "base64", content } } : undefined
+        )
+        assert.strictEqual(
+          (yield* errorOf(GitHub.readFile(client, { fullName: "acme/api", branch: "main", path: "Dockerfile" }))).reason,
+          "unavailable",
+          JSON.stringify(sha)
+        )
 
-        stub.setOverride((r) => r.path.includes("/git/ref/heads/") ? { status: 200, body: { ref: "refs/heads/main", object: { sha } } } : undefined)
+        stub.setOverride((r) =>
+          r.path.includes("/git/ref/heads/") ? { status: 200, body: { ref: "refs/heads/main", object: { sha } } } : undefined
+        )
         assert.strictEqual((yield* errorOf(GitHub.branchHead(client, { fullName: "acme/api", branch: "main" }))).reason, "unavailable")
         assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "main" }))).reason, "unavailable")
 
         // a tree entry's sha (a subtree is walked by it, a file's is compared with its version)
         stub.setOverride((r) =>
           r.path.includes("/git/trees/")
-            ? { status: 200, body: { sha: Stubs.sha1("root"), tree: [{ path: "Dockerfile", mode: "100644", type: "blob", sha }], truncated: false } }
+            ? {
+              status: 200,
+              body: { sha: Stubs.sha1("root"), tree: [{ path: "Dockerfile", mode: "100644", type: "blob", sha }], truncated: false }
+            }
             : undefined
         )
         assert.strictEqual((yield* errorOf(GitHub.listFiles(client, { fullName: "acme/api", branch: "main" }))).reason, "unavailable")
       }
       // a SHA-256 repository's ids are 64 digits
       const sha256 = "0123456789abcdef".repeat(4)
-      stub.setOverride((r) => r.path.includes("/contents/") ? { status: 200, body: { type: "file", sha: sha256, encoding: "base64", content } } : undefined)
+      stub.setOverride((r) =>
+        r.path.includes("/contents/") ? { status: 200, body: { type: "file", sha: sha256, encoding: "base64", content } } : undefined
+      )
       assert.deepStrictEqual(
         yield* GitHub.readFile(client, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
         Option.some({ content: "FROM node:20\n", version: sha256 })
@@ -61,7 +83,9 @@ describe("GitHub answers no store can hold", () => {
       // one repository alone: its names must be storable
       assert.strictEqual((yield* errorOf(GitHub.getRepository(client, "acme/odd-default"))).reason, "unavailable")
       // an entry of another shape is a malformed answer, not a name to leave out
-      stub.setOverride((r) => r.path === "/user/repos" ? { status: 200, body: [{ id: 1, full_name: "acme/a", default_branch: "main" }, { id: 2 }] } : undefined)
+      stub.setOverride((r) =>
+        r.path === "/user/repos" ? { status: 200, body: [{ id: 1, full_name: "acme/a", default_branch: "main" }, { id: 2 }] } : undefined
+      )
       assert.strictEqual((yield* errorOf(GitHub.listRepositories(client))).reason, "unavailable")
     }))
 

@@ -5,8 +5,8 @@
  * (branch, commit with actions, merge request), branch file lists (recursive tree, all pages) and
  * remediation merge requests (blob check, one commit from the base head, the open one updated).
  */
-import { type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { type RemediationWrite, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as GitLab from "../src/vcs/GitLab.js"
@@ -59,7 +59,10 @@ describe("GitLab reads", () => {
       const stub = yield* Stubs.gitlab({ token, repositories: [nested, many], maxPerPage: 2 })
       const client = clientOf(stub.baseUrl)
       const branches = yield* GitLab.listBranches(client, { fullName: "acme/many" })
-      assert.deepStrictEqual(branches.map((b) => [b.name, b.isDefault]), [["b1", false], ["b2", false], ["b3", false], ["b4", true], ["b5", false]])
+      assert.deepStrictEqual(branches.map((b) => [b.name, b.isDefault]), [["b1", false], ["b2", false], ["b3", false], ["b4", true], [
+        "b5",
+        false
+      ]])
       assert.strictEqual(stub.count("/projects/acme%2Fmany/repository/branches"), 3)
 
       const nestedBranches = yield* GitLab.listBranches(client, { fullName: "acme/platform/api.service" })
@@ -74,14 +77,24 @@ describe("GitLab reads", () => {
     Effect.gen(function*() {
       const stub = yield* Stubs.gitlab({ token, repositories: [nested] })
       const client = clientOf(stub.baseUrl)
-      const read = (branch: string, path: string, fullName = "acme/platform/api.service") => GitLab.readFile(client, { fullName, branch, path })
+      const read = (branch: string, path: string, fullName = "acme/platform/api.service") =>
+        GitLab.readFile(client, { fullName, branch, path })
 
-      assert.deepStrictEqual(yield* read("main", "Dockerfile"), Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") }))
-      assert.deepStrictEqual(yield* read("release/1.x", "Dockerfile"), Option.some({ content: "FROM node:18\n", version: Stubs.gitBlobSha("FROM node:18\n") }))
+      assert.deepStrictEqual(
+        yield* read("main", "Dockerfile"),
+        Option.some({ content: "FROM node:20\n", version: Stubs.gitBlobSha("FROM node:20\n") })
+      )
+      assert.deepStrictEqual(
+        yield* read("release/1.x", "Dockerfile"),
+        Option.some({ content: "FROM node:18\n", version: Stubs.gitBlobSha("FROM node:18\n") })
+      )
       assert.strictEqual(stub.requests.at(-1)!.query.get("ref"), "release/1.x")
       const mappings = yield* read("main", "ci/service-mappings.json")
       assert.strictEqual(Option.getOrThrow(mappings).content, "{\"mappings\":[]}\n")
-      assert.strictEqual(stub.requests.at(-1)!.path, "/projects/acme%2Fplatform%2Fapi%2Eservice/repository/files/ci%2Fservice-mappings%2Ejson")
+      assert.strictEqual(
+        stub.requests.at(-1)!.path,
+        "/projects/acme%2Fplatform%2Fapi%2Eservice/repository/files/ci%2Fservice-mappings%2Ejson"
+      )
       assert.strictEqual(Option.getOrThrow(yield* read("main", "ünï code.txt")).content, "✓ 🚀\n")
 
       assert.isTrue(Option.isNone(yield* read("main", "missing.txt")))
@@ -103,7 +116,10 @@ describe("GitLab errors", () => {
       { status: 429, headers: { "ratelimit-limit": "600", "ratelimit-remaining": "0", "ratelimit-reset": String(nowSeconds + 90) } },
       { reason: "rate-limited", retryAfterSeconds: 90 }
     ],
-    ["429 with retry-after", { status: 429, headers: { "retry-after": "30", "ratelimit-remaining": "0" } }, { reason: "rate-limited", retryAfterSeconds: 30 }],
+    ["429 with retry-after", { status: 429, headers: { "retry-after": "30", "ratelimit-remaining": "0" } }, {
+      reason: "rate-limited",
+      retryAfterSeconds: 30
+    }],
     [
       "429 with an HTTP-date retry-after",
       { status: 429, headers: { "retry-after": new Date(now + 15_000).toUTCString() } },
@@ -131,7 +147,15 @@ describe("GitLab errors", () => {
 })
 
 /** Object ids that are not a git object id as GitLab spells it (lowercase hex, 40 or 64 digits). */
-const badShas = ["", "not-a-sha", `${"a".repeat(39)}\u0000`, `${"a".repeat(40)}\u0000`, "A".repeat(40), "a".repeat(39), `${"a".repeat(39)}\ud800`]
+const badShas = [
+  "",
+  "not-a-sha",
+  `${"a".repeat(39)}\u0000`,
+  `${"a".repeat(40)}\u0000`,
+  "A".repeat(40),
+  "a".repeat(39),
+  `${"a".repeat(39)}\ud800`
+]
 
 describe("GitLab answers no store can hold", () => {
   it.effect("a blob id or commit id that is not lowercase hex is unavailable (it would be stored and compared as is)", () =>
@@ -141,16 +165,29 @@ describe("GitLab answers no store can hold", () => {
       const at = { fullName: "acme/platform/api.service", branch: "main" }
       const content = Buffer.from("FROM node:20\n").toString("base64")
       for (const sha of badShas) {
-        stub.setOverride((r) => r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha } } : undefined)
-        assert.strictEqual((yield* Effect.flip(GitLab.readFile(client, { ...at, path: "Dockerfile" }))).reason, "unavailable", JSON.stringify(sha))
+        stub.setOverride((r) =>
+          r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha } } : undefined
+        )
+        assert.strictEqual(
+          (yield* Effect.flip(GitLab.readFile(client, { ...at, path: "Dockerfile" }))).reason,
+          "unavailable",
+          JSON.stringify(sha)
+        )
 
-        stub.setOverride((r) => r.path.includes("/repository/branches/") ? { status: 200, body: { name: "main", commit: { id: sha } } } : undefined)
+        stub.setOverride((r) =>
+          r.path.includes("/repository/branches/") ? { status: 200, body: { name: "main", commit: { id: sha } } } : undefined
+        )
         assert.strictEqual((yield* Effect.flip(GitLab.branchHead(client, at))).reason, "unavailable")
         assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, at))).reason, "unavailable")
       }
       const sha256 = "0123456789abcdef".repeat(4)
-      stub.setOverride((r) => r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha256 } } : undefined)
-      assert.deepStrictEqual(yield* GitLab.readFile(client, { ...at, path: "Dockerfile" }), Option.some({ content: "FROM node:20\n", version: sha256 }))
+      stub.setOverride((r) =>
+        r.path.includes("/repository/files/") ? { status: 200, body: { encoding: "base64", content, blob_id: sha256 } } : undefined
+      )
+      assert.deepStrictEqual(
+        yield* GitLab.readFile(client, { ...at, path: "Dockerfile" }),
+        Option.some({ content: "FROM node:20\n", version: sha256 })
+      )
     }))
 
   it.effect("a listing leaves out projects and branches whose names no store can hold, and lists the others", () =>
@@ -173,7 +210,11 @@ describe("GitLab answers no store can hold", () => {
       assert.deepStrictEqual(branches, [{ name: "main", isDefault: true }, { name: "release", isDefault: false }])
 
       // an entry of another shape is a malformed answer, not a name to leave out
-      stub.setOverride((r) => r.path === "/projects" ? { status: 200, body: [{ id: 1, path_with_namespace: "acme/a", default_branch: "main" }, { id: 2 }] } : undefined)
+      stub.setOverride((r) =>
+        r.path === "/projects"
+          ? { status: 200, body: [{ id: 1, path_with_namespace: "acme/a", default_branch: "main" }, { id: 2 }] }
+          : undefined
+      )
       assert.strictEqual((yield* Effect.flip(GitLab.listRepositories(client))).reason, "unavailable")
     }))
 
@@ -184,7 +225,10 @@ describe("GitLab answers no store can hold", () => {
       for (const fullName of ["acme/api\ud800", "\udc00/api", "acme/a\u0000"]) {
         assert.strictEqual((yield* Effect.flip(GitLab.listBranches(client, { fullName }))).reason, "not-found")
         assert.strictEqual((yield* Effect.flip(GitLab.listFiles(client, { fullName, branch: "main" }))).reason, "not-found")
-        assert.strictEqual((yield* Effect.flip(GitLab.readFile(client, { fullName, branch: "main", path: "Dockerfile" }))).reason, "not-found")
+        assert.strictEqual(
+          (yield* Effect.flip(GitLab.readFile(client, { fullName, branch: "main", path: "Dockerfile" }))).reason,
+          "not-found"
+        )
       }
       const at = { fullName: "acme/platform/api.service" }
       assert.isTrue(Option.isNone(yield* GitLab.readFile(client, { ...at, branch: "main", path: "ci/a\ud800.yaml" })))
@@ -223,7 +267,11 @@ describe("GitLab branch files (listFiles)", () => {
     Effect.gen(function*() {
       const files: Record<string, string> = { "Dockerfile": "FROM node:20\n", "link": "Dockerfile", "vendor/lib": "abc" }
       for (let i = 0; i < 9; i++) files[`services/svc-${i}/Dockerfile`] = `FROM svc:${i}\n`
-      const repo = Stubs.repository(31, "acme/platform/api", { branches: ["main", "release/1.x"], files: { main: files }, modes: { "link": "120000", "vendor/lib": "160000" } })
+      const repo = Stubs.repository(31, "acme/platform/api", {
+        branches: ["main", "release/1.x"],
+        files: { main: files },
+        modes: { "link": "120000", "vendor/lib": "160000" }
+      })
       const stub = yield* Stubs.gitlab({ token, repositories: [repo], maxPerPage: 4 })
       const tree = yield* GitLab.listFiles(clientOf(stub.baseUrl), { fullName: "acme/platform/api", branch: "main" })
       assert.strictEqual(tree.commitSha, repo.branches.get("main"))
@@ -280,7 +328,8 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
     ],
     ...overrides
   })
-  const writesOf = (stub: Stubs.Stub) => stub.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD").map((r) => `${r.method} ${r.path}`)
+  const writesOf = (stub: Stubs.Stub) =>
+    stub.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD").map((r) => `${r.method} ${r.path}`)
 
   it.effect("checks each file's blob at the base head, commits all of them in one request started from it, and opens a merge request", () =>
     Effect.gen(function*() {
@@ -294,7 +343,10 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
         ["/projects/acme%2Fplatform%2Fapi/repository/files/Dockerfile", baseSha],
         ["/projects/acme%2Fplatform%2Fapi/repository/files/ci%2FDockerfile", baseSha]
       ])
-      assert.deepStrictEqual(writesOf(stub), ["POST /projects/acme%2Fplatform%2Fapi/repository/commits", "POST /projects/acme%2Fplatform%2Fapi/merge_requests"])
+      assert.deepStrictEqual(writesOf(stub), [
+        "POST /projects/acme%2Fplatform%2Fapi/repository/commits",
+        "POST /projects/acme%2Fplatform%2Fapi/merge_requests"
+      ])
       assert.deepStrictEqual(stub.requests.find((r) => r.path.endsWith("/repository/commits"))!.body, {
         branch: "image-policy/remediate/main",
         commit_message: "Update container images on main",
@@ -302,7 +354,12 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
         force: true,
         actions: [
           { action: "update", file_path: "Dockerfile", content: Buffer.from("FROM node:22\n").toString("base64"), encoding: "base64" },
-          { action: "update", file_path: "ci/Dockerfile", content: Buffer.from("FROM node:22 AS ci\r\n").toString("base64"), encoding: "base64" }
+          {
+            action: "update",
+            file_path: "ci/Dockerfile",
+            content: Buffer.from("FROM node:22 AS ci\r\n").toString("base64"),
+            encoding: "base64"
+          }
         ]
       })
       assert.deepStrictEqual(stub.requests.find((r) => r.method === "POST" && r.path.endsWith("/merge_requests"))!.body, {
@@ -326,19 +383,29 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
       repo.files.get("main")!.set("README.md", "# api v2\n")
       repo.branches.set("main", Stubs.sha1("main v2"))
       const before = stub.requests.length
-      const second = yield* GitLab.openRemediation(client, write({
-        title: "Update container images on main (2)",
-        body: "second",
-        files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
-      }))
+      const second = yield* GitLab.openRemediation(
+        client,
+        write({
+          title: "Update container images on main (2)",
+          body: "second",
+          files: [{ path: "Dockerfile", content: "FROM node:23\n", previousVersion: Stubs.gitBlobSha(files["Dockerfile"]) }]
+        })
+      )
       assert.deepStrictEqual(second, { number: 7, url: "https://gitlab.example/acme/platform/api/-/merge_requests/7", created: false })
       const later = stub.requests.slice(before)
       const listed = later.find((r) => r.method === "GET" && r.path.endsWith("/merge_requests"))!
       assert.deepStrictEqual([listed.query.get("source_branch"), listed.query.get("state")], ["image-policy/remediate/main", "opened"])
-      assert.deepStrictEqual(later.find((r) => r.method === "PUT")!.body, { title: "Update container images on main (2)", description: "second" })
+      assert.deepStrictEqual(later.find((r) => r.method === "PUT")!.body, {
+        title: "Update container images on main (2)",
+        description: "second"
+      })
       assert.strictEqual(later.find((r) => r.method === "PUT")!.path, "/projects/acme%2Fplatform%2Fapi/merge_requests/7")
       assert.strictEqual(stub.pullRequests.length, 1)
-      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), { ...files, "README.md": "# api v2\n", "Dockerfile": "FROM node:23\n" })
+      assert.deepStrictEqual(Object.fromEntries(repo.files.get("image-policy/remediate/main")!), {
+        ...files,
+        "README.md": "# api v2\n",
+        "Dockerfile": "FROM node:23\n"
+      })
 
       stub.pullRequests[0]!.state = "closed"
       assert.deepStrictEqual(yield* GitLab.openRemediation(client, write()), {
@@ -379,10 +446,14 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
         const error = yield* Effect.flip(GitLab.openRemediation(client, write()))
         assert.deepStrictEqual(error._tag === "VcsProviderError" ? error.reason : error._tag, "unavailable", JSON.stringify(body))
       }
-      stub.setOverride((r) => r.method === "GET" && r.path.endsWith("/merge_requests") ? { status: 200, body: [{ iid: 1.5, web_url: url }] } : undefined)
+      stub.setOverride((r) =>
+        r.method === "GET" && r.path.endsWith("/merge_requests") ? { status: 200, body: [{ iid: 1.5, web_url: url }] } : undefined
+      )
       const listed = yield* Effect.flip(GitLab.openRemediation(client, write()))
       assert.deepStrictEqual(listed._tag === "VcsProviderError" ? listed.reason : listed._tag, "unavailable")
-      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 201, body: { id: "not-a-sha" } } : undefined)
+      stub.setOverride((r) =>
+        r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 201, body: { id: "not-a-sha" } } : undefined
+      )
       const commit = yield* Effect.flip(GitLab.openRemediation(client, write()))
       assert.deepStrictEqual(commit._tag === "VcsProviderError" ? commit.reason : commit._tag, "unavailable")
       assert.strictEqual(stub.pullRequests.length, 0)
@@ -392,11 +463,18 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
   it.effect("a token without write access is forbidden; a rate limit is rate-limited; neither carries the token", () =>
     Effect.gen(function*() {
       const { client, stub } = yield* setup
-      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 403, body: { message: "403 Forbidden" } } : undefined)
+      stub.setOverride((r) =>
+        r.method === "POST" && r.path.endsWith("/repository/commits") ? { status: 403, body: { message: "403 Forbidden" } } : undefined
+      )
       const forbidden = yield* Effect.flip(GitLab.openRemediation(client, write()))
-      assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? [forbidden.reason, forbidden.status] : [forbidden._tag], ["forbidden", 403])
+      assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? [forbidden.reason, forbidden.status] : [forbidden._tag], [
+        "forbidden",
+        403
+      ])
 
-      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/merge_requests") ? { status: 403, body: { message: "403 Forbidden" } } : undefined)
+      stub.setOverride((r) =>
+        r.method === "POST" && r.path.endsWith("/merge_requests") ? { status: 403, body: { message: "403 Forbidden" } } : undefined
+      )
       const mrForbidden = yield* Effect.flip(GitLab.openRemediation(client, write()))
       assert.deepStrictEqual(mrForbidden._tag === "VcsWriteRejected" ? mrForbidden.reason : mrForbidden._tag, "forbidden")
 
@@ -406,7 +484,10 @@ describe("GitLab remediation merge requests (openRemediation)", () => {
           : undefined
       )
       const limited = yield* Effect.flip(GitLab.openRemediation(client, write()))
-      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 40])
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], [
+        "rate-limited",
+        40
+      ])
       for (const error of [forbidden, mrForbidden, limited]) {
         assert.notInclude(JSON.stringify(error), token)
         assert.notInclude(String(error), token)

@@ -5,12 +5,12 @@
  * path can never climb out of the resource it names nor hold text no store can hold, and what an
  * answer may hold (git object ids, listing entries) is decided when decoding it.
  */
-import { Text, VcsProviderError } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
-import { prop } from "../../core/test/support/fcProp.js"
+import { Text, VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
+import { prop } from "../../core/test/support/fcProp.js"
 import * as ProviderHttp from "../src/vcs/ProviderHttp.js"
 import { codeUnitText, unicodeText } from "./arbitraries.js"
 
@@ -27,10 +27,14 @@ describe("contents", () => {
     assert.strictEqual(ProviderHttp.decodeBase64Text(ProviderHttp.encodeBase64Text(text)), text)
   })
 
-  prop("line breaks in base64 (as GitHub sends it) do not matter", [unicodeText({ maxLength: 300 }), fc.integer({ min: 1, max: 80 })], ([text, width]) => {
-    const wrapped = ProviderHttp.encodeBase64Text(text).replace(new RegExp(`(.{${width}})`, "g"), "$1\n")
-    assert.strictEqual(ProviderHttp.decodeBase64Text(wrapped), text)
-  })
+  prop(
+    "line breaks in base64 (as GitHub sends it) do not matter",
+    [unicodeText({ maxLength: 300 }), fc.integer({ min: 1, max: 80 })],
+    ([text, width]) => {
+      const wrapped = ProviderHttp.encodeBase64Text(text).replace(new RegExp(`(.{${width}})`, "g"), "$1\n")
+      assert.strictEqual(ProviderHttp.decodeBase64Text(wrapped), text)
+    }
+  )
 
   it("a leading byte-order mark survives the round trip (a rewritten file keeps its bytes)", () => {
     for (const text of ["\uFEFFFROM node:20\r\n", "\uFEFF", "\uFEFF\uFEFFx"]) {
@@ -76,7 +80,12 @@ describe("classification", () => {
 
   prop(
     "a rate limit always waits a whole number of seconds between 1 and 3600, whatever the reset header says",
-    [fc.constantFrom("github" as const, "gitlab" as const), fc.constantFrom(403, 429), fc.oneof(fc.nat(), fc.integer({ min: 0, max: 4_000_000_000 })), fc.option(fc.string(), { nil: null })],
+    [
+      fc.constantFrom("github" as const, "gitlab" as const),
+      fc.constantFrom(403, 429),
+      fc.oneof(fc.nat(), fc.integer({ min: 0, max: 4_000_000_000 })),
+      fc.option(fc.string(), { nil: null })
+    ],
     ([provider, status, reset, retryAfter]) => {
       const prefix = provider === "github" ? "x-ratelimit-" : "ratelimit-"
       const headers: Record<string, string> = { [`${prefix}remaining`]: "0", [`${prefix}reset`]: String(reset) }
@@ -117,7 +126,9 @@ describe("paths", () => {
       const path = segments.join("/")
       const accepted = ProviderHttp.safeSegments(path)
       if (accepted === undefined) {
-        assert.isTrue(segments.some((s) => s === "" || s === "." || s === "..") || path.split("/").some((s) => s === "" || s === "." || s === ".."))
+        assert.isTrue(
+          segments.some((s) => s === "" || s === "." || s === "..") || path.split("/").some((s) => s === "" || s === "." || s === "..")
+        )
         return
       }
       const prefix = "/api/v3/repos/acme/api/contents/"
@@ -152,7 +163,9 @@ describe("text no store can hold", () => {
     assert.deepStrictEqual(ProviderHttp.safeSegments("acme/🚀 ü"), ["acme", "🚀 ü"])
   })
 
-  prop("whatever the path, it is refused or its segments are storable and encode without throwing", [fc.array(anyText, { minLength: 1, maxLength: 4 })], ([segments]) => {
+  prop("whatever the path, it is refused or its segments are storable and encode without throwing", [
+    fc.array(anyText, { minLength: 1, maxLength: 4 })
+  ], ([segments]) => {
     const path = segments.join("/")
     const accepted = ProviderHttp.safeSegments(path)
     if (accepted === undefined) return
@@ -165,7 +178,19 @@ describe("text no store can hold", () => {
     const is = Schema.is(ProviderHttp.GitObjectId)
     assert.isTrue(is("0123456789abcdef0123456789abcdef01234567"))
     assert.isTrue(is("0123456789abcdef".repeat(4)))
-    for (const bad of ["", "HEAD", "A".repeat(40), "a".repeat(39), "a".repeat(41), "a".repeat(63), "a".repeat(65), `${"a".repeat(40)}\u0000`, `${"a".repeat(40)}\n`]) {
+    for (
+      const bad of [
+        "",
+        "HEAD",
+        "A".repeat(40),
+        "a".repeat(39),
+        "a".repeat(41),
+        "a".repeat(63),
+        "a".repeat(65),
+        `${"a".repeat(40)}\u0000`,
+        `${"a".repeat(40)}\n`
+      ]
+    ) {
       assert.isFalse(is(bad), JSON.stringify(bad))
     }
   })

@@ -4,16 +4,22 @@
  * is cached — plus the short branch cache, uncached files and file lists, uncached remediation
  * writes, and the memory of a rate limit until its reset. Time is the `TestClock`.
  */
-import { type ConnectionContext, type RemediationWrite, VcsProvider, type VcsProviderError, type VcsWriteRejected } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import {
+  type ConnectionContext,
+  type RemediationWrite,
+  VcsProvider,
+  type VcsProviderError,
+  type VcsWriteRejected
+} from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
+import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import { effectProp } from "../../core/test/support/fcProp.js"
-import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
-import * as Logger from "effect/Logger"
-import * as References from "effect/References"
-import * as Option from "effect/Option"
-import * as TestClock from "effect/testing/TestClock"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as Fixture from "../src/vcs/Fixture.js"
 import * as Providers from "../src/vcs/Providers.js"
@@ -69,7 +75,9 @@ describe("quota (spec 4 rule 1)", () => {
       const stub = yield* Stubs.github({ token, repositories: Stubs.manyRepositories(150) })
       const vcs = Providers.make({ env })
       const ctx = contextOf(apiSettings(stub.baseUrl))
-      const all = yield* Effect.all(Array.from({ length: 100 }, () => vcs.listRepositories(ctx, { refresh: false })), { concurrency: "unbounded" })
+      const all = yield* Effect.all(Array.from({ length: 100 }, () => vcs.listRepositories(ctx, { refresh: false })), {
+        concurrency: "unbounded"
+      })
       assert.isTrue(all.every((listed) => listed.length === 150))
       // two pages, once
       assert.strictEqual(stub.count("/user/repos"), 2)
@@ -210,15 +218,28 @@ describe("remediation through the production provider", () => {
       const stub = yield* Stubs.github({ token, repositories: [repo] })
       const vcs = Providers.make({ env })
       const ctx = contextOf(apiSettings(stub.baseUrl))
-      stub.setOverride((r) => r.method === "POST" && r.path.endsWith("/pulls") ? { status: 429, headers: { "retry-after": "90" } } : undefined)
+      stub.setOverride((r) =>
+        r.method === "POST" && r.path.endsWith("/pulls") ? { status: 429, headers: { "retry-after": "90" } } : undefined
+      )
       const limited = yield* Effect.flip(vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")))
-      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], ["rate-limited", 90])
+      assert.deepStrictEqual(limited._tag === "VcsProviderError" ? [limited.reason, limited.retryAfterSeconds] : [limited._tag], [
+        "rate-limited",
+        90
+      ])
       stub.setOverride(undefined)
       const sent = stub.requests.length
       yield* TestClock.adjust("30 seconds")
-      for (const call of [vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")), vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })] as const) {
+      for (
+        const call of [
+          vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")),
+          vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })
+        ] as const
+      ) {
         const error = yield* Effect.flip(call as Effect.Effect<unknown, VcsProviderError | VcsWriteRejected>)
-        assert.deepStrictEqual(error._tag === "VcsProviderError" ? [error.reason, error.retryAfterSeconds] : [error._tag], ["rate-limited", 60])
+        assert.deepStrictEqual(error._tag === "VcsProviderError" ? [error.reason, error.retryAfterSeconds] : [error._tag], [
+          "rate-limited",
+          60
+        ])
       }
       assert.strictEqual(stub.requests.length, sent)
       yield* TestClock.adjust("60 seconds")
@@ -232,7 +253,9 @@ describe("remediation through the production provider", () => {
       const stub = yield* Stubs.github({ token, repositories: [repo] })
       const vcs = Providers.make({ env })
       const ctx = contextOf(apiSettings(stub.baseUrl))
-      stub.setOverride((r) => r.method === "POST" ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined)
+      stub.setOverride((r) =>
+        r.method === "POST" ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined
+      )
       const forbidden = yield* Effect.flip(vcs.openRemediation(ctx, write("acme/api", "FROM node:20\n")))
       assert.deepStrictEqual(forbidden._tag === "VcsWriteRejected" ? forbidden.reason : forbidden._tag, "forbidden")
       stub.setOverride(undefined)
@@ -261,13 +284,15 @@ describe("rate limits are remembered until their reset", () => {
       const sent = stub.requests.length
 
       yield* TestClock.adjust("50 seconds")
-      for (const call of [
-        vcs.listRepositories(ctx, { refresh: true }),
-        vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
-        vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
-        // another connection on the same token and host shares the quota
-        vcs.listRepositories(contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_other", orgId: "org_other" }), { refresh: false })
-      ] as const) {
+      for (
+        const call of [
+          vcs.listRepositories(ctx, { refresh: true }),
+          vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
+          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
+          // another connection on the same token and host shares the quota
+          vcs.listRepositories(contextOf(apiSettings(stub.baseUrl), { connectionId: "vcs_other", orgId: "org_other" }), { refresh: false })
+        ] as const
+      ) {
         const error = yield* Effect.flip(call as Effect.Effect<unknown, typeof limited>)
         assert.deepStrictEqual([error.reason, error.retryAfterSeconds], ["rate-limited", 70])
       }
@@ -304,11 +329,30 @@ describe("dispatch and configuration", () => {
       const vcs = Providers.make({ env, fixture: fixture.provider })
       const ctx = contextOf({
         kind: "fixture",
-        repositories: [{ externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main", branches: ["main"], files: { main: { "Dockerfile": "FROM a\n" } } }]
+        repositories: [{
+          externalRepoId: "1001",
+          fullName: "acme/api",
+          defaultBranch: "main",
+          branches: ["main"],
+          files: { main: { "Dockerfile": "FROM a\n" } }
+        }]
       })
-      assert.deepStrictEqual(yield* vcs.listRepositories(ctx, { refresh: false }), [{ externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main" }])
-      assert.deepStrictEqual(yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }), [{ name: "main", isDefault: true }])
-      fixture.files.setFile({ orgId: ctx.orgId, vcsConnectionId: ctx.connection.id, fullName: "acme/api", branch: "main", path: "Dockerfile" }, "FROM b\n")
+      assert.deepStrictEqual(yield* vcs.listRepositories(ctx, { refresh: false }), [{
+        externalRepoId: "1001",
+        fullName: "acme/api",
+        defaultBranch: "main"
+      }])
+      assert.deepStrictEqual(yield* vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }), [{
+        name: "main",
+        isDefault: true
+      }])
+      fixture.files.setFile({
+        orgId: ctx.orgId,
+        vcsConnectionId: ctx.connection.id,
+        fullName: "acme/api",
+        branch: "main",
+        path: "Dockerfile"
+      }, "FROM b\n")
       const file = yield* vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
       assert.strictEqual(Option.getOrThrow(file).content, "FROM b\n")
       assert.deepStrictEqual((yield* vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" })).paths, ["Dockerfile"])
@@ -331,7 +375,10 @@ describe("dispatch and configuration", () => {
       const gitlab = yield* Stubs.gitlab({ token, repositories: [Stubs.repository(70, "group/sub/api")] })
       const vcs = Providers.make({ env })
       const fromGitHub = yield* vcs.listRepositories(contextOf(apiSettings(github.baseUrl)), { refresh: false })
-      const fromGitLab = yield* vcs.listRepositories(contextOf(apiSettings(gitlab.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab", connectionId: "vcs_gl" }), { refresh: false })
+      const fromGitLab = yield* vcs.listRepositories(
+        contextOf(apiSettings(gitlab.baseUrl, "GITLAB_TOKEN"), { provider: "gitlab", connectionId: "vcs_gl" }),
+        { refresh: false }
+      )
       assert.deepStrictEqual(fromGitHub.map((r) => r.fullName), ["acme/api"])
       assert.deepStrictEqual(fromGitLab.map((r) => r.fullName), ["group/sub/api"])
       assert.strictEqual(github.requests[0]!.headers["authorization"], `Bearer ${token}`)
@@ -342,31 +389,35 @@ describe("dispatch and configuration", () => {
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const vcs = Providers.make({ env })
-      for (const settings of [
-        apiSettings(stub.baseUrl, "UNSET_TOKEN"),
-        apiSettings(stub.baseUrl, "EMPTY_TOKEN"),
-        apiSettings("not a url"),
-        apiSettings("file:///etc/passwd"),
-        { kind: "api", baseUrl: stub.baseUrl },
-        { kind: "other" },
-        null
-      ]) {
+      for (
+        const settings of [
+          apiSettings(stub.baseUrl, "UNSET_TOKEN"),
+          apiSettings(stub.baseUrl, "EMPTY_TOKEN"),
+          apiSettings("not a url"),
+          apiSettings("file:///etc/passwd"),
+          { kind: "api", baseUrl: stub.baseUrl },
+          { kind: "other" },
+          null
+        ]
+      ) {
         const ctx = contextOf(settings)
-        for (const call of [
-          vcs.listRepositories(ctx, { refresh: true }),
-          vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
-          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
-          vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" }),
-          vcs.openRemediation(ctx, {
-            fullName: "acme/api",
-            baseBranch: "main",
-            headBranch: "fix",
-            title: "t",
-            body: "b",
-            commitMessage: "m",
-            files: [{ path: "Dockerfile", content: "x", previousVersion: "y" }]
-          })
-        ]) {
+        for (
+          const call of [
+            vcs.listRepositories(ctx, { refresh: true }),
+            vcs.listBranches(ctx, { fullName: "acme/api", defaultBranch: "main" }),
+            vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" }),
+            vcs.listFiles(ctx, { fullName: "acme/api", branch: "main" }),
+            vcs.openRemediation(ctx, {
+              fullName: "acme/api",
+              baseBranch: "main",
+              headBranch: "fix",
+              title: "t",
+              body: "b",
+              commitMessage: "m",
+              files: [{ path: "Dockerfile", content: "x", previousVersion: "y" }]
+            })
+          ]
+        ) {
           assert.strictEqual((yield* Effect.flip(call as Effect.Effect<unknown, { reason: string }>)).reason, "not-configured")
         }
       }
@@ -376,9 +427,11 @@ describe("dispatch and configuration", () => {
   it.effect("the layer provides the VcsProvider; an unauthorized token is reported without the token", () =>
     Effect.gen(function*() {
       const stub = yield* Stubs.github({ token: "another-token", repositories: [api] })
-      const error = yield* Effect.flip(Effect.flatMap(VcsProvider, (vcs) => vcs.listRepositories(contextOf(apiSettings(stub.baseUrl)), { refresh: false })).pipe(
-        Effect.provide(Providers.layer({ env, fetch: (url, init) => globalThis.fetch(url, init) }))
-      ))
+      const error = yield* Effect.flip(
+        Effect.flatMap(VcsProvider, (vcs) => vcs.listRepositories(contextOf(apiSettings(stub.baseUrl)), { refresh: false })).pipe(
+          Effect.provide(Providers.layer({ env, fetch: (url, init) => globalThis.fetch(url, init) }))
+        )
+      )
       assert.strictEqual(error.reason, "unauthorized")
       assert.notInclude(JSON.stringify(error), token)
       assert.notInclude(String(error), token)
@@ -440,7 +493,9 @@ describe("a token sealed in the store (sealedToken)", () => {
       const sealed = yield* box.seal(token)
       const stub = yield* Stubs.github({ token, repositories: [api] })
       const vcs = Providers.make({ env: (name) => name === "WRONG_TOKEN" ? "not-the-token" : undefined })
-      const listed = yield* vcs.listRepositories(contextOf({ ...sealedSettings(stub.baseUrl, sealed), tokenEnv: "WRONG_TOKEN" }), { refresh: false }).pipe(
+      const listed = yield* vcs.listRepositories(contextOf({ ...sealedSettings(stub.baseUrl, sealed), tokenEnv: "WRONG_TOKEN" }), {
+        refresh: false
+      }).pipe(
         Effect.provide(AesGcmSecretBox.layerFromKey(key))
       )
       assert.strictEqual(listed.length, 1)
@@ -459,10 +514,12 @@ describe("a token sealed in the store (sealedToken)", () => {
       ]
       for (const { reason, sealedToken, vcs } of cases) {
         const ctx = contextOf(sealedSettings(stub.baseUrl, sealedToken))
-        for (const call of [
-          vcs.listRepositories(ctx, { refresh: true }),
-          vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
-        ]) {
+        for (
+          const call of [
+            vcs.listRepositories(ctx, { refresh: true }),
+            vcs.readFile(ctx, { fullName: "acme/api", branch: "main", path: "Dockerfile" })
+          ]
+        ) {
           const { lines, result } = yield* logged(call as Effect.Effect<unknown, VcsProviderError>)
           assert.isTrue(result._tag === "Failure" && result.failure.reason === "not-configured")
           assert.strictEqual(lines.length, 1)

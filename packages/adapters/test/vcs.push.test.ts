@@ -3,15 +3,15 @@
  * deliveries are verified against the connection's secret, what of a push decides which phases it
  * concerns, and where the secret comes from.
  */
-import { SecretBox } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
-import { effectProp } from "../../core/test/support/fcProp.js"
+import { SecretBox } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
+import * as Result from "effect/Result"
+import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
+import { effectProp } from "../../core/test/support/fcProp.js"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as Push from "../src/vcs/PushEvents.js"
 
@@ -49,7 +49,11 @@ describe("deliveryOf", () => {
 describe("verify", () => {
   effectProp(
     "GitHub: the HMAC of the exact bytes verifies; another secret, another byte or another form does not",
-    [fc.string({ minLength: 1, maxLength: 64 }), fc.uint8Array({ minLength: 1, maxLength: 512 }), fc.string({ minLength: 1, maxLength: 64 })],
+    [
+      fc.string({ minLength: 1, maxLength: 64 }),
+      fc.uint8Array({ minLength: 1, maxLength: 512 }),
+      fc.string({ minLength: 1, maxLength: 64 })
+    ],
     ([secret, raw, other]) =>
       Effect.gen(function*() {
         const body = new Uint8Array(raw) as Uint8Array<ArrayBuffer>
@@ -153,7 +157,10 @@ describe("webhookSecretOf", () => {
 
   it.effect("the fixture's own secret, or the variable the API settings name; none when absent or blank", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* Push.webhookSecretOf({ kind: "fixture", repositories: [], webhookSecret: "s3cret" }, env({}), "c"), "s3cret")
+      assert.strictEqual(
+        yield* Push.webhookSecretOf({ kind: "fixture", repositories: [], webhookSecret: "s3cret" }, env({}), "c"),
+        "s3cret"
+      )
       assert.isUndefined(yield* Push.webhookSecretOf({ kind: "fixture", repositories: [] }, env({}), "c"))
       const api = { kind: "api", baseUrl: "https://api.github.com", webhookSecretEnv: "HOOK" }
       assert.strictEqual(yield* Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), "from-env")
@@ -165,11 +172,16 @@ describe("webhookSecretOf", () => {
   it.effect("a sealed secret is opened with the SecretBox; one it cannot open is none, logged without the value", () =>
     Effect.gen(function*() {
       const key = AesGcmSecretBox.generateKey()
-      const sealed = yield* Effect.provide(Effect.flatMap(SecretBox, (box) => box.seal("sealed-hook-secret")), AesGcmSecretBox.layerFromKey(key))
+      const sealed = yield* Effect.provide(
+        Effect.flatMap(SecretBox, (box) => box.seal("sealed-hook-secret")),
+        AesGcmSecretBox.layerFromKey(key)
+      )
       const api = { kind: "api", baseUrl: "https://api.github.com", sealedWebhookSecret: sealed, webhookSecretEnv: "HOOK" }
       const opened = yield* Effect.provide(Push.webhookSecretOf(api, env({ HOOK: "from-env" }), "c"), AesGcmSecretBox.layerFromKey(key))
       assert.strictEqual(opened, "sealed-hook-secret", "the sealed value wins over the variable")
-      const other = yield* logged(Effect.provide(Push.webhookSecretOf(api, env({}), "conn-1"), AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey())))
+      const other = yield* logged(
+        Effect.provide(Push.webhookSecretOf(api, env({}), "conn-1"), AesGcmSecretBox.layerFromKey(AesGcmSecretBox.generateKey()))
+      )
       assert.isUndefined(other.value)
       assert.strictEqual(other.lines.length, 1)
       assert.include(other.lines[0], "sealed-webhook-secret-decrypt-failed")

@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import { layerSeeded } from "./support/seededIds.js"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
+import { layerSeeded } from "./support/seededIds.js"
 import { allStores } from "./support/stores.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
@@ -68,7 +68,14 @@ const TestClockNow = Clock.currentTimeMillis
 
 const seedOrg = Effect.gen(function*() {
   const store = yield* allStores
-  yield* store.organizations.insert({ id: orgId, name: "Hooks", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
+  yield* store.organizations.insert({
+    id: orgId,
+    name: "Hooks",
+    edition: "enterprise",
+    grants: [],
+    defaultNotificationTeamId: team,
+    cooldownSeconds: 0
+  })
   yield* store.teams.insert(orgId, { id: team, name: "Platform" })
   return yield* Workflows.WebhookDestinations.createWebhook(caller, {
     name: "receiver",
@@ -111,7 +118,10 @@ describe("webhook delivery policy", () => {
       const store = yield* allStores
       const attempts = yield* store.outbox.attempts(orgId, eventId, hook.id)
       assert.deepStrictEqual(attempts.map((a) => [a.statusCode, a.outcome, a.errorCode]), [
-        [503, "retry", null], [429, "retry", null], [null, "retry", "timeout"], [204, "success", null]
+        [503, "retry", null],
+        [429, "retry", null],
+        [null, "retry", "timeout"],
+        [204, "success", null]
       ])
     }).pipe(Effect.provide(setup(script, seen)))
   })
@@ -130,7 +140,9 @@ describe("webhook delivery policy", () => {
       const second = yield* Workflows.WebhookDestinations.testWebhook(caller, hook.id)
       yield* worker([5])
       assert.strictEqual(seen.length, 1)
-      const replaced = yield* Workflows.WebhookDestinations.replaceWebhookEndpoint(caller, hook.id, { endpointUrl: "https://hooks2.example.com/in/xyz9" })
+      const replaced = yield* Workflows.WebhookDestinations.replaceWebhookEndpoint(caller, hook.id, {
+        endpointUrl: "https://hooks2.example.com/in/xyz9"
+      })
       assert.strictEqual(replaced.status, "active")
       yield* Workflows.WebhookDeliveries.replayWebhookDelivery(caller, hook.id, eventId)
       yield* Workflows.WebhookDeliveries.replayWebhookDelivery(caller, hook.id, second.eventId)

@@ -4,18 +4,18 @@
  * timestamps, deduplication by webhook-id, the CloudEvents envelope. Plain-http targets on
  * 127.0.0.1 use unsafe mode; the TLS cases use safe mode with a test CA and the connect hook.
  */
-import { type Attempt, type SendFailure } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { type Attempt, type SendFailure } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
-import * as Resolver from "../src/webhooks/Resolver.js"
 import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"
+import * as Resolver from "../src/webhooks/Resolver.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { closedPort, receiver, sampleEvent, testCertificate } from "./support/receiver.js"
 
@@ -275,8 +275,15 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
 
 describe("chat deliveries", () => {
   // Slack Block Kit, as far as this message uses it (limits from Slack's block reference)
-  const PlainText = Schema.Struct({ type: Schema.Literal("plain_text"), text: Schema.String.check(Schema.isMinLength(1)), emoji: Schema.optionalKey(Schema.Boolean) })
-  const Mrkdwn = Schema.Struct({ type: Schema.Literal("mrkdwn"), text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(3000)) })
+  const PlainText = Schema.Struct({
+    type: Schema.Literal("plain_text"),
+    text: Schema.String.check(Schema.isMinLength(1)),
+    emoji: Schema.optionalKey(Schema.Boolean)
+  })
+  const Mrkdwn = Schema.Struct({
+    type: Schema.Literal("mrkdwn"),
+    text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(3000))
+  })
   const Url = Schema.String.check(Schema.isMaxLength(3000), Schema.isPattern(/^https?:\/\/\S+$/))
   const Block = Schema.Union([
     Schema.Struct({ type: Schema.Literal("header"), text: PlainText.check(Schema.makeFilter((t) => t.text.length <= 150)) }),
@@ -296,7 +303,10 @@ describe("chat deliveries", () => {
     }),
     Schema.Struct({ type: Schema.Literal("context"), elements: Schema.Array(Mrkdwn).check(Schema.isMinLength(1), Schema.isMaxLength(10)) })
   ])
-  const SlackMessage = Schema.Struct({ text: Schema.String.check(Schema.isMinLength(1)), blocks: Schema.Array(Block).check(Schema.isMaxLength(50)) })
+  const SlackMessage = Schema.Struct({
+    text: Schema.String.check(Schema.isMinLength(1)),
+    blocks: Schema.Array(Block).check(Schema.isMaxLength(50))
+  })
 
   it.live("sends valid Slack blocks JSON with an Open link, unsigned", () =>
     Effect.gen(function*() {
@@ -350,7 +360,9 @@ describe("nothing leaks", () => {
       for (const [url, error] of failures) {
         const host = new URL(url).hostname
         for (const text of [JSON.stringify(error), String(error), error.message, Object.keys(error).join(",")]) {
-          for (const leak of [url, host, "sekret-token-123", secret, secret.slice(6)]) assert.notInclude(text, leak, `${error.code}: ${text}`)
+          for (const leak of [url, host, "sekret-token-123", secret, secret.slice(6)]) {
+            assert.notInclude(text, leak, `${error.code}: ${text}`)
+          }
         }
         assert.deepStrictEqual(Object.keys(error).filter((k) => k !== "_tag").sort(), ["code"])
       }

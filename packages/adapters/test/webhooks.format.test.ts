@@ -1,26 +1,25 @@
-import { Event, type Outbox } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
-import { CloudEvent, HTTP } from "cloudevents"
-import * as fc from "fast-check"
-import { prop } from "../../core/test/support/fcProp.js"
-import * as Result from "effect/Result"
-import * as Option from "effect/Option"
+import { Event, type Outbox } from "@image-policy/core"
 import { Address } from "@image-policy/core"
+import { CloudEvent, HTTP } from "cloudevents"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as fc from "fast-check"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
+import { prop } from "../../core/test/support/fcProp.js"
 import * as ChatMessage from "../src/webhooks/ChatMessage.js"
 import * as WebhookCloudEvent from "../src/webhooks/CloudEvent.js"
 import * as Destination from "../src/webhooks/Destination.js"
 import * as Signing from "../src/webhooks/Signing.js"
-import { sampleEvent } from "./support/receiver.js"
 import { unicodeText } from "./arbitraries.js"
+import { sampleEvent } from "./support/receiver.js"
 
 const orgId = "org_demo"
 const publicUrl = "https://policy.example.com/"
 const secret = Signing.generateSigningSecret(new Uint8Array(32).map((_, i) => i * 7))
 
-const structured = (event: Outbox.OutboxEvent) =>
-  Result.getOrThrow(WebhookCloudEvent.structured({ orgId, publicUrl, event }))
+const structured = (event: Outbox.OutboxEvent) => Result.getOrThrow(WebhookCloudEvent.structured({ orgId, publicUrl, event }))
 
 describe("CloudEvent body", () => {
   it("has the contracted attributes, in structured mode, readable by the SDK", () => {
@@ -150,12 +149,18 @@ describe("Chat message", () => {
   it("links each family to its resource, and to the event-types catalog otherwise", () => {
     const base = "https://policy.example.com/api/v1/org/org_demo"
     const cases: ReadonlyArray<readonly [Partial<Outbox.OutboxEvent>, string]> = [
-      [{ type: "service.policy_group.published", data: { policy_group_id: "pg_1", action: "published", mapping_count: 3 } },
-        `${base}/policy-groups/pg_1/details`],
-      [{ type: "service.policy_mapping.created", data: { policy_group_id: "pg_1", phase_id: "ph_2", mapping_id: "map_3", action: "created" } },
-        `${base}/policy-groups/pg_1/phases/ph_2/mappings`],
-      [{ type: "service.remediation_pull_request.failed", data: { repository_id: "repo_9", action: "failed" } },
-        `${base}/repositories?repositoryId=repo_9`],
+      [
+        { type: "service.policy_group.published", data: { policy_group_id: "pg_1", action: "published", mapping_count: 3 } },
+        `${base}/policy-groups/pg_1/details`
+      ],
+      [{
+        type: "service.policy_mapping.created",
+        data: { policy_group_id: "pg_1", phase_id: "ph_2", mapping_id: "map_3", action: "created" }
+      }, `${base}/policy-groups/pg_1/phases/ph_2/mappings`],
+      [
+        { type: "service.remediation_pull_request.failed", data: { repository_id: "repo_9", action: "failed" } },
+        `${base}/repositories?repositoryId=repo_9`
+      ],
       [{ type: "service.webhook.test", data: { webhook_id: "wh_5", action: "test" } }, `${base}/webhooks/wh_5/deliveries`],
       [{ type: "service.unknown.thing", data: {} }, "https://policy.example.com/api/v1/event-types"],
       [{ type: "service.policy_group.updated", data: null }, "https://policy.example.com/api/v1/event-types"]
@@ -168,8 +173,14 @@ describe("Chat message", () => {
       type: "service.policy_mapping.updated",
       subject: "policy_mapping/<!channel>",
       data: {
-        policy_group_id: "pg_1", phase_id: "ph_1", action: "updated", from_image: "a&b", to_image: "<c>",
-        actor_id: "sa_secret_actor", token: "ghp_leak", email: "someone@example.com"
+        policy_group_id: "pg_1",
+        phase_id: "ph_1",
+        action: "updated",
+        from_image: "a&b",
+        to_image: "<c>",
+        actor_id: "sa_secret_actor",
+        token: "ghp_leak",
+        email: "someone@example.com"
       }
     }))
     const json = JSON.stringify(m)
@@ -182,7 +193,10 @@ describe("Chat message", () => {
   prop("stays within Slack's limits for any catalog type and any strings", [
     fc.constantFrom(...Event.eventTypes),
     fc.string({ maxLength: 4000 }),
-    fc.dictionary(fc.constantFrom("policy_group_id", "phase_id", "repository_id", "action", "from_image", "to_image"), fc.string({ maxLength: 3000 }))
+    fc.dictionary(
+      fc.constantFrom("policy_group_id", "phase_id", "repository_id", "action", "from_image", "to_image"),
+      fc.string({ maxLength: 3000 })
+    )
   ], ([type, subject, data]) => {
     const m = message(sampleEvent({ type, subject, data }))
     const header = m.blocks[0] as ChatMessage.HeaderBlock
@@ -221,8 +235,12 @@ describe("Destination", () => {
   it("keeps the port, the Host header and the path with its query, never the fragment", () => {
     const t = Result.getOrThrow(Destination.parse("https://Hooks.Example.com:8443/a/b?x=1#frag", { allowHttp: false }))
     assert.deepStrictEqual({ ...t, literal: Option.isSome(t.literal) }, {
-      secure: true, hostname: "hooks.example.com", literal: false, port: 8443,
-      hostHeader: "hooks.example.com:8443", path: "/a/b?x=1"
+      secure: true,
+      hostname: "hooks.example.com",
+      literal: false,
+      port: 8443,
+      hostHeader: "hooks.example.com:8443",
+      path: "/a/b?x=1"
     })
     const v6 = Result.getOrThrow(Destination.parse("https://[2606:4700::1111]/", { allowHttp: false }))
     assert.strictEqual(v6.hostname, "2606:4700::1111")

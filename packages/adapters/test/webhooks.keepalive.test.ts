@@ -9,8 +9,8 @@ import type { Attempt } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Resolver from "../src/webhooks/Resolver.js"
 import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"
+import * as Resolver from "../src/webhooks/Resolver.js"
 import * as Signing from "../src/webhooks/Signing.js"
 import { receiver, sampleEvent, testCertificate } from "./support/receiver.js"
 
@@ -94,10 +94,13 @@ describe("keep-alive", () => {
       server.on("connection", () => connections++)
       yield* Effect.acquireRelease(
         Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.promise(() => new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }))
+        () =>
+          Effect.promise(() =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections()
+              server.close(() => resolve())
+            })
+          )
       )
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
       const sender = HttpWebhookSender.make({ allowUnsafeTargets: true })

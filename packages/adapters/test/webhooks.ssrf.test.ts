@@ -4,8 +4,8 @@
  * any socket is opened; and DNS is pinned: one resolution per attempt, and the connection goes to
  * the address that was checked, so a rebinding resolver cannot steer a delivery to loopback.
  */
-import { type Attempt, WebhookSender } from "@image-policy/core"
 import { assert, describe, it } from "@effect/vitest"
+import { type Attempt, WebhookSender } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as HttpWebhookSender from "../src/webhooks/HttpWebhookSender.js"

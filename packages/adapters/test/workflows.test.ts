@@ -5,13 +5,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Id, type Ids, type Stores, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
-import { layerSeeded } from "./support/seededIds.js"
 import * as MemoryStore from "../src/storage/memory/MemoryStore.js"
-import { allStores, type AllStores } from "./support/stores.js"
+import { layerSeeded } from "./support/seededIds.js"
+import { type AllStores, allStores } from "./support/stores.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const orgId = id<Id.OrgId>("organization", 1)
@@ -30,31 +30,73 @@ const caller: Workflows.Caller.Caller = {
 
 const seed = (store: AllStores) =>
   Effect.gen(function*() {
-    yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
+    yield* store.organizations.insert({
+      id: orgId,
+      name: "Acme",
+      edition: "enterprise",
+      grants: [],
+      defaultNotificationTeamId: team,
+      cooldownSeconds: 0
+    })
     yield* store.teams.insert(orgId, { id: team, name: "Platform" })
     yield* store.policyGroups.insert(orgId, {
-      id: groupId, name: "Base images", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+      id: groupId,
+      name: "Base images",
+      applyToAllRepos: false,
+      notificationRouting: { kind: "inherit" },
+      cooldownSeconds: null,
       phases: [
         { id: internal, name: "Curated", sourceType: "internal", position: 0 },
-        { id: external, name: "Repo", sourceType: "external", position: 1, external: {
-          vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "acme/policy", branch: "main", path: "service-mappings.json",
-          pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null } }
+        {
+          id: external,
+          name: "Repo",
+          sourceType: "external",
+          position: 1,
+          external: {
+            vcsConnectionId: id("vcsConnection", 1),
+            repositoryFullName: "acme/policy",
+            branch: "main",
+            path: "service-mappings.json",
+            pollIntervalSeconds: 60,
+            lastSyncedAt: null,
+            lastError: null,
+            lastVersion: null
+          }
+        }
       ]
     })
     yield* store.policyGroups.insert(orgId, {
-      id: allReposGroup, name: "Everywhere", applyToAllRepos: true, notificationRouting: { kind: "none" }, cooldownSeconds: null, phases: []
+      id: allReposGroup,
+      name: "Everywhere",
+      applyToAllRepos: true,
+      notificationRouting: { kind: "none" },
+      cooldownSeconds: null,
+      phases: []
     })
     yield* store.repositories.insert(orgId, {
-      id: repoId, vcsConnectionId: id("vcsConnection", 1), externalRepoId: "1001", fullName: "acme/api", defaultBranch: "main",
-      assignedTeamId: team, assignedRoutineId: id("routine", 1),
+      id: repoId,
+      vcsConnectionId: id("vcsConnection", 1),
+      externalRepoId: "1001",
+      fullName: "acme/api",
+      defaultBranch: "main",
+      assignedTeamId: team,
+      assignedRoutineId: id("routine", 1),
       branches: [{ branchName: "main", scan: { status: "queued" } }, { branchName: "release", scan: { status: "queued" } }],
       createdAt: "2026-01-01T00:00:00.000Z"
     })
     yield* store.webhooks.insert(orgId, {
-      id: hookId, name: "platform", type: "generic", endpointSealed: "sealed", endpointPreview: "https://h.example/…/abcd",
-      signingSecretSealed: "sealed", audienceTeamId: team, scope: { kind: "team", teamId: team },
+      id: hookId,
+      name: "platform",
+      type: "generic",
+      endpointSealed: "sealed",
+      endpointPreview: "https://h.example/…/abcd",
+      signingSecretSealed: "sealed",
+      audienceTeamId: team,
+      scope: { kind: "team", teamId: team },
       events: ["service.policy_group.published", "service.policy_mapping.created", "service.snooze_request.created"],
-      status: "active", disabledReason: null, createdAt: "2026-01-01T00:00:00.000Z"
+      status: "active",
+      disabledReason: null,
+      createdAt: "2026-01-01T00:00:00.000Z"
     })
   })
 
@@ -73,8 +115,14 @@ describe("workflows", () => {
       Effect.gen(function*() {
         const input = { fromImage: "nginx:1", toImage: "nginx:1.27", reason: "CVE fix" }
         const first = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, input)
-        const second = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
-        const third = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, { ...input, fromImage: "docker.io/library/nginx:1" })
+        const second = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, {
+          ...input,
+          fromImage: "docker.io/library/nginx:1"
+        })
+        const third = yield* Workflows.Policy.upsertDraftMapping(caller, groupId, internal, {
+          ...input,
+          fromImage: "docker.io/library/nginx:1"
+        })
         assert.deepStrictEqual([first.outcome, second.outcome, third.outcome], ["created", "updated", "unchanged"])
         assert.strictEqual(second.mapping.id, first.mapping.id)
         assert.strictEqual((yield* store.drafts.listByGroup(orgId, groupId)).length, 1)
@@ -89,7 +137,8 @@ describe("workflows", () => {
         // the test clock stands still, so the three rows share a timestamp: compare as a set
         assert.sameMembers(audit.items.map((a) => a.action), ["policy_group.publish", "mapping.updated", "mapping.created"])
         for (const row of audit.items) assert.deepStrictEqual(row.actor, caller.actor)
-      })))
+      })
+    ))
 
   it.effect("mapping edits on an external phase are refused and change nothing (rule 7)", () =>
     withStore((store) =>
@@ -104,7 +153,8 @@ describe("workflows", () => {
         assert.isTrue(Result.isFailure(bad) && bad.failure._tag === "InvalidMapping")
         assert.strictEqual((yield* store.drafts.listByGroup(orgId, groupId)).length, 0)
         assert.strictEqual((yield* store.audit.list(orgId, { limit: 10 })).items.length, 0)
-      })))
+      })
+    ))
 
   it.effect("assignment replacement equals the request; all-repos groups and untracked branches are refused", () =>
     withStore((store) =>
@@ -124,7 +174,8 @@ describe("workflows", () => {
         assert.deepStrictEqual(yield* store.assignments.get(orgId, repoId), [{ policyGroupId: groupId, branchNames: ["release"] }])
         const cleared = yield* Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: [] })
         assert.deepStrictEqual(cleared.items.map((i) => i.source), ["all_repositories"])
-      })))
+      })
+    ))
 
   it.effect("an embedder's typed input is checked against the request schemas: InvalidInput naming each field, nothing written", () =>
     withStore((store) =>
@@ -136,25 +187,42 @@ describe("workflows", () => {
           })
         assert.deepStrictEqual(
           yield* fieldsOf(Workflows.SnoozeRequests.createSnoozeRequest(caller, {
-            repositoryId: repoId, fromImage: "nginx:1.25\u0000", reason: "vendor\ud800", until: "2026-02-30T00:00:00Z"
+            repositoryId: repoId,
+            fromImage: "nginx:1.25\u0000",
+            reason: "vendor\ud800",
+            until: "2026-02-30T00:00:00Z"
           })),
           ["fromImage", "reason", "until"]
         )
         // assignments name only tracked branches (BranchNotTracked), so no other text reaches the store
         const tooMany = Array.from({ length: 501 }, () => ({ policyGroupId: groupId, branchNames: ["main"] }))
-        assert.deepStrictEqual(yield* fieldsOf(Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: tooMany })), ["assignments"])
+        assert.deepStrictEqual(yield* fieldsOf(Workflows.Assignments.replaceAssignments(caller, repoId, { assignments: tooMany })), [
+          "assignments"
+        ])
         // a union (role or permissions): each form says why; both name the field
-        assert.include(yield* fieldsOf(Effect.provide(Workflows.ApiKeys.createApiKey(caller, { name: "deploy\u0000", role: "Owner", expiresInDays: 30 }), ApiKeyHash.layer)), "name")
+        assert.include(
+          yield* fieldsOf(
+            Effect.provide(
+              Workflows.ApiKeys.createApiKey(caller, { name: "deploy\u0000", role: "Owner", expiresInDays: 30 }),
+              ApiKeyHash.layer
+            )
+          ),
+          "name"
+        )
         assert.deepStrictEqual((yield* store.snoozeRequests.list(orgId, { limit: 10 })).items, [])
         assert.deepStrictEqual(yield* store.assignments.get(orgId, repoId), [])
         assert.strictEqual((yield* store.audit.list(orgId, { limit: 10 })).items.length, 0)
-      })))
+      })
+    ))
 
   it.effect("creating a snooze request emits service.snooze_request.created with exactly the spec's data", () =>
     withStore((store) =>
       Effect.gen(function*() {
         const request = yield* Workflows.SnoozeRequests.createSnoozeRequest(caller, {
-          repositoryId: repoId, fromImage: "nginx:1.25", reason: "vendor certification", until: "2026-03-01T00:00:00Z"
+          repositoryId: repoId,
+          fromImage: "nginx:1.25",
+          reason: "vendor certification",
+          until: "2026-03-01T00:00:00Z"
         })
         assert.strictEqual(request.status, "pending")
         const [delivery] = (yield* store.outbox.deliveries(orgId, hookId, { limit: 10 })).items
@@ -164,19 +232,27 @@ describe("workflows", () => {
           assert.strictEqual(event.value.type, "service.snooze_request.created")
           assert.strictEqual(event.value.subject, `exception_review/${request.id}`)
           assert.deepStrictEqual(event.value.data, {
-            snooze_request_id: request.id, previous_status: null, current_status: "pending", action: "created",
-            repository_id: repoId, changed_at: "2026-02-01T00:00:00.000Z"
+            snooze_request_id: request.id,
+            previous_status: null,
+            current_status: "pending",
+            action: "created",
+            repository_id: repoId,
+            changed_at: "2026-02-01T00:00:00.000Z"
           })
         }
         const unknown = yield* Effect.result(Workflows.SnoozeRequests.createSnoozeRequest(caller, {
-          repositoryId: id("repository", 9), fromImage: "nginx:1", reason: "x", until: "2026-03-01T00:00:00Z"
+          repositoryId: id("repository", 9),
+          fromImage: "nginx:1",
+          reason: "x",
+          until: "2026-03-01T00:00:00Z"
         }))
         assert.isTrue(Result.isFailure(unknown) && unknown.failure._tag === "InvalidReferenceInBody")
         const approved = yield* Workflows.SnoozeRequests.reviewSnoozeRequest(caller, request.id, { decision: "approve" })
         assert.strictEqual(approved.status, "approved")
         const reopen = yield* Effect.result(Workflows.SnoozeRequests.reopenSnoozeRequest(caller, request.id))
         assert.isTrue(Result.isFailure(reopen) && reopen.failure._tag === "InvalidSnoozeTransition")
-      })))
+      })
+    ))
 })
 
 describe("API key workflows", () => {
@@ -223,7 +299,14 @@ describe("API key workflows", () => {
     Effect.gen(function*() {
       const store = yield* setup
       const created = yield* Workflows.ApiKeys.createApiKey(caller, { name: "ci", permissions: ["policy:read"], expiresInDays: null })
-      yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "team", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
+      yield* store.organizations.insert({
+        id: orgId,
+        name: "Acme",
+        edition: "team",
+        grants: [],
+        defaultNotificationTeamId: team,
+        cooldownSeconds: 0
+      })
       const gated = yield* Effect.flip(Workflows.ApiKeys.authenticate(created.secret, orgId, ["webhooks:manage"]))
       assert.strictEqual(gated._tag, "AutomationApiNotIncluded")
     }).pipe(Effect.provide(AuthLayer)))

@@ -4,8 +4,8 @@
  * and parse URLs; this module decides, from the IANA special-purpose registries (IPv4 and IPv6),
  * which addresses are public.
  */
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 export interface IpAddress {
@@ -86,8 +86,7 @@ const parseIPv6 = (input: string): Option.Option<IpAddress> => {
   const groups = (s: string) => (s === "" ? [] : s.split(":"))
   const head = groups(halves[0]!)
   const rest = halves.length === 2 ? groups(halves[1]!) : []
-  const parse = (g: string): number | undefined =>
-    g === "_" ? -1 : /^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : undefined
+  const parse = (g: string): number | undefined => g === "_" ? -1 : /^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : undefined
   const headValues = head.map(parse)
   const restValues = rest.map(parse)
   if ([...headValues, ...restValues].some((v) => v === undefined)) return Option.none()
@@ -101,8 +100,7 @@ const parseIPv6 = (input: string): Option.Option<IpAddress> => {
 }
 
 /** IPv4 dotted quad or any IPv6 text form (with or without brackets; zone ids refused). */
-export const parseIpAddress = (text: string): Option.Option<IpAddress> =>
-  text.includes(":") ? parseIPv6(text) : parseIPv4(text)
+export const parseIpAddress = (text: string): Option.Option<IpAddress> => text.includes(":") ? parseIPv6(text) : parseIPv4(text)
 
 const inV4 = (b: ReadonlyArray<number>, prefix: ReadonlyArray<number>, bits: number) => {
   const value = ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0
@@ -134,8 +132,7 @@ const v4Ranges: ReadonlyArray<readonly [ReadonlyArray<number>, number, AddressCl
   [[240], 4, "reserved"]
 ]
 
-const classifyV4 = (b: ReadonlyArray<number>): AddressClass =>
-  v4Ranges.find(([prefix, bits]) => inV4(b, prefix, bits))?.[2] ?? "public"
+const classifyV4 = (b: ReadonlyArray<number>): AddressClass => v4Ranges.find(([prefix, bits]) => inV4(b, prefix, bits))?.[2] ?? "public"
 
 const startsWith = (b: ReadonlyArray<number>, prefix: ReadonlyArray<number>, bits: number) => {
   for (let i = 0; i < bits; i++) {
@@ -169,8 +166,7 @@ const classifyV6 = (b: ReadonlyArray<number>): AddressClass => {
   return "public"
 }
 
-export const classifyAddress = (ip: IpAddress): AddressClass =>
-  ip.version === 4 ? classifyV4(ip.bytes) : classifyV6(ip.bytes)
+export const classifyAddress = (ip: IpAddress): AddressClass => ip.version === 4 ? classifyV4(ip.bytes) : classifyV6(ip.bytes)
 
 export const formatIpAddress = (ip: IpAddress): string =>
   ip.version === 4
@@ -212,6 +208,10 @@ export const checkResolvedAddresses = (
   const nonPublic = [...new Set(classes.filter((c) => c !== "public"))]
   if (nonPublic.length === 0) return Result.succeed(parsed)
   return Result.fail(
-    new UnsafeDestination({ host, reason: nonPublic.length < classes.length && classes.includes("public") ? "mixed" : "non-public", classes: nonPublic })
+    new UnsafeDestination({
+      host,
+      reason: nonPublic.length < classes.length && classes.includes("public") ? "mixed" : "non-public",
+      classes: nonPublic
+    })
   )
 }

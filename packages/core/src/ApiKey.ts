@@ -95,8 +95,7 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
 }
 
 /** Revocation keeps every field for audit; revoking twice keeps the first revocation time. */
-export const revoke = (key: ApiKey, now: Date): ApiKey =>
-  key.revokedAt !== null ? key : { ...key, revokedAt: now.toISOString() }
+export const revoke = (key: ApiKey, now: Date): ApiKey => key.revokedAt !== null ? key : { ...key, revokedAt: now.toISOString() }
 
 const viewFields = {
   id: ApiKeyId,

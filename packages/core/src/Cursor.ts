@@ -6,9 +6,9 @@
  * moves a client within its own organization's rows, which every store query scopes anyway, so a
  * forged cursor can reveal nothing a client could not page to.
  */
-import * as Result from "effect/Result"
-import * as Base64Url from "effect/encoding/Base64Url"
 import * as Effect from "effect/Effect"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { StorableString } from "./Text.js"
 
@@ -50,7 +50,10 @@ export const encodeCursor = (position: CursorPosition): string => {
 const StorableText = StorableString
 const Payload = Schema.Tuple([
   Schema.Literal(VERSION),
-  Schema.Union([StorableText, Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }))]),
+  Schema.Union([
+    StorableText,
+    Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }))
+  ]),
   StorableText
 ])
 const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(Payload))
@@ -76,11 +79,13 @@ export const maxLimit = 200
 /** The `limit` query parameter: an integer 1..200 written as a string. */
 export const Limit = Schema.NumberFromString.check(
   Schema.isInt({ message: "limit must be an integer" }),
-  Schema.isBetween({ minimum: 1, maximum: maxLimit }, { message: `limit must be between 1 and ${maxLimit}` }))
+  Schema.isBetween({ minimum: 1, maximum: maxLimit }, { message: `limit must be between 1 and ${maxLimit}` })
+)
 
 /** The `cursor` query parameter: validated here, so stores only ever see cursors that decode. */
 export const CursorParam = Schema.String.check(
-  Schema.makeFilter((s) => Result.isSuccess(decodeCursor(s)) || "invalid cursor: pass back a nextCursor exactly as received"))
+  Schema.makeFilter((s) => Result.isSuccess(decodeCursor(s)) || "invalid cursor: pass back a nextCursor exactly as received")
+)
 
 export const PageRequest = Schema.Struct({
   cursor: Schema.optionalKey(CursorParam),

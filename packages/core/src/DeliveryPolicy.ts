@@ -2,8 +2,8 @@
  * Webhook delivery policy (spec 6 "Delivery"; contracts 5 retry schedule): how an answer is
  * classified, when the next attempt happens, and when a delivery becomes a dead letter.
  */
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 export type Outcome =

@@ -4,8 +4,8 @@
  * cannot leak a credential, an e-mail address, an actor id, a branch or file path or a raw error
  * into a payload by accident (spec 6, "excludes ...").
  */
-import * as Result from "effect/Result"
 import * as JsonSchema from "effect/JsonSchema"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 const Timestamp = Schema.String.annotate({ description: "ISO 8601 date-time" })
@@ -60,66 +60,119 @@ interface Definition {
 
 const definitions = {
   "service.policy_group.published": {
-    family: "policy", description: "A policy group's draft was published.", data: GroupData,
-    subjectKind: "policy_group", subjectField: "policy_group_id"
+    family: "policy",
+    description: "A policy group's draft was published.",
+    data: GroupData,
+    subjectKind: "policy_group",
+    subjectField: "policy_group_id"
   },
   "service.policy_group.updated": {
-    family: "policy", description: "A policy group's settings or external phase changed its published policy.",
-    data: GroupData, subjectKind: "policy_group", subjectField: "policy_group_id"
+    family: "policy",
+    description: "A policy group's settings or external phase changed its published policy.",
+    data: GroupData,
+    subjectKind: "policy_group",
+    subjectField: "policy_group_id"
   },
   "service.policy_mapping.created": {
-    family: "policy", description: "A mapping was created.", data: MappingData,
-    subjectKind: "policy_mapping", subjectField: "mapping_id"
+    family: "policy",
+    description: "A mapping was created.",
+    data: MappingData,
+    subjectKind: "policy_mapping",
+    subjectField: "mapping_id"
   },
   "service.policy_mapping.updated": {
-    family: "policy", description: "A mapping was changed.", data: MappingData,
-    subjectKind: "policy_mapping", subjectField: "mapping_id"
+    family: "policy",
+    description: "A mapping was changed.",
+    data: MappingData,
+    subjectKind: "policy_mapping",
+    subjectField: "mapping_id"
   },
   "service.policy_mapping.removed": {
-    family: "policy", description: "A mapping was removed.", data: MappingData,
-    subjectKind: "policy_mapping", subjectField: "mapping_id"
+    family: "policy",
+    description: "A mapping was removed.",
+    data: MappingData,
+    subjectKind: "policy_mapping",
+    subjectField: "mapping_id"
   },
   "service.snooze_request.created": {
-    family: "snooze", description: "A snooze request was created (pending).", data: SnoozeData,
-    subjectKind: "exception_review", subjectField: "snooze_request_id"
+    family: "snooze",
+    description: "A snooze request was created (pending).",
+    data: SnoozeData,
+    subjectKind: "exception_review",
+    subjectField: "snooze_request_id"
   },
   "service.snooze_request.reviewed": {
-    family: "snooze", description: "A snooze request was approved or rejected.", data: SnoozeData,
-    subjectKind: "exception_review", subjectField: "snooze_request_id"
+    family: "snooze",
+    description: "A snooze request was approved or rejected.",
+    data: SnoozeData,
+    subjectKind: "exception_review",
+    subjectField: "snooze_request_id"
   },
   "service.snooze_request.status_changed": {
-    family: "snooze", description: "A snooze request changed status on its own (an approval expired).", data: SnoozeData,
-    subjectKind: "exception_review", subjectField: "snooze_request_id"
+    family: "snooze",
+    description: "A snooze request changed status on its own (an approval expired).",
+    data: SnoozeData,
+    subjectKind: "exception_review",
+    subjectField: "snooze_request_id"
   },
   "service.snooze_request.reopened": {
-    family: "snooze", description: "A rejected or expired snooze request was reopened.", data: SnoozeData,
-    subjectKind: "exception_review", subjectField: "snooze_request_id"
+    family: "snooze",
+    description: "A rejected or expired snooze request was reopened.",
+    data: SnoozeData,
+    subjectKind: "exception_review",
+    subjectField: "snooze_request_id"
   },
   "service.remediation_pull_request.created": {
-    family: "remediation", description: "A remediation pull or merge request was opened or updated.",
-    data: RemediationData, subjectKind: "repository", subjectField: "repository_id"
+    family: "remediation",
+    description: "A remediation pull or merge request was opened or updated.",
+    data: RemediationData,
+    subjectKind: "repository",
+    subjectField: "repository_id"
   },
   "service.remediation_pull_request.failed": {
-    family: "remediation", description: "Opening a remediation pull or merge request failed.", data: RemediationData,
-    subjectKind: "repository", subjectField: "repository_id"
+    family: "remediation",
+    description: "Opening a remediation pull or merge request failed.",
+    data: RemediationData,
+    subjectKind: "repository",
+    subjectField: "repository_id"
   },
   "service.webhook.test": {
-    family: "webhook", description: "A test delivery requested from a webhook destination.", data: TestData,
-    subjectKind: "webhook", subjectField: "webhook_id"
+    family: "webhook",
+    description: "A test delivery requested from a webhook destination.",
+    data: TestData,
+    subjectKind: "webhook",
+    subjectField: "webhook_id"
   }
 } as const satisfies Record<string, Definition>
 
 export type EventType = keyof typeof definitions
 export const eventTypes = Object.keys(definitions) as ReadonlyArray<EventType>
-export const EventType = Schema.Literals((eventTypes as [EventType, ...Array<EventType>]))
+export const EventType = Schema.Literals(eventTypes as [EventType, ...Array<EventType>])
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof definitions)[T]["data"]>
 
 /** Keys that must never appear in event data (spec 6); the closed schemas make them impossible. */
 export const forbiddenDataKeys = [
-  "token", "secret", "signing_secret", "api_key", "password", "credentials", "endpoint_url", "email",
-  "actor_id", "actor", "service_account_id", "api_key_id", "branch", "branch_name", "path", "file_path",
-  "error", "raw_error", "stack", "metadata"
+  "token",
+  "secret",
+  "signing_secret",
+  "api_key",
+  "password",
+  "credentials",
+  "endpoint_url",
+  "email",
+  "actor_id",
+  "actor",
+  "service_account_id",
+  "api_key_id",
+  "branch",
+  "branch_name",
+  "path",
+  "file_path",
+  "error",
+  "raw_error",
+  "stack",
+  "metadata"
 ] as const
 
 export interface EventDraft {

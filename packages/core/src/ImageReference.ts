@@ -66,8 +66,7 @@ const MAX_PATH = 255
 /** Inputs longer than this are refused before any regular expression runs. */
 const MAX_INPUT = 4096
 
-const fail = (input: string, reason: InvalidReason) =>
-  Result.fail(new InvalidImageReference({ input: input.slice(0, 300), reason }))
+const fail = (input: string, reason: InvalidReason) => Result.fail(new InvalidImageReference({ input: input.slice(0, 300), reason }))
 
 const checkDigest = (input: string, digest: string): Result.Result<string, InvalidImageReference> => {
   const [algorithm, encoded] = digest.split(":") as [string, string]
@@ -136,8 +135,13 @@ export const normalizeImageReference = (text: string): Result.Result<ImageRefere
 
 /** distribution/reference `ParseDockerRef`: normalized, tag `latest` by default, a digest wins over a tag. */
 export const toDockerRef = (text: string): Result.Result<ImageReference, InvalidImageReference> =>
-  Result.map(normalizeImageReference(text), (ref) =>
-    ref.digest !== undefined ? build(ref.domain, ref.path, undefined, ref.digest) : build(ref.domain, ref.path, ref.tag ?? "latest", undefined))
+  Result.map(
+    normalizeImageReference(text),
+    (ref) =>
+      ref.digest !== undefined
+        ? build(ref.domain, ref.path, undefined, ref.digest)
+        : build(ref.domain, ref.path, ref.tag ?? "latest", undefined)
+  )
 
 export const formatImageReference = (ref: ImageReference): string =>
   `${ref.domain === "" ? "" : `${ref.domain}/`}${ref.path}${ref.tag !== undefined ? `:${ref.tag}` : ""}${

@@ -178,7 +178,9 @@ const onePerPath = (complaints: ReadonlyArray<Complaint>): Array<FieldError> => 
     const members = new Map<string | undefined, Complaint>()
     for (const c of list) if (!members.has(c.member)) members.set(c.member, c)
     const alternatives = Array.from(members.values())
-    const expected = alternatives.every((c) => c.member !== undefined && c.message.startsWith("Expected ") && !/,\s*actual\b/.test(c.message))
+    const expected = alternatives.every((c) =>
+      c.member !== undefined && c.message.startsWith("Expected ") && !/,\s*actual\b/.test(c.message)
+    )
     return {
       path,
       message: expected && alternatives.length > 1

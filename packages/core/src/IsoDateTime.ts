@@ -23,4 +23,5 @@ export const isIsoDateTime = (text: string): boolean => {
 
 /** A string that `isIsoDateTime` accepts; the message says what is expected. */
 export const IsoDateTime = Schema.String.check(
-  Schema.makeFilter((s) => isIsoDateTime(s) || "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z"))
+  Schema.makeFilter((s) => isIsoDateTime(s) || "must be an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z")
+)

@@ -5,9 +5,9 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { MappingId, type PhaseId } from "./Id.js"
+import { formatImagePattern, isExactReference, isPattern, normalizedText, parseImagePattern } from "./ImageReference.js"
 import type * as Input from "./Input.js"
 import { IsoDateTime } from "./IsoDateTime.js"
-import { isExactReference, isPattern, normalizedText, parseImagePattern, formatImagePattern } from "./ImageReference.js"
 import { normalizePlatformScope, PlatformScope } from "./Platform.js"
 import { isStorableText, StorableString, unstorableMessage } from "./Text.js"
 
@@ -111,8 +111,9 @@ export const normalizedFrom = (fromImage: string): string =>
 export const mappingKey = (fromImage: string, platformScope?: string): string =>
   `${normalizedFrom(fromImage)}|${Result.getOrElse(normalizePlatformScope(platformScope), () => platformScope ?? "")}`
 
-const content = (m: MappingInput) =>
-  [m.fromImage, m.toImage, m.reason, m.platformScope, m.mappingContext, m.applicableDateTime, m.bypassCooldown, m.order]
+const content = (
+  m: MappingInput
+) => [m.fromImage, m.toImage, m.reason, m.platformScope, m.mappingContext, m.applicableDateTime, m.bypassCooldown, m.order]
 
 /** Whether two mappings say the same thing (ids and timestamps aside). */
 export const sameContent = (a: MappingInput, b: MappingInput): boolean => {

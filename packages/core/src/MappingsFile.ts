@@ -6,9 +6,9 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
-import { type FieldError, mappingKey, MappingInput, sameContent, validateMappingInput } from "./Mapping.js"
-import { type ExternalSource, externalPhases, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
 import { fieldErrors } from "./Input.js"
+import { type FieldError, MappingInput, mappingKey, sameContent, validateMappingInput } from "./Mapping.js"
+import { externalPhases, type ExternalSource, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
 import { storableText } from "./Text.js"
 
 export const maxEntries = 10_000
@@ -235,8 +235,7 @@ export const decideSync = (
 export const maxPushAgeMs = 5 * 60_000
 
 /** Whether a push that happened at `pushedAt` (epoch ms, when the provider says) is too old at `now`. */
-export const isStalePush = (pushedAt: number | undefined, now: number): boolean =>
-  pushedAt !== undefined && now - pushedAt > maxPushAgeMs
+export const isStalePush = (pushedAt: number | undefined, now: number): boolean => pushedAt !== undefined && now - pushedAt > maxPushAgeMs
 
 /** A push reported by a provider's webhook, reduced to what decides which phases it concerns. */
 export interface Push {

@@ -33,7 +33,8 @@ export const OnboardRequest = Schema.Struct({
   // missing `branchNames[0]` (contracts 4: the path names what the client has to fix)
   branchNames: Schema.Array(BranchName).check(
     Schema.isMinLength(1, { message: "must list at least one branch, including the default branch" }),
-    Schema.isMaxLength(100))
+    Schema.isMaxLength(100)
+  )
 })
 export type OnboardRequest = typeof OnboardRequest.Type
 

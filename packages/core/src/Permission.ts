@@ -47,8 +47,7 @@ export const roles: Readonly<Record<RoleName, ReadonlyArray<Permission>>> = {
 
 export type Access = { readonly role: RoleName } | { readonly permissions: ReadonlyArray<Permission> }
 
-export const permissionsOf = (access: Access): ReadonlyArray<Permission> =>
-  "role" in access ? roles[access.role] : access.permissions
+export const permissionsOf = (access: Access): ReadonlyArray<Permission> => "role" in access ? roles[access.role] : access.permissions
 
 export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
   required: Schema.Array(Permission),

@@ -22,12 +22,37 @@ export class InvalidPlatform extends Schema.TaggedError<InvalidPlatform>()("Inva
 }
 
 const operatingSystems = new Set([
-  "aix", "android", "darwin", "dragonfly", "freebsd", "illumos", "ios", "js", "linux", "netbsd", "openbsd",
-  "plan9", "solaris", "wasip1", "windows"
+  "aix",
+  "android",
+  "darwin",
+  "dragonfly",
+  "freebsd",
+  "illumos",
+  "ios",
+  "js",
+  "linux",
+  "netbsd",
+  "openbsd",
+  "plan9",
+  "solaris",
+  "wasip1",
+  "windows"
 ])
 const architectures = new Set([
-  "386", "amd64", "arm", "arm64", "loong64", "mips", "mipsle", "mips64", "mips64le", "ppc64", "ppc64le",
-  "riscv64", "s390x", "wasm"
+  "386",
+  "amd64",
+  "arm",
+  "arm64",
+  "loong64",
+  "mips",
+  "mipsle",
+  "mips64",
+  "mips64le",
+  "ppc64",
+  "ppc64le",
+  "riscv64",
+  "s390x",
+  "wasm"
 ])
 const archAliases: Record<string, { readonly architecture: string; readonly variant?: string }> = {
   "i386": { architecture: "386" },
@@ -67,8 +92,7 @@ export const parsePlatform = (text: string): Result.Result<Platform, InvalidPlat
   return Result.succeed({ os, architecture, ...(variant !== undefined ? { variant } : {}) })
 }
 
-export const formatPlatform = (p: Platform): string =>
-  `${p.os}/${p.architecture}${p.variant !== undefined ? `/${p.variant}` : ""}`
+export const formatPlatform = (p: Platform): string => `${p.os}/${p.architecture}${p.variant !== undefined ? `/${p.variant}` : ""}`
 
 /** The canonical text of a scope; "" when absent or empty (spec 2: absent platformScope equals empty). */
 export const normalizePlatformScope = (text: string | undefined): Result.Result<string, InvalidPlatform> =>
@@ -76,6 +100,5 @@ export const normalizePlatformScope = (text: string | undefined): Result.Result<
 
 /** A platform scope in a request body: must parse; kept as written (normalized by the mapping rules). */
 export const PlatformScope = Schema.String.check(
-  Schema.makeFilter((s) =>
-    Result.match(normalizePlatformScope(s), { onFailure: (e) => e.message, onSuccess: () => true })
-  ))
+  Schema.makeFilter((s) => Result.match(normalizePlatformScope(s), { onFailure: (e) => e.message, onSuccess: () => true }))
+)

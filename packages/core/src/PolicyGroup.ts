@@ -16,7 +16,8 @@ export type NotificationRouting = typeof NotificationRouting.Type
 
 /** An external phase's poll interval: whole seconds, 10 s to a day. */
 export const PollIntervalSeconds = Schema.Int.check(
-  Schema.isBetween({ minimum: 10, maximum: 86_400 }, { message: "must be a whole number of seconds from 10 to 86400" }))
+  Schema.isBetween({ minimum: 10, maximum: 86_400 }, { message: "must be a whole number of seconds from 10 to 86400" })
+)
 
 export const ExternalSource = Schema.Struct({
   vcsConnectionId: VcsConnectionId,
@@ -240,10 +241,13 @@ export const ensureExternalPhase = (
   group: PolicyGroup,
   phaseId: string
 ): Result.Result<ExternalPhase, PhaseNotExternal | PhaseNotFound> =>
-  Result.flatMap(findPhase(group, phaseId), (phase): Result.Result<ExternalPhase, PhaseNotExternal> =>
-    phase.sourceType === "external" && phase.external !== undefined
-      ? Result.succeed(phase as ExternalPhase)
-      : Result.fail(new PhaseNotExternal({ policyGroupId: group.id, phaseId: phase.id })))
+  Result.flatMap(
+    findPhase(group, phaseId),
+    (phase): Result.Result<ExternalPhase, PhaseNotExternal> =>
+      phase.sourceType === "external" && phase.external !== undefined
+        ? Result.succeed(phase as ExternalPhase)
+        : Result.fail(new PhaseNotExternal({ policyGroupId: group.id, phaseId: phase.id }))
+  )
 
 /** The external phases of a group, in position order. */
 export const externalPhases = (group: PolicyGroup): ReadonlyArray<ExternalPhase> =>

@@ -261,7 +261,9 @@ const maxBodyLength = 60_000
  */
 export const body = (branchName: string, changes: ReadonlyArray<RemediationChange>): string => {
   const head = [
-    `This request updates ${changes.length === 1 ? "1 container image reference" : `${changes.length} container image references`} on ${code(branchName)} to the images the published image policy maps them to.`,
+    `This request updates ${changes.length === 1 ? "1 container image reference" : `${changes.length} container image references`} on ${
+      code(branchName)
+    } to the images the published image policy maps them to.`,
     "",
     "Each change names the policy group, phase and mapping that apply and why that mapping won. Other text in the files is unchanged.",
     "",
@@ -271,7 +273,9 @@ export const body = (branchName: string, changes: ReadonlyArray<RemediationChang
   const lines: Array<string> = []
   let length = head.length
   for (const [i, c] of changes.entries()) {
-    const line = `- ${code(`${c.file}:${c.line}`)}: ${code(c.from)} -> ${code(c.to)} (group ${code(c.policyGroupId)}, phase ${code(c.phaseId)}, mapping ${code(c.mappingId)}): ${plain(c.reason)}`
+    const line = `- ${code(`${c.file}:${c.line}`)}: ${code(c.from)} -> ${code(c.to)} (group ${code(c.policyGroupId)}, phase ${
+      code(c.phaseId)
+    }, mapping ${code(c.mappingId)}): ${plain(c.reason)}`
     if (length + line.length + 1 > maxBodyLength) {
       lines.push(`- ... and ${changes.length - i} more (see the diff)`)
       break

@@ -115,7 +115,9 @@ const mayMatch = (ends: GlobEnds, value: string): boolean =>
 export const matcherOf = (fromImage: string): Matcher | undefined => {
   if (isPattern(fromImage)) {
     const pattern = parseImagePattern(fromImage)
-    return Result.isSuccess(pattern) ? { kind: "pattern", pattern: pattern.success, specificity: patternSpecificity(pattern.success) } : undefined
+    return Result.isSuccess(pattern)
+      ? { kind: "pattern", pattern: pattern.success, specificity: patternSpecificity(pattern.success) }
+      : undefined
   }
   const from = normalizeImageReference(fromImage)
   return Result.isSuccess(from) ? { kind: "reference", ref: from.success } : undefined
@@ -144,7 +146,9 @@ export const compareCandidates = (a: Candidate, b: Candidate): number =>
   (a.mapping.id < b.mapping.id ? -1 : a.mapping.id > b.mapping.id ? 1 : 0)
 
 const describeWin = (c: Candidate) =>
-  `selected: ${c.kind} match${c.platformSpecific ? ", platform-specific" : ""}${c.mapping.order !== undefined ? `, order ${c.mapping.order}` : ""}`
+  `selected: ${c.kind} match${c.platformSpecific ? ", platform-specific" : ""}${
+    c.mapping.order !== undefined ? `, order ${c.mapping.order}` : ""
+  }`
 
 const describeLoss = (c: Candidate, winner: Candidate) => {
   if (kindRank[c.kind] > kindRank[winner.kind]) return `matched (${c.kind}) but an ${winner.kind} match takes precedence`
@@ -312,7 +316,9 @@ const parseInput = (input: ResolveInput): Result.Result<readonly [ImageReference
  * Resolves one image by reading every mapping of the policy. For many images against the same
  * policy, `compile` once and use `resolveCompiled`: the answer is the same.
  */
-export const resolve = (input: ResolveInput & { readonly policy: ResolutionPolicy }): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
+export const resolve = (
+  input: ResolveInput & { readonly policy: ResolutionPolicy }
+): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
   Result.map(parseInput(input), ([ref, platform]) => {
     const matches: Array<readonly [Omit<CompiledMapping, "matcher">, { kind: MatchKind; specificity: number }]> = []
     eachMapping(input.policy, (m) => {

@@ -92,7 +92,6 @@ export interface RoutineTarget {
 export const FindingView = Finding.pipe(Schema.fieldsAssign({ resolution: Schema.NullOr(Resolution.FindingResolution) }))
 export type FindingView = typeof FindingView.Type
 
-
 // Rules --------------------------------------------------------------------------------------------
 
 /** A branch with more files than this is not scanned (`too-large`): its tree alone is too much to hold. */

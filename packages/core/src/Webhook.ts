@@ -94,7 +94,9 @@ export const WebhookCreateRequest = Schema.Struct({
   audienceTeamId: Schema.optionalKey(TeamId),
   scope: WebhookScope,
   events: Schema.NonEmptyArray(
-    Schema.String.check(Schema.makeFilter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)"))
+    Schema.String.check(
+      Schema.makeFilter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)")
+    )
   ).check(Schema.isMaxLength(eventTypeNames.length))
 })
 export type WebhookCreateRequest = typeof WebhookCreateRequest.Type

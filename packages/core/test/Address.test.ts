@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
-import { Result, Option } from "effect"
+import { Option, Result } from "effect"
 import * as fc from "fast-check"
 import * as Address from "../src/Address.js"
+import { prop } from "./support/fcProp.js"
 
 const classOf = (text: string) => {
   const ip = Option.orElse(Address.parseIpAddress(text), () => Address.parseLooseIPv4(text))
@@ -84,7 +84,12 @@ describe("Address classification (SSRF guard)", () => {
   })
 
   const octet = fc.integer({ min: 0, max: 255 })
-  prop("every address in 127/8 is loopback and in 10/8, 172.16/12, 192.168/16 private", [octet, octet, octet, fc.integer({ min: 16, max: 31 })], ([a, b, c, x]) => {
+  prop("every address in 127/8 is loopback and in 10/8, 172.16/12, 192.168/16 private", [
+    octet,
+    octet,
+    octet,
+    fc.integer({ min: 16, max: 31 })
+  ], ([a, b, c, x]) => {
     assert.strictEqual(classOf(`127.${a}.${b}.${c}`), "loopback")
     assert.strictEqual(classOf(`10.${a}.${b}.${c}`), "private")
     assert.strictEqual(classOf(`172.${x}.${b}.${c}`), "private")

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as ApiKey from "../src/ApiKey.js"
 import * as Id from "../src/Id.js"
+import { prop } from "./support/fcProp.js"
 
 const created = new Date("2026-01-01T00:00:00.000Z")
 const key = (overrides: Partial<ApiKey.ApiKey> = {}): ApiKey.ApiKey => ({

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
-import * as fc from "fast-check"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Assignment from "../src/Assignment.js"
 import * as Id from "../src/Id.js"
 import { branchName } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const groupId = (n: number) => Id.make("policyGroup", new Uint8Array(16).fill(n)) as Id.PolicyGroupId
 const base = groupId(1)
@@ -112,9 +112,9 @@ const scenario: fc.Arbitrary<Scenario> = fc
     return fc
       .shuffledSubarray(assignable)
       .chain((ids) =>
-        fc.tuple(...ids.map((id) =>
-          fc.shuffledSubarray([...tracked], { minLength: 1 }).map((branchNames) => ({ policyGroupId: id, branchNames }))
-        ))
+        fc.tuple(
+          ...ids.map((id) => fc.shuffledSubarray([...tracked], { minLength: 1 }).map((branchNames) => ({ policyGroupId: id, branchNames })))
+        )
       )
       .map((assignments) => ({
         tracked,
@@ -195,7 +195,13 @@ describe("Assignment.replaceAssignments laws", () => {
 
   prop(
     "random decodable requests never throw in the rule: they give a set or a typed error",
-    [fc.array(fc.record({ policyGroupId: fc.constantFrom(base, security, everywhere, unknown), branchNames: fc.array(fc.string(), { maxLength: 4 }) }), { maxLength: 6 })],
+    [fc.array(
+      fc.record({
+        policyGroupId: fc.constantFrom(base, security, everywhere, unknown),
+        branchNames: fc.array(fc.string(), { maxLength: 4 })
+      }),
+      { maxLength: 6 }
+    )],
     ([assignments]) => {
       const decoded = decodeRequest({ assignments })
       if (Result.isSuccess(decoded)) {

@@ -3,12 +3,12 @@
  * after a provider call, stated as the laws a connection's owner relies on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Schema } from "effect"
 import * as fc from "fast-check"
 import * as ConnectionHealth from "../src/ConnectionHealth.js"
 import { VcsProviderError, VcsWriteRejected } from "../src/Vcs.js"
 import { ConnectionStatus } from "../src/VcsConnection.js"
+import { prop } from "./support/fcProp.js"
 
 const status = fc.constantFrom<ConnectionStatus>("active", "inactive", "error")
 const attached = fc.constantFrom<ConnectionStatus>("active", "error")

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Cursor from "../src/Cursor.js"
+import { prop } from "./support/fcProp.js"
 
 const position = fc.record({
   sortKey: fc.oneof(fc.string(), fc.integer(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
@@ -35,7 +35,10 @@ describe("Cursor", () => {
   prop("a well-formed cursor holding text a store cannot hold (NUL, lone surrogate) or a number it cannot bind is invalid", [
     fc.oneof(
       fc.tuple(fc.string(), fc.string()).map(([a, b]) => ({ sortKey: `${a}\u0000${b}`, id: "x" })),
-      fc.tuple(fc.string(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([a, c]) => ({ sortKey: "k", id: `${a}${String.fromCharCode(c)}` })),
+      fc.tuple(fc.string(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([a, c]) => ({
+        sortKey: "k",
+        id: `${a}${String.fromCharCode(c)}`
+      })),
       fc.double({ noNaN: false }).filter((n) => !Number.isSafeInteger(n)).map((n) => ({ sortKey: n, id: "x" }))
     )
   ], ([p]) => {

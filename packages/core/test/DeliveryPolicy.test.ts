@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
-import { Result, Option } from "effect"
+import { Option, Result } from "effect"
 import * as fc from "fast-check"
 import * as DeliveryPolicy from "../src/DeliveryPolicy.js"
+import { prop } from "./support/fcProp.js"
 
 const response = (status: number): DeliveryPolicy.Outcome => ({ _tag: "Response", status })
 
@@ -23,7 +23,9 @@ describe("DeliveryPolicy (spec 6)", () => {
     assert.deepStrictEqual(DeliveryPolicy.parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now), Option.some(0))
     assert.deepStrictEqual(DeliveryPolicy.parseRetryAfter("Thursday, 01-Jan-26 00:02:00 GMT", now), Option.some(120))
     assert.deepStrictEqual(DeliveryPolicy.parseRetryAfter("Thu Jan  1 00:00:30 2026", now), Option.some(30))
-    for (const junk of [undefined, "", "-5", "soon", "1.5", "12abc", "Tue, 31 Feb 2026 00:00:00 GMT", "2026-01-01T00:01:00Z", "Mon 5"]) assert.isTrue(Option.isNone(DeliveryPolicy.parseRetryAfter(junk, now)), String(junk))
+    for (const junk of [undefined, "", "-5", "soon", "1.5", "12abc", "Tue, 31 Feb 2026 00:00:00 GMT", "2026-01-01T00:01:00Z", "Mon 5"]) {
+      assert.isTrue(Option.isNone(DeliveryPolicy.parseRetryAfter(junk, now)), String(junk))
+    }
   })
 
   it("parses a configured schedule and refuses a bad one", () => {
@@ -58,12 +60,19 @@ describe("DeliveryPolicy (spec 6)", () => {
     assert.isAtMost(seconds, Math.max(scheduled * 1.2, retryAfterSeconds ?? 0) + 0.001)
   })
 
-  prop("attempts beyond the schedule always dead-letter", [fc.integer({ min: 9, max: 1000 }), fc.double({ min: 0, max: 0.99, noNaN: true })], ([attempt, jitter]) => {
+  prop("attempts beyond the schedule always dead-letter", [
+    fc.integer({ min: 9, max: 1000 }),
+    fc.double({ min: 0, max: 0.99, noNaN: true })
+  ], ([attempt, jitter]) => {
     assert.deepStrictEqual(DeliveryPolicy.nextStep({ attempt, classification: "retry", jitter }), { _tag: "DeadLetter" })
   })
 
-  prop("every status maps to exactly one class; random headers never throw", [fc.integer({ min: 100, max: 599 }), fc.string()], ([status, header]) => {
-    assert.include(["success", "retry", "disable", "fail"], DeliveryPolicy.classifyResponse(response(status)))
-    assert.isTrue(Option.isOption(DeliveryPolicy.parseRetryAfter(header, 0)))
-  })
+  prop(
+    "every status maps to exactly one class; random headers never throw",
+    [fc.integer({ min: 100, max: 599 }), fc.string()],
+    ([status, header]) => {
+      assert.include(["success", "retry", "disable", "fail"], DeliveryPolicy.classifyResponse(response(status)))
+      assert.isTrue(Option.isOption(DeliveryPolicy.parseRetryAfter(header, 0)))
+    }
+  )
 })

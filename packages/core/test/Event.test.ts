@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Event from "../src/Event.js"
+import { prop } from "./support/fcProp.js"
 
 const snoozeData = {
   snooze_request_id: "snz_1",
@@ -17,10 +17,18 @@ describe("Event (spec 6, contracts 6)", () => {
   it("the catalog lists the 12 contracted types, each with a JSON Schema of its data", () => {
     const catalog = Event.catalog()
     assert.deepStrictEqual(catalog.map((e) => e.type).sort(), [
-      "service.policy_group.published", "service.policy_group.updated", "service.policy_mapping.created",
-      "service.policy_mapping.removed", "service.policy_mapping.updated", "service.remediation_pull_request.created",
-      "service.remediation_pull_request.failed", "service.snooze_request.created", "service.snooze_request.reopened",
-      "service.snooze_request.reviewed", "service.snooze_request.status_changed", "service.webhook.test"
+      "service.policy_group.published",
+      "service.policy_group.updated",
+      "service.policy_mapping.created",
+      "service.policy_mapping.removed",
+      "service.policy_mapping.updated",
+      "service.remediation_pull_request.created",
+      "service.remediation_pull_request.failed",
+      "service.snooze_request.created",
+      "service.snooze_request.reopened",
+      "service.snooze_request.reviewed",
+      "service.snooze_request.status_changed",
+      "service.webhook.test"
     ])
     for (const entry of catalog) assert.strictEqual((entry.dataSchema as any).type, "object")
   })
@@ -28,7 +36,12 @@ describe("Event (spec 6, contracts 6)", () => {
   it("snooze created data has exactly the spec's fields and subject exception_review/<id>", () => {
     const event = Result.getOrThrow(Event.buildEvent("service.snooze_request.created", snoozeData))
     assert.deepStrictEqual(Object.keys(event.data).sort(), [
-      "action", "changed_at", "current_status", "previous_status", "repository_id", "snooze_request_id"
+      "action",
+      "changed_at",
+      "current_status",
+      "previous_status",
+      "repository_id",
+      "snooze_request_id"
     ])
     assert.strictEqual(event.subject, "exception_review/snz_1")
   })
@@ -42,7 +55,12 @@ describe("Event (spec 6, contracts 6)", () => {
 
   it("each data schema is a closed draft-07 object; an optional key is absent (not null) and not required", () => {
     for (const { dataSchema } of Event.catalog()) {
-      const schema = dataSchema as { $schema: string; additionalProperties: boolean; required: Array<string>; properties: Record<string, unknown> }
+      const schema = dataSchema as {
+        $schema: string
+        additionalProperties: boolean
+        required: Array<string>
+        properties: Record<string, unknown>
+      }
       assert.strictEqual(schema.$schema, "http://json-schema.org/draft-07/schema#")
       assert.strictEqual(schema.additionalProperties, false)
       assert.includeMembers(Object.keys(schema.properties), schema.required)
@@ -54,7 +72,7 @@ describe("Event (spec 6, contracts 6)", () => {
     assert.notInclude(failed.required, "failure_kind")
     // only a field the contract makes nullable has a null branch
     const created = Event.catalog().find((e) => e.type === "service.snooze_request.created")!.dataSchema as any
-    const nullable = Object.keys(created.properties).filter((k) => JSON.stringify(created.properties[k]).includes('"null"'))
+    const nullable = Object.keys(created.properties).filter((k) => JSON.stringify(created.properties[k]).includes("\"null\""))
     assert.deepStrictEqual(nullable, ["previous_status"])
   })
 
@@ -64,8 +82,13 @@ describe("Event (spec 6, contracts 6)", () => {
 
   it("CloudEvent attributes follow contracts 6", () => {
     const attrs = Event.cloudEventAttributes({
-      id: "evt_1", type: "service.webhook.test", orgId: "org_1", subject: "webhook/wh_1",
-      time: "2026-01-01T00:00:00.000Z", publicUrl: "https://policy.example.com/", correlationId: "c1"
+      id: "evt_1",
+      type: "service.webhook.test",
+      orgId: "org_1",
+      subject: "webhook/wh_1",
+      time: "2026-01-01T00:00:00.000Z",
+      publicUrl: "https://policy.example.com/",
+      correlationId: "c1"
     })
     assert.strictEqual(attrs.source, "/api/v1/org/org_1")
     assert.strictEqual(attrs.dataschema, "https://policy.example.com/api/v1/event-types/service.webhook.test")

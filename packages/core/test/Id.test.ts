@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Schema } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
+import { prop } from "./support/fcProp.js"
 
 const bytes16 = fc.uint8Array({ minLength: 16, maxLength: 16 })
 
@@ -36,7 +36,10 @@ describe("Id", () => {
     scan: Id.ScanId,
     remediation: Id.RemediationId
   }
-  prop("an id made for a kind decodes with that kind's schema, for every kind", [fc.constantFrom(...Object.keys(Id.prefixes) as Array<Id.Kind>), bytes16], ([kind, bytes]) => {
+  prop("an id made for a kind decodes with that kind's schema, for every kind", [
+    fc.constantFrom(...Object.keys(Id.prefixes) as Array<Id.Kind>),
+    bytes16
+  ], ([kind, bytes]) => {
     assert.isTrue(Schema.is(schemaOf[kind])(Id.make(kind, bytes)))
   })
 

@@ -1,15 +1,17 @@
-import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
+import { readFileSync } from "node:fs"
 import * as ImageReference from "../src/ImageReference.js"
+import { prop } from "./support/fcProp.js"
 
 // Docker's own vectors (shared/conformance), loaded at run time, never copied.
 const vectors = JSON.parse(
   readFileSync(new URL("../../../../shared/conformance/docker-reference.json", import.meta.url), "utf8")
 ) as {
-  parse: Array<{ input: string; valid: boolean; name?: string; domain?: string; tag?: string | null; digest?: string | null; error?: string }>
+  parse: Array<
+    { input: string; valid: boolean; name?: string; domain?: string; tag?: string | null; digest?: string | null; error?: string }
+  >
   normalizedNames: { valid: Array<string>; invalid: Array<string> }
   dockerRef: Array<{ input: string; normalized: string }>
 }
@@ -70,10 +72,18 @@ const reference = fc.record({
   domain: fc.constantFrom("docker.io", "ghcr.io", "registry.example.com:5000", "[::1]:5000", "localhost"),
   path: fc.array(component, { minLength: 1, maxLength: 4 }).map((a) => a.join("/")),
   tag: fc.option(fc.stringMatching(/^[\w][\w.-]{0,20}$/), { nil: undefined }),
-  digest: fc.option(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }).map((h) => `sha256:${h.toLowerCase()}`), { nil: undefined })
-}).map(({ digest, domain, path, tag }) => ({
-  domain, path, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {})
-}) as ImageReference.ImageReference)
+  digest: fc.option(
+    fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }).map((h) => `sha256:${h.toLowerCase()}`),
+    { nil: undefined }
+  )
+}).map(({ digest, domain, path, tag }) =>
+  ({
+    domain,
+    path,
+    ...(tag !== undefined ? { tag } : {}),
+    ...(digest !== undefined ? { digest } : {})
+  }) as ImageReference.ImageReference
+)
 
 describe("ImageReference properties", () => {
   prop("parse(format(r)) equals r", [reference], ([r]) => {
@@ -86,7 +96,12 @@ describe("ImageReference properties", () => {
   })
 
   prop("random strings never throw: every function answers a value or a typed error", [fc.string({ maxLength: 300 })], ([s]) => {
-    const parsers: Array<(s: string) => Result.Result<unknown, ImageReference.InvalidImageReference>> = [ImageReference.parseImageReference, ImageReference.normalizeImageReference, ImageReference.toDockerRef, ImageReference.parseImagePattern]
+    const parsers: Array<(s: string) => Result.Result<unknown, ImageReference.InvalidImageReference>> = [
+      ImageReference.parseImageReference,
+      ImageReference.normalizeImageReference,
+      ImageReference.toDockerRef,
+      ImageReference.parseImagePattern
+    ]
     for (const f of parsers) {
       const result = f(s)
       if (Result.isFailure(result)) assert.strictEqual(result.failure._tag, "InvalidImageReference")

@@ -3,12 +3,12 @@
  * API's decoder checks bodies (an embedder's values were never decoded).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { effectProp } from "./support/fcProp.js"
 import { Effect, Exit, Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Input from "../src/Input.js"
 import * as Text from "../src/Text.js"
 import { codeUnitText } from "./arbitraries.js"
+import { effectProp } from "./support/fcProp.js"
 
 const Request = Schema.Struct({
   name: Text.storable(Schema.Trim.check(Schema.isMinLength(1), Schema.isMaxLength(10))),
@@ -19,13 +19,17 @@ const Request = Schema.Struct({
 const anyText = codeUnitText({ maxLength: 14 })
 
 describe("Input.validate", () => {
-  effectProp("accepts exactly the values of the schema's type, as they are", [anyText, fc.array(anyText, { maxLength: 3 })], ([name, tags]) =>
-    Effect.gen(function*() {
-      const input = { name, tags }
-      const exit = yield* Effect.exit(Input.validate(Request, input))
-      assert.strictEqual(Exit.isSuccess(exit), Schema.is(Request)(input))
-      if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, input)
-    }))
+  effectProp(
+    "accepts exactly the values of the schema's type, as they are",
+    [anyText, fc.array(anyText, { maxLength: 3 })],
+    ([name, tags]) =>
+      Effect.gen(function*() {
+        const input = { name, tags }
+        const exit = yield* Effect.exit(Input.validate(Request, input))
+        assert.strictEqual(Exit.isSuccess(exit), Schema.is(Request)(input))
+        if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, input)
+      })
+  )
 
   it.effect("names every refused field, and never repeats the refused value", () =>
     Effect.gen(function*() {
@@ -45,7 +49,11 @@ describe("Input.validate", () => {
       note: Schema.optionalKey(Schema.String)
     })
     const errorsOf = (input: unknown, options?: Input.FieldErrorsOptions) => {
-      const decoded = Schema.decodeUnknownResult(Body, { errors: "all", onExcessProperty: "error", reportInput: options?.withValues === true })(input)
+      const decoded = Schema.decodeUnknownResult(Body, {
+        errors: "all",
+        onExcessProperty: "error",
+        reportInput: options?.withValues === true
+      })(input)
       return Result.isFailure(decoded) ? Input.fieldErrors(decoded.failure, "(body)", options) : []
     }
 
@@ -94,7 +102,10 @@ describe("Input.validate", () => {
 
     it("names the whole value by its root", () => {
       const decoded = Schema.decodeUnknownResult(Body)(null)
-      assert.deepStrictEqual(Result.isFailure(decoded) ? Input.fieldErrors(decoded.failure, "(root)") : [], [{ path: "(root)", message: "Expected object" }])
+      assert.deepStrictEqual(Result.isFailure(decoded) ? Input.fieldErrors(decoded.failure, "(root)") : [], [{
+        path: "(root)",
+        message: "Expected object"
+      }])
     })
 
     it("formatPath: mappings[3].fromImage", () => {

@@ -1,10 +1,10 @@
 /** JsonValue: the depth and storable-text checks run on parsed JSON before any schema. */
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as JsonValue from "../src/JsonValue.js"
 import * as Text from "../src/Text.js"
 import { codeUnitText } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const depthOf = (value: unknown): number =>
   typeof value !== "object" || value === null
@@ -30,9 +30,13 @@ const strings = (value: unknown): Array<string> =>
     : []
 
 describe("JsonValue", () => {
-  prop("withinDepth holds exactly when the value nests no deeper than the limit", [json, fc.integer({ min: 0, max: 6 })], ([value, limit]) => {
-    assert.strictEqual(JsonValue.withinDepth(value, limit), depthOf(value) <= limit)
-  })
+  prop(
+    "withinDepth holds exactly when the value nests no deeper than the limit",
+    [json, fc.integer({ min: 0, max: 6 })],
+    ([value, limit]) => {
+      assert.strictEqual(JsonValue.withinDepth(value, limit), depthOf(value) <= limit)
+    }
+  )
 
   prop("unstorableFields names a path for each unstorable string and none when all are storable", [json], ([value]) => {
     const bad = strings(value).filter((s) => !Text.isStorableText(s)).length

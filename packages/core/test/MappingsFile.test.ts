@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as MappingsFile from "../src/MappingsFile.js"
 import { mappingsFileEntries } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const phaseId = Id.make("phase", new Uint8Array(16).fill(1)) as Id.PhaseId
-const ids = (seed: number) => Array.from({ length: 50 }, (_, i) => Id.make("mapping", new Uint8Array(16).fill(seed).fill(i, 0, 1)) as Id.MappingId)
+const ids = (seed: number) =>
+  Array.from({ length: 50 }, (_, i) => Id.make("mapping", new Uint8Array(16).fill(seed).fill(i, 0, 1)) as Id.MappingId)
 const now = new Date("2026-01-01T00:00:00.000Z")
 const errorPaths = (text: string) => {
   const result = MappingsFile.decodeMappingsFile(text)
@@ -21,11 +22,15 @@ describe("MappingsFile", () => {
     assert.deepStrictEqual(errorPaths("{"), ["(root)"])
     assert.includeMembers(errorPaths(`{"mapping": []}`), ["mappings", "mapping"])
     assert.include(errorPaths(`{"mappings": [], "extra": 1}`), "extra")
-    assert.deepStrictEqual(errorPaths(`{"mappings": [{"fromImage": "a:1", "toImage": "a:2", "fromimage": "x"}]}`), ["mappings[0].fromimage"])
+    assert.deepStrictEqual(errorPaths(`{"mappings": [{"fromImage": "a:1", "toImage": "a:2", "fromimage": "x"}]}`), [
+      "mappings[0].fromimage"
+    ])
     assert.deepStrictEqual(errorPaths(`{"mappings": [{"fromImage": "a:1", "toImage": "a:*"}]}`), ["mappings[0].toImage"])
     assert.deepStrictEqual(errorPaths(`{"mappings": [{"fromImage": "a:1", "toImage": 3}]}`), ["mappings[0].toImage"])
     assert.deepStrictEqual(
-      errorPaths(`{"mappings": [{"fromImage": "nginx:1", "toImage": "nginx:2"}, {"fromImage": "docker.io/library/nginx:1", "toImage": "nginx:3"}]}`),
+      errorPaths(
+        `{"mappings": [{"fromImage": "nginx:1", "toImage": "nginx:2"}, {"fromImage": "docker.io/library/nginx:1", "toImage": "nginx:3"}]}`
+      ),
       ["mappings[1]"]
     )
   })
@@ -41,21 +46,36 @@ describe("MappingsFile", () => {
     assert.isTrue(Result.isFailure(MappingsFile.decodeMappingsFile(`\uFEFF\uFEFF${text}`)))
   })
 
-  prop("unknown fields are always rejected with their path", [file.filter((f) => f.length > 0), fc.stringMatching(/^[a-z]{3,8}X$/)], ([f, field]) => {
-    const bad = f.map((e, i) => (i === f.length - 1 ? { ...e, [field]: 1 } : e))
-    assert.include(errorPaths(JSON.stringify({ mappings: bad })), `mappings[${f.length - 1}].${field}`)
-  })
+  prop(
+    "unknown fields are always rejected with their path",
+    [file.filter((f) => f.length > 0), fc.stringMatching(/^[a-z]{3,8}X$/)],
+    ([f, field]) => {
+      const bad = f.map((e, i) => (i === f.length - 1 ? { ...e, [field]: 1 } : e))
+      assert.include(errorPaths(JSON.stringify({ mappings: bad })), `mappings[${f.length - 1}].${field}`)
+    }
+  )
 
-  prop("the file is the complete source: after a sync the phase holds exactly the file; re-applying changes nothing", [file, file], ([v1, v2]) => {
-    const first = MappingsFile.applySync({ phaseId, current: [], file: v1, now, cooldownSeconds: 60, ids: ids(1) })
-    const later = new Date("2026-01-02T00:00:00.000Z")
-    const second = MappingsFile.applySync({ phaseId, current: first.published, file: v2, now: later, cooldownSeconds: 60, ids: ids(2) })
-    assert.deepStrictEqual(second.published.map((m) => m.fromImage), v2.map((m) => m.fromImage))
-    for (const removed of second.diff.removed) assert.isFalse(second.published.some((m) => m.id === removed.id))
-    const again = MappingsFile.applySync({ phaseId, current: second.published, file: v2, now: new Date("2026-01-03T00:00:00Z"), cooldownSeconds: 60, ids: ids(3) })
-    assert.deepStrictEqual(again.published, second.published)
-    assert.deepStrictEqual([again.diff.added.length, again.diff.changed.length, again.diff.removed.length], [0, 0, 0])
-  })
+  prop(
+    "the file is the complete source: after a sync the phase holds exactly the file; re-applying changes nothing",
+    [file, file],
+    ([v1, v2]) => {
+      const first = MappingsFile.applySync({ phaseId, current: [], file: v1, now, cooldownSeconds: 60, ids: ids(1) })
+      const later = new Date("2026-01-02T00:00:00.000Z")
+      const second = MappingsFile.applySync({ phaseId, current: first.published, file: v2, now: later, cooldownSeconds: 60, ids: ids(2) })
+      assert.deepStrictEqual(second.published.map((m) => m.fromImage), v2.map((m) => m.fromImage))
+      for (const removed of second.diff.removed) assert.isFalse(second.published.some((m) => m.id === removed.id))
+      const again = MappingsFile.applySync({
+        phaseId,
+        current: second.published,
+        file: v2,
+        now: new Date("2026-01-03T00:00:00Z"),
+        cooldownSeconds: 60,
+        ids: ids(3)
+      })
+      assert.deepStrictEqual(again.published, second.published)
+      assert.deepStrictEqual([again.diff.added.length, again.diff.changed.length, again.diff.removed.length], [0, 0, 0])
+    }
+  )
 
   it("activation honours cooldown, applicableDateTime and bypassCooldown", () => {
     const at = (o: Partial<Parameters<typeof MappingsFile.activationTime>[0]>) =>

@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
-import * as fc from "fast-check"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Onboarding from "../src/Onboarding.js"
 import * as Repository from "../src/Repository.js"
 import * as Routine from "../src/Routine.js"
 import * as Team from "../src/Team.js"
 import * as VcsConnection from "../src/VcsConnection.js"
+import { prop } from "./support/fcProp.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const connectionId = id<Id.VcsConnectionId>("vcsConnection", 1)

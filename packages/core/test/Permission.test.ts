@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Permission from "../src/Permission.js"
+import { prop } from "./support/fcProp.js"
 
 describe("Permission (contracts section 3)", () => {
   it("roles hold exactly the documented permissions", () => {
@@ -12,11 +12,23 @@ describe("Permission (contracts section 3)", () => {
       Permission.allPermissions.filter((p) => p !== "api-keys:manage").sort()
     )
     assert.deepStrictEqual([...Permission.roles["Policy Automation"]].sort(), [
-      "assignments:manage", "mappings:write", "policy:publish", "policy:read", "repositories:manage",
-      "repositories:read", "teams:read", "vcs:read"
+      "assignments:manage",
+      "mappings:write",
+      "policy:publish",
+      "policy:read",
+      "repositories:manage",
+      "repositories:read",
+      "teams:read",
+      "vcs:read"
     ])
     assert.deepStrictEqual([...Permission.roles["Read Only"]].sort(), [
-      "audit:read", "exceptions:read", "policy:read", "reports:read", "repositories:read", "teams:read", "vcs:read"
+      "audit:read",
+      "exceptions:read",
+      "policy:read",
+      "reports:read",
+      "repositories:read",
+      "teams:read",
+      "vcs:read"
     ])
   })
 

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Platform from "../src/Platform.js"
+import { prop } from "./support/fcProp.js"
 
 const canonical = (s: string) => Result.getOrThrow(Platform.normalizePlatformScope(s))
 

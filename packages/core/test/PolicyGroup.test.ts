@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import type * as Mapping from "../src/Mapping.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
 import { epochMillis } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const internalA = id<Id.PhaseId>("phase", 1)
@@ -22,10 +22,19 @@ const group: PolicyGroup.PolicyGroup = {
     { id: internalA, name: "Curated", sourceType: "internal", position: 0 },
     { id: internalB, name: "Hotfixes", sourceType: "internal", position: 1 },
     {
-      id: external, name: "From repo", sourceType: "external", position: 2,
+      id: external,
+      name: "From repo",
+      sourceType: "external",
+      position: 2,
       external: {
-        vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "acme/policy", branch: "main",
-        path: "service-mappings.json", pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null
+        vcsConnectionId: id("vcsConnection", 1),
+        repositoryFullName: "acme/policy",
+        branch: "main",
+        path: "service-mappings.json",
+        pollIntervalSeconds: 60,
+        lastSyncedAt: null,
+        lastError: null,
+        lastVersion: null
       }
     }
   ]
@@ -56,7 +65,10 @@ describe("PolicyGroup", () => {
     const now = new Date("2026-02-01T00:00:00Z")
     const first = PolicyGroup.publish({ group, drafts: [draft(1, internalA), draft(2, internalB)], published: [externalLive], now })
     assert.strictEqual(first.changes.created.length, 2)
-    assert.deepStrictEqual(first.published.map((m) => m.id).sort(), [draft(1, internalA).id, draft(2, internalB).id, externalLive.id].sort())
+    assert.deepStrictEqual(
+      first.published.map((m) => m.id).sort(),
+      [draft(1, internalA).id, draft(2, internalB).id, externalLive.id].sort()
+    )
     // the draft of phase A changes, phase B's draft is deleted: both go live together
     const second = PolicyGroup.publish({ group, drafts: [draft(1, internalA, "3")], published: first.published, now })
     assert.deepStrictEqual(second.changes.updated.map((m) => m.toImage), ["img1:3"])
@@ -83,7 +95,11 @@ describe("PolicyGroup", () => {
     const source = { ...group.phases[2]!.external!, pollIntervalSeconds: seconds }
     const decoded = Schema.decodeUnknownResult(PolicyGroup.ExternalSource)(source)
     assert.strictEqual(Result.isSuccess(decoded), Number.isInteger(seconds) && seconds >= 10 && seconds <= 86_400)
-    assert.isTrue(Result.isSuccess(Schema.decodeUnknownResult(PolicyGroup.ExternalSource)({ ...source, pollIntervalSeconds: PolicyGroup.defaultPollIntervalSeconds })))
+    assert.isTrue(
+      Result.isSuccess(
+        Schema.decodeUnknownResult(PolicyGroup.ExternalSource)({ ...source, pollIntervalSeconds: PolicyGroup.defaultPollIntervalSeconds })
+      )
+    )
   })
 
   it("details list phases by position with the external binding, never connection internals", () => {
@@ -120,20 +136,33 @@ describe("PolicyGroup.isPollDue (the external phase poll schedule)", () => {
   const synced = fc.option(time, { nil: null })
   const attempt = fc.option(time, { nil: undefined })
 
-  prop("due exactly when pollIntervalSeconds have passed since the later of the sync and the attempt", [synced, attempt, interval, fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 })], ([sync, tried, seconds, offset]) => {
+  prop("due exactly when pollIntervalSeconds have passed since the later of the sync and the attempt", [
+    synced,
+    attempt,
+    interval,
+    fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 })
+  ], ([sync, tried, seconds, offset]) => {
     const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
     if (sync === null && tried === undefined) return assert.isTrue(PolicyGroup.isPollDue(external, tried, offset))
     const last = Math.max(sync ?? -Infinity, tried ?? -Infinity)
     assert.strictEqual(PolicyGroup.isPollDue(external, tried, last + seconds * 1000 + offset), offset >= 0)
   })
 
-  prop("monotone in now: once due, due at every later time", [synced, attempt, interval, time, fc.nat(3 * 86_400_000)], ([sync, tried, seconds, now, later]) => {
-    const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
-    if (PolicyGroup.isPollDue(external, tried, now)) assert.isTrue(PolicyGroup.isPollDue(external, tried, now + later))
-  })
+  prop(
+    "monotone in now: once due, due at every later time",
+    [synced, attempt, interval, time, fc.nat(3 * 86_400_000)],
+    ([sync, tried, seconds, now, later]) => {
+      const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
+      if (PolicyGroup.isPollDue(external, tried, now)) assert.isTrue(PolicyGroup.isPollDue(external, tried, now + later))
+    }
+  )
 
-  prop("a poll just attempted is not due again within the interval, whatever lastSyncedAt says", [synced, time, interval, fc.nat()], ([sync, tried, seconds, wait]) => {
-    const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
-    assert.isFalse(PolicyGroup.isPollDue(external, tried, tried + (wait % (seconds * 1000))))
-  })
+  prop(
+    "a poll just attempted is not due again within the interval, whatever lastSyncedAt says",
+    [synced, time, interval, fc.nat()],
+    ([sync, tried, seconds, wait]) => {
+      const external = source(sync === null ? null : new Date(sync).toISOString(), seconds)
+      assert.isFalse(PolicyGroup.isPollDue(external, tried, tried + (wait % (seconds * 1000))))
+    }
+  )
 })

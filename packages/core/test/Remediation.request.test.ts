@@ -1,10 +1,10 @@
 /** The remediation request: its head branch, title and body, and the failure_kind of its .failed event. */
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
-import { VcsProviderError, VcsWriteRejected } from "../src/Vcs.js"
 import * as Remediation from "../src/Remediation.js"
+import { VcsProviderError, VcsWriteRejected } from "../src/Vcs.js"
+import { prop } from "./support/fcProp.js"
 import { gid, pid } from "./support/remediation.js"
 
 /** `git check-ref-format` rules (for a branch name under refs/heads/), and printable ASCII only (every provider takes it). */
@@ -29,7 +29,9 @@ describe("Remediation.headBranchFor, title, body", () => {
   const names = fc.oneof(
     fc.string({ maxLength: 40 }),
     fc.string({ unit: "binary", maxLength: 20 }),
-    fc.array(fc.constantFrom("a", "B", "1", ".", "/", "-", "_", "@", "{", ".lock", " ", "~", "..", "é"), { maxLength: 20 }).map((p) => p.join(""))
+    fc.array(fc.constantFrom("a", "B", "1", ".", "/", "-", "_", "@", "{", ".lock", " ", "~", "..", "é"), { maxLength: 20 }).map((p) =>
+      p.join("")
+    )
   )
 
   prop("always a valid git ref under image-policy/remediate/, the same for the same branch", [names], ([name]) => {
@@ -67,7 +69,10 @@ describe("Remediation.headBranchFor, title, body", () => {
     ])
     const mappingId = Id.make("mapping", new Uint8Array(16).fill(3))
     assert.include(body, "2 container image references on `main`")
-    assert.include(body, `- \`Dockerfile:8\`: \`node:20\` -> \`node:20.11.1\` (group \`${gid}\`, phase \`${pid}\`, mapping \`${mappingId}\`): selected: exact match`)
+    assert.include(
+      body,
+      `- \`Dockerfile:8\`: \`node:20\` -> \`node:20.11.1\` (group \`${gid}\`, phase \`${pid}\`, mapping \`${mappingId}\`): selected: exact match`
+    )
     assert.include(body, "- `k8s/app.yaml:12`: `alpine:3.19` -> `alpine:3.20`")
     assert.include(body, "selected: pattern match")
   })
@@ -80,16 +85,30 @@ describe("Remediation.headBranchFor, title, body", () => {
   })
 
   prop("every change is one list item naming its file:line, whatever text the change holds", [
-    fc.array(fc.tuple(fc.string({ maxLength: 30 }), fc.integer({ min: 1, max: 99_999 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 60 })), { maxLength: 30 })
+    fc.array(
+      fc.tuple(
+        fc.string({ maxLength: 30 }),
+        fc.integer({ min: 1, max: 99_999 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 60 })
+      ),
+      { maxLength: 30 }
+    )
   ], ([rows]) => {
     const body = Remediation.body("main", rows.map(([file, line, from, to, reason]) => change(file, line, from, to, reason)))
     const items = body.split("\n").filter((l) => l.startsWith("- "))
     assert.strictEqual(items.length, rows.length)
-    rows.forEach(([file, line], i) => assert.include(items[i]!.replace(/`/g, ""), `${file.replace(/[\r\n]+/g, " ").replace(/`/g, "")}:${line}`))
+    rows.forEach(([file, line], i) =>
+      assert.include(items[i]!.replace(/`/g, ""), `${file.replace(/[\r\n]+/g, " ").replace(/`/g, "")}:${line}`)
+    )
   })
 
   it("a very long list stops under the providers' size limit and says how many are left out", () => {
-    const many = Array.from({ length: 2000 }, (_, i) => change(`services/service-${i}/deploy/kubernetes/deployment.yaml`, i + 1, "node:20", "node:20.11.1", "selected: exact match"))
+    const many = Array.from(
+      { length: 2000 },
+      (_, i) => change(`services/service-${i}/deploy/kubernetes/deployment.yaml`, i + 1, "node:20", "node:20.11.1", "selected: exact match")
+    )
     const body = Remediation.body("main", many)
     assert.isBelow(body.length, 65_536)
     assert.match(body, /- \.\.\. and \d+ more \(see the diff\)\n$/)

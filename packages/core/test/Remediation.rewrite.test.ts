@@ -1,13 +1,13 @@
 /** Remediation.rewrite: only the planned reference text changes, every other byte is kept. */
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import * as Remediation from "../src/Remediation.js"
 import * as Scanner from "../src/Scanner.js"
 import type * as SnoozeRequest from "../src/SnoozeRequest.js"
-import { gid, pid, mapping, compile, now, snooze } from "./support/remediation.js"
+import { prop } from "./support/fcProp.js"
+import { compile, gid, mapping, now, pid, snooze } from "./support/remediation.js"
 
 describe("Remediation.rewrite", () => {
   const change = (line: number, column: number, from: string, to: string): Remediation.RemediationChange => ({
@@ -61,10 +61,14 @@ describe("Remediation.rewrite", () => {
     fc.tuple(
       fc.constant(doc),
       fc.tuple(...doc.lines.map((l) =>
-        fc.option(fc.tuple(fc.nat(Math.max(0, l.length - 1)), fc.integer({ min: 1, max: 10 }), fc.string({ minLength: 1, maxLength: 12 })), { nil: undefined })
+        fc.option(
+          fc.tuple(fc.nat(Math.max(0, l.length - 1)), fc.integer({ min: 1, max: 10 }), fc.string({ minLength: 1, maxLength: 12 })),
+          { nil: undefined }
+        )
           .map((o) => o === undefined || l.length === 0 ? undefined : { start: o[0], length: Math.min(o[1], l.length - o[0]), to: o[2] })
       ))
-    ))
+    )
+  )
 
   prop("with no changes the content is returned unchanged", [document], ([doc]) => {
     assert.strictEqual(Remediation.rewrite(doc.content, []).content, doc.content)
@@ -100,7 +104,15 @@ describe("Remediation.rewrite", () => {
 
   // files of random image references: after the rewrite, the scanner finds each `to` where `from` was
   const images = ["node:20", "node:18-alpine", "alpine:3.19", "redis:7", "nginx:1.25", "ghcr.io/acme/api:2.0.1", "postgres:16"]
-  const targets = ["node:22", "alpine:3.20", "redis:7.4", "nginx:1.27", "ghcr.io/acme/api:2.1.0", "docker.io/library/postgres:16", "registry.example/mirror/node:20"]
+  const targets = [
+    "node:22",
+    "alpine:3.20",
+    "redis:7.4",
+    "nginx:1.27",
+    "ghcr.io/acme/api:2.1.0",
+    "docker.io/library/postgres:16",
+    "registry.example/mirror/node:20"
+  ]
   const mappings = fc.array(fc.tuple(fc.constantFrom(...images, "node:*", "*/acme/*"), fc.constantFrom(...targets)), { maxLength: 8 })
     .map((rows) => rows.map(([from, to]) => mapping(from, to)))
   const sample = fc.tuple(
@@ -132,23 +144,35 @@ describe("Remediation.rewrite", () => {
   })
 
   const snoozes = fc.array(
-    fc.tuple(fc.constantFrom(...images, ...targets, "node:*", "docker.io/library/redis:7"), fc.constantFrom<SnoozeRequest.SnoozeStatus>("pending", "approved", "rejected", "expired"), fc.boolean()),
+    fc.tuple(
+      fc.constantFrom(...images, ...targets, "node:*", "docker.io/library/redis:7"),
+      fc.constantFrom<SnoozeRequest.SnoozeStatus>("pending", "approved", "rejected", "expired"),
+      fc.boolean()
+    ),
     { maxLength: 5 }
-  ).map((rows) => rows.map(([from, status, future]) => snooze(from, status, future ? "2026-12-01T00:00:00.000Z" : "2026-05-01T00:00:00.000Z")))
+  ).map((rows) =>
+    rows.map(([from, status, future]) => snooze(from, status, future ? "2026-12-01T00:00:00.000Z" : "2026-05-01T00:00:00.000Z"))
+  )
 
-  prop("never a change for an image (or mapping) an active snooze names; without snoozes those changes exist", [sample, mappings, snoozes], ([file, ms, ss]) => {
-    const findings = Scanner.scanFile(file.path, file.content)
-    const changes = Remediation.plan({ findings, policy: compile(ms), snoozes: ss, now })
-    const active = new Set(ss.filter((s) => s.status === "approved" && Date.parse(s.until) > now.getTime()).map((s) => Mapping.normalizedFrom(s.fromImage)))
-    const byId = new Map(ms.map((m) => [m.id, m]))
-    for (const c of changes) {
-      assert.isFalse(active.has(Mapping.normalizedFrom(c.from)), `snoozed image ${c.from}`)
-      assert.isFalse(active.has(Mapping.normalizedFrom(byId.get(c.mappingId)!.fromImage)), `snoozed mapping ${c.mappingId}`)
+  prop(
+    "never a change for an image (or mapping) an active snooze names; without snoozes those changes exist",
+    [sample, mappings, snoozes],
+    ([file, ms, ss]) => {
+      const findings = Scanner.scanFile(file.path, file.content)
+      const changes = Remediation.plan({ findings, policy: compile(ms), snoozes: ss, now })
+      const active = new Set(
+        ss.filter((s) => s.status === "approved" && Date.parse(s.until) > now.getTime()).map((s) => Mapping.normalizedFrom(s.fromImage))
+      )
+      const byId = new Map(ms.map((m) => [m.id, m]))
+      for (const c of changes) {
+        assert.isFalse(active.has(Mapping.normalizedFrom(c.from)), `snoozed image ${c.from}`)
+        assert.isFalse(active.has(Mapping.normalizedFrom(byId.get(c.mappingId)!.fromImage)), `snoozed mapping ${c.mappingId}`)
+      }
+      const unsnoozed = Remediation.plan({ findings, policy: compile(ms), snoozes: [], now })
+      assert.isAtLeast(unsnoozed.length, changes.length)
+      for (const c of changes) assert.deepInclude(unsnoozed, c)
     }
-    const unsnoozed = Remediation.plan({ findings, policy: compile(ms), snoozes: [], now })
-    assert.isAtLeast(unsnoozed.length, changes.length)
-    for (const c of changes) assert.deepInclude(unsnoozed, c)
-  })
+  )
   prop("snoozing every image of a file, or every mapping, leaves nothing to change", [sample, mappings], ([file, ms]) => {
     const findings = Scanner.scanFile(file.path, file.content)
     const byImage = findings.flatMap((f) => (f.image === undefined ? [] : [snooze(f.image, "approved")]))

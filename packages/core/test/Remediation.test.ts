@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import * as Remediation from "../src/Remediation.js"
 import * as Scanner from "../src/Scanner.js"
 import type * as SnoozeRequest from "../src/SnoozeRequest.js"
-import { gid, pid, mapping, compile, now, snooze, remediate, policy } from "./support/remediation.js"
+import { compile, gid, mapping, now, pid, policy, remediate, snooze } from "./support/remediation.js"
 
 describe("Remediation on real-world files: only the reference text changes", () => {
   it("multi-stage Dockerfile with ARGs, CRLF line endings and comments", () => {
@@ -136,7 +136,10 @@ describe("Remediation on real-world files: only the reference text changes", () 
     ])
     assert.strictEqual(
       r.content,
-      before.replace("container: node:20", "container: node:20.11.1").replace("image: redis:7", "image: redis:7.4").replace("docker://alpine:3.18", "docker://alpine:3.20")
+      before.replace("container: node:20", "container: node:20.11.1").replace("image: redis:7", "image: redis:7.4").replace(
+        "docker://alpine:3.18",
+        "docker://alpine:3.20"
+      )
     )
     assert.isTrue(r.content.startsWith("\uFEFF"), "the byte-order mark stays")
   })
@@ -173,7 +176,14 @@ describe("Remediation.plan", () => {
   })
 
   it("pending, rejected and expired snoozes, or an approved one past its until, suppress nothing", () => {
-    for (const s of [snooze("nginx:1.25", "pending"), snooze("nginx:1.25", "rejected"), snooze("nginx:1.25", "expired"), snooze("nginx:1.25", "approved", "2026-06-01T00:00:00.000Z")]) {
+    for (
+      const s of [
+        snooze("nginx:1.25", "pending"),
+        snooze("nginx:1.25", "rejected"),
+        snooze("nginx:1.25", "expired"),
+        snooze("nginx:1.25", "approved", "2026-06-01T00:00:00.000Z")
+      ]
+    ) {
       assert.deepStrictEqual(planned([s]), ["nginx:1.27", "node:22"], s.status)
     }
   })

@@ -1,16 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import type * as PolicyGroup from "../src/PolicyGroup.js"
 import * as Resolution from "../src/Resolution.js"
+import { prop } from "./support/fcProp.js"
 
 let n = 0
 const gid = (k: number) => Id.make("policyGroup", new Uint8Array(16).fill(k)) as Id.PolicyGroupId
 const pid = (k: number) => Id.make("phase", new Uint8Array(16).fill(k)) as Id.PhaseId
-const live = (fromImage: string, toImage: string, extra: Partial<Mapping.MappingInput> & { phaseId?: Id.PhaseId; activeFrom?: string } = {}): PolicyGroup.PublishedMapping => ({
+const live = (
+  fromImage: string,
+  toImage: string,
+  extra: Partial<Mapping.MappingInput> & { phaseId?: Id.PhaseId; activeFrom?: string } = {}
+): PolicyGroup.PublishedMapping => ({
   id: Id.make("mapping", new Uint8Array(16).fill(++n % 250)) as Id.MappingId,
   key: Mapping.mappingKey(fromImage, extra.platformScope),
   fromImage,
@@ -22,7 +26,11 @@ const live = (fromImage: string, toImage: string, extra: Partial<Mapping.Mapping
   ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== "phaseId" && k !== "activeFrom"))
 })
 const policy = (...groups: Array<ReadonlyArray<PolicyGroup.PublishedMapping>>): Resolution.ResolutionPolicy =>
-  groups.map((published, i) => ({ group: { id: gid(i + 1), name: `g${i}` }, phases: [{ id: pid(1), position: 0 }, { id: pid(2), position: 1 }], published }))
+  groups.map((published, i) => ({
+    group: { id: gid(i + 1), name: `g${i}` },
+    phases: [{ id: pid(1), position: 0 }, { id: pid(2), position: 1 }],
+    published
+  }))
 const now = new Date("2026-06-01T00:00:00Z")
 const resolved = (p: Resolution.ResolutionPolicy, image: string, platform?: string) =>
   Result.getOrThrow(Resolution.resolve({ policy: p, image, platform, now })).resolved?.toImage ?? null
@@ -44,10 +52,19 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
   })
 
   it("then lower order, then the more specific pattern, then earlier group and phase", () => {
-    assert.strictEqual(resolved(policy([live("node:*", "a:1", { order: 5 }), live("node:20-*", "b:1", { order: 1 })]), "node:20-alpine"), "b:1")
+    assert.strictEqual(
+      resolved(policy([live("node:*", "a:1", { order: 5 }), live("node:20-*", "b:1", { order: 1 })]), "node:20-alpine"),
+      "b:1"
+    )
     assert.strictEqual(resolved(policy([live("node:*", "a:1"), live("node:20-*", "b:1")]), "node:20-alpine"), "b:1")
     assert.strictEqual(resolved(policy([live("node:20", "first:1")], [live("node:20", "second:1")]), "node:20"), "first:1")
-    assert.strictEqual(resolved(policy([live("node:20", "late:1", { phaseId: pid(2) }), live("node:20", "early:1", { phaseId: pid(1), platformScope: "" })]), "node:20"), "early:1")
+    assert.strictEqual(
+      resolved(
+        policy([live("node:20", "late:1", { phaseId: pid(2) }), live("node:20", "early:1", { phaseId: pid(1), platformScope: "" })]),
+        "node:20"
+      ),
+      "early:1"
+    )
   })
 
   it("mappings not yet active are reported, not applied; every candidate says why", () => {
@@ -61,15 +78,25 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
 
   const fromImages = ["nginx:1", "nginx", "nginx:*", "nginx:1*", "docker.io/library/nginx:1", "redis:*"]
   const mappings = fc.array(
-    fc.record({ from: fc.constantFrom(...fromImages), order: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }), scope: fc.constantFrom("", "linux/amd64") }),
+    fc.record({
+      from: fc.constantFrom(...fromImages),
+      order: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      scope: fc.constantFrom("", "linux/amd64")
+    }),
     { maxLength: 12 }
-  ).map((rows) => rows.map((r, i) => live(r.from, `target:${i}`, { ...(r.order !== undefined ? { order: r.order } : {}), platformScope: r.scope })))
+  ).map((rows) =>
+    rows.map((r, i) => live(r.from, `target:${i}`, { ...(r.order !== undefined ? { order: r.order } : {}), platformScope: r.scope }))
+  )
 
-  prop("resolution does not depend on the order mappings are listed in", [mappings, fc.constantFrom("linux/amd64", undefined)], ([ms, platform]) => {
-    const a = resolved(policy(ms), "nginx:1", platform)
-    const b = resolved(policy([...ms].reverse()), "nginx:1", platform)
-    assert.strictEqual(a, b)
-  })
+  prop(
+    "resolution does not depend on the order mappings are listed in",
+    [mappings, fc.constantFrom("linux/amd64", undefined)],
+    ([ms, platform]) => {
+      const a = resolved(policy(ms), "nginx:1", platform)
+      const b = resolved(policy([...ms].reverse()), "nginx:1", platform)
+      assert.strictEqual(a, b)
+    }
+  )
 
   prop("an exact match is always chosen over any pattern, and the result is always exact", [mappings], ([ms]) => {
     const withExact = [...ms, live("nginx:1", "exact:1", { order: 1_000_000 })]
@@ -77,10 +104,14 @@ describe("Resolution precedence (docs/policy-resolution.md)", () => {
     assert.isFalse(r.mapping.fromImage.includes("*"))
   })
 
-  prop("random image strings never throw", [fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 20 }), { nil: undefined })], ([image, platform]) => {
-    const r = Resolution.resolve({ policy: policy([live("nginx:*", "nginx:1")]), image, platform, now })
-    assert.isTrue(Result.isFailure(r) || Result.isSuccess(r))
-  })
+  prop(
+    "random image strings never throw",
+    [fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 20 }), { nil: undefined })],
+    ([image, platform]) => {
+      const r = Resolution.resolve({ policy: policy([live("nginx:*", "nginx:1")]), image, platform, now })
+      assert.isTrue(Result.isFailure(r) || Result.isSuccess(r))
+    }
+  )
 })
 
 describe("Resolution.compile / resolveCompiled", () => {
@@ -88,12 +119,39 @@ describe("Resolution.compile / resolveCompiled", () => {
   const phaseIds = [pid(1), pid(2), pid(3)] // pid(3) belongs to no group's phase list
   const fromImage = fc.oneof(
     fc.constantFrom(
-      "nginx", "nginx:1", "nginx:1.25", "docker.io/library/nginx:1", "index.docker.io/library/nginx", "library/nginx:2",
-      "nginx@sha256:" + "a".repeat(64), "nginx:1@sha256:" + "a".repeat(64),
-      "nginx:*", "nginx:1*", "*:1", "library/*", "library/ngin*:*", "node:20-*", "node:*", "node", "node:20",
-      "ghcr.io/acme/api", "ghcr.io/acme/api:1", "ghcr.io/acme/*", "ghcr.io/acme/*:1", "ghcr.io/*/api:1", "ghcr.io/acme/team/api:1",
-      "ghcr.io/acme/team/*", "localhost:5000/api:1", "localhost:5000/*", "acme/api:1", "acme/*-service:*",
-      "Nginx:1", "*.gcr.io/app:1", "", "not a reference", "redis:*"
+      "nginx",
+      "nginx:1",
+      "nginx:1.25",
+      "docker.io/library/nginx:1",
+      "index.docker.io/library/nginx",
+      "library/nginx:2",
+      "nginx@sha256:" + "a".repeat(64),
+      "nginx:1@sha256:" + "a".repeat(64),
+      "nginx:*",
+      "nginx:1*",
+      "*:1",
+      "library/*",
+      "library/ngin*:*",
+      "node:20-*",
+      "node:*",
+      "node",
+      "node:20",
+      "ghcr.io/acme/api",
+      "ghcr.io/acme/api:1",
+      "ghcr.io/acme/*",
+      "ghcr.io/acme/*:1",
+      "ghcr.io/*/api:1",
+      "ghcr.io/acme/team/api:1",
+      "ghcr.io/acme/team/*",
+      "localhost:5000/api:1",
+      "localhost:5000/*",
+      "acme/api:1",
+      "acme/*-service:*",
+      "Nginx:1",
+      "*.gcr.io/app:1",
+      "",
+      "not a reference",
+      "redis:*"
     ),
     fc.tuple(fc.constantFrom("", "ghcr.io/", "acme/"), fc.constantFrom("a", "b", "*", "a*"), fc.constantFrom("", ":1", ":*", ":1*"))
       .map(([d, p, t]) => `${d}${p}${t}`)
@@ -123,9 +181,28 @@ describe("Resolution.compile / resolveCompiled", () => {
   )
   const image = fc.oneof(
     fc.constantFrom(
-      "nginx", "nginx:1", "nginx:1.25", "docker.io/library/nginx:1", "nginx@sha256:" + "a".repeat(64), "nginx:1@sha256:" + "a".repeat(64),
-      "node:20", "node:20-alpine", "ghcr.io/acme/api:1", "ghcr.io/acme/api", "ghcr.io/acme/team/api:1", "ghcr.io/x/api:1",
-      "localhost:5000/api:1", "acme/api:1", "acme/billing-service:3", "a:1", "b:1", "ghcr.io/a:1", "acme/a1:1x", "redis:7", "Nginx", ""
+      "nginx",
+      "nginx:1",
+      "nginx:1.25",
+      "docker.io/library/nginx:1",
+      "nginx@sha256:" + "a".repeat(64),
+      "nginx:1@sha256:" + "a".repeat(64),
+      "node:20",
+      "node:20-alpine",
+      "ghcr.io/acme/api:1",
+      "ghcr.io/acme/api",
+      "ghcr.io/acme/team/api:1",
+      "ghcr.io/x/api:1",
+      "localhost:5000/api:1",
+      "acme/api:1",
+      "acme/billing-service:3",
+      "a:1",
+      "b:1",
+      "ghcr.io/a:1",
+      "acme/a1:1x",
+      "redis:7",
+      "Nginx",
+      ""
     ),
     fc.string({ maxLength: 12 })
   )
@@ -140,10 +217,16 @@ describe("Resolution.compile / resolveCompiled", () => {
     assert.deepStrictEqual(b.success, a.success)
   }
 
-  prop("resolveCompiled(compile(p)) answers exactly what resolve(p) answers", [randomPolicy, fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 5 })], ([p, queries]) => {
+  prop("resolveCompiled(compile(p)) answers exactly what resolve(p) answers", [
+    randomPolicy,
+    fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 5 })
+  ], ([p, queries]) => {
     const compiled = Resolution.compile(p)
     for (const [img, plat] of queries) {
-      same(Resolution.resolve({ policy: p, image: img, platform: plat, now }), Resolution.resolveCompiled(compiled, { image: img, platform: plat, now }))
+      same(
+        Resolution.resolve({ policy: p, image: img, platform: plat, now }),
+        Resolution.resolveCompiled(compiled, { image: img, platform: plat, now })
+      )
     }
   }, { fastCheck: { numRuns: 500 } })
 
@@ -156,12 +239,16 @@ describe("Resolution.compile / resolveCompiled", () => {
   })
 
   it("buckets references by repository and patterns apart; unparseable fromImages are left out", () => {
-    const compiled = Resolution.compile(policy([live("nginx:1", "a:1"), live("docker.io/library/nginx", "b:1"), live("node:*", "c:1"), live("Bad Ref", "d:1")]))
+    const compiled = Resolution.compile(
+      policy([live("nginx:1", "a:1"), live("docker.io/library/nginx", "b:1"), live("node:*", "c:1"), live("Bad Ref", "d:1")])
+    )
     assert.strictEqual(compiled.size, 4)
     assert.deepStrictEqual([...compiled.byRepository.keys()], ["docker.io/library/nginx"])
     assert.strictEqual(compiled.byRepository.get("docker.io/library/nginx")!.length, 2)
     assert.deepStrictEqual([...compiled.patterns.keys()], ["docker.io|2|1|node"])
-    const byLiteral = Resolution.compile(policy([live("ghcr.io/acme/*/api-*:1", "a:1"), live("ghcr.io/*/*", "b:1"), live("acme/*-service:*", "c:1")]))
+    const byLiteral = Resolution.compile(
+      policy([live("ghcr.io/acme/*/api-*:1", "a:1"), live("ghcr.io/*/*", "b:1"), live("acme/*-service:*", "c:1")])
+    )
     assert.deepStrictEqual([...byLiteral.patterns.keys()], ["ghcr.io|3|0|acme", "ghcr.io|2|*|", "docker.io|2|0|acme"])
   })
 })

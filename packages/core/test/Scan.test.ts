@@ -1,19 +1,23 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result, Schema, Struct } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import type * as PolicyGroup from "../src/PolicyGroup.js"
-import { VcsProviderError } from "../src/Vcs.js"
 import * as Resolution from "../src/Resolution.js"
 import * as Scan from "../src/Scan.js"
 import * as Scanner from "../src/Scanner.js"
 import * as Text from "../src/Text.js"
+import { VcsProviderError } from "../src/Vcs.js"
 import { codeUnitText, commitSha, epochMillis, isoTimestamp } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const day = 86_400_000
-const target = (intervalDays: number, trackedAt: string, lastRoutineScanAt: string | null) => ({ intervalDays, trackedAt, lastRoutineScanAt })
+const target = (intervalDays: number, trackedAt: string, lastRoutineScanAt: string | null) => ({
+  intervalDays,
+  trackedAt,
+  lastRoutineScanAt
+})
 
 describe("Scan.isRoutineDue (the routine's schedule)", () => {
   it("is due intervalDays after tracking when there was no routine scan, and not a millisecond before", () => {
@@ -33,12 +37,22 @@ describe("Scan.isRoutineDue (the routine's schedule)", () => {
   })
 
   const time = epochMillis
-  prop("monotone in now: once due, due at every later time", [time, fc.option(time, { nil: null }), fc.integer({ min: 1, max: 90 }), time, fc.nat(400 * day)], ([tracked, last, days, now, later]) => {
+  prop("monotone in now: once due, due at every later time", [
+    time,
+    fc.option(time, { nil: null }),
+    fc.integer({ min: 1, max: 90 }),
+    time,
+    fc.nat(400 * day)
+  ], ([tracked, last, days, now, later]) => {
     const t = target(days, new Date(tracked).toISOString(), last === null ? null : new Date(last).toISOString())
     if (Scan.isRoutineDue(t, new Date(now))) assert.isTrue(Scan.isRoutineDue(t, new Date(now + later)))
   })
 
-  prop("due exactly when intervalDays have passed since the reference time", [time, fc.integer({ min: 1, max: 90 }), fc.integer({ min: -10 * day, max: 10 * day })], ([since, days, offset]) => {
+  prop("due exactly when intervalDays have passed since the reference time", [
+    time,
+    fc.integer({ min: 1, max: 90 }),
+    fc.integer({ min: -10 * day, max: 10 * day })
+  ], ([since, days, offset]) => {
     const t = target(days, new Date(since).toISOString(), null)
     assert.strictEqual(Scan.isRoutineDue(t, new Date(since + days * day + offset)), offset >= 0)
   })
@@ -67,7 +81,9 @@ describe("Scan.failureOf and the scan limits", () => {
     assert.deepStrictEqual(Scan.scannablePaths(manifests(5_001)), Result.fail("too-large"))
   })
 
-  prop("the scanned paths are exactly the scannable ones, in tree order", [fc.array(fc.constantFrom("Dockerfile", "a/b.yml", "x.md", "deploy.yaml", "src/main.go", ".github/workflows/ci.yml"), { maxLength: 30 })], ([paths]) => {
+  prop("the scanned paths are exactly the scannable ones, in tree order", [
+    fc.array(fc.constantFrom("Dockerfile", "a/b.yml", "x.md", "deploy.yaml", "src/main.go", ".github/workflows/ci.yml"), { maxLength: 30 })
+  ], ([paths]) => {
     assert.deepStrictEqual(Scan.scannablePaths(paths), Result.succeed(paths.filter(Scanner.isScannable)))
   })
 
@@ -83,7 +99,9 @@ describe("Scan.failureOf and the scan limits", () => {
     assert.deepStrictEqual(scanned, paths.filter((p) => Scan.utf8Length(p) <= Scan.maxPathBytes && Text.isStorableText(p)))
   })
 
-  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [fc.oneof(codeUnitText(), fc.string({ unit: "binary" }), fc.string())], ([text]) => {
+  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [
+    fc.oneof(codeUnitText(), fc.string({ unit: "binary" }), fc.string())
+  ], ([text]) => {
     assert.strictEqual(Scan.utf8Length(text), new TextEncoder().encode(text).length)
   })
 
@@ -99,7 +117,12 @@ describe("Scan.failureOf and the scan limits", () => {
 describe("Scan.resolveFinding (which mapping applies to a finding, and why)", () => {
   const gid = Id.make("policyGroup", new Uint8Array(16).fill(1)) as Id.PolicyGroupId
   const pid = Id.make("phase", new Uint8Array(16).fill(1)) as Id.PhaseId
-  const mapping = (n: number, fromImage: string, toImage: string, extra: Partial<PolicyGroup.PublishedMapping> = {}): PolicyGroup.PublishedMapping => ({
+  const mapping = (
+    n: number,
+    fromImage: string,
+    toImage: string,
+    extra: Partial<PolicyGroup.PublishedMapping> = {}
+  ): PolicyGroup.PublishedMapping => ({
     id: Id.make("mapping", new Uint8Array(16).fill(n)) as Id.MappingId,
     key: Mapping.mappingKey(fromImage, extra.platformScope),
     fromImage,
@@ -145,7 +168,11 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
   })
 
   it("agrees with Policy resolution (Resolution.resolve) for every finding", () => {
-    const plain = [{ group: { id: gid, name: "Base" }, phases: [{ id: pid, position: 0 }], published: [mapping(1, "node:20", "node:20.11.1")] }]
+    const plain = [{
+      group: { id: gid, name: "Base" },
+      phases: [{ id: pid, position: 0 }],
+      published: [mapping(1, "node:20", "node:20.11.1")]
+    }]
     const compiled = Resolution.compile(plain)
     for (const f of Scanner.scanFile("Dockerfile", dockerfile)) {
       const expected = f.normalized === undefined
@@ -195,11 +222,20 @@ describe("Scan.endedFields (how every store ends a scan)", () => {
     assert.strictEqual(ended.status, o.status)
     assert.strictEqual(ended.finishedAt, o.at)
     if (o.status === "succeeded") {
-      assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [null, o.commitSha, o.fileCount, o.findings.length])
+      assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [
+        null,
+        o.commitSha,
+        o.fileCount,
+        o.findings.length
+      ])
     } else {
       assert.deepStrictEqual([ended.failure, ended.commitSha, ended.fileCount, ended.findingCount], [o.failure, null, 0, 0])
     }
     // the fields are those of a valid stored scan
-    assert.isTrue(Schema.is(Scan.BranchScan.mapFields(Struct.pick(["status", "failure", "commitSha", "fileCount", "findingCount", "finishedAt"])))(ended))
+    assert.isTrue(
+      Schema.is(Scan.BranchScan.mapFields(Struct.pick(["status", "failure", "commitSha", "fileCount", "findingCount", "finishedAt"])))(
+        ended
+      )
+    )
   })
 })

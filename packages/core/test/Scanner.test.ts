@@ -1,12 +1,12 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
-import * as fc from "fast-check"
 import * as Scanner from "../src/Scanner.js"
-import { manifest } from "./support/scannerManifests.js"
 import { imageLiteral } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
+import { manifest } from "./support/scannerManifests.js"
 
 const root = fileURLToPath(new URL("./fixtures/scanner", import.meta.url))
 const walk = (dir: string): Array<string> =>
@@ -15,9 +15,9 @@ const fixtures = walk(root).sort().map((p) => ({ path: relative(root, p).split("
 
 /** One line per finding: where, what was written, and what it stands for. */
 const summary = (f: Scanner.Finding) =>
-  `${f.file}:${f.line}:${f.column} ${f.reference} -> ${f.normalized ?? (f.unresolved ? `unresolved ${f.unresolved.join(",")}` : "invalid")}${
-    f.platform ? ` @${f.platform}` : ""
-  }${f.stage ? ` as ${f.stage}` : ""}`
+  `${f.file}:${f.line}:${f.column} ${f.reference} -> ${
+    f.normalized ?? (f.unresolved ? `unresolved ${f.unresolved.join(",")}` : "invalid")
+  }${f.platform ? ` @${f.platform}` : ""}${f.stage ? ` as ${f.stage}` : ""}`
 const scan = (path: string, content: string, options?: Scanner.ScanOptions) => Scanner.scanFile(path, content, options).map(summary)
 const lineOf = (content: string, line: number) => content.split(/\r\n|\r|\n/)[line - 1] ?? ""
 
@@ -43,7 +43,9 @@ describe("Scanner fixtures (test/fixtures/scanner)", () => {
       "Dockerfile:8:32 node:${NODE_VERSION}-${DISTRO} -> docker.io/library/node:20.11-alpine3.19 as deps",
       "Dockerfile:14:6 ${REGISTRY}/toolchain:2024.1 -> ghcr.io/acme/toolchain:2024.1 @linux/arm64 as build",
       "Dockerfile:25:6 ${PRIVATE_BASE}:latest -> unresolved PRIVATE_BASE as private",
-      `Dockerfile:27:6 gcr.io/distroless/nodejs20-debian12@sha256:${"0".repeat(64)} -> gcr.io/distroless/nodejs20-debian12@sha256:${"0".repeat(64)}`,
+      `Dockerfile:27:6 gcr.io/distroless/nodejs20-debian12@sha256:${"0".repeat(64)} -> gcr.io/distroless/nodejs20-debian12@sha256:${
+        "0".repeat(64)
+      }`,
       "Dockerfile:29:13 docker.io/library/busybox:1.36 -> docker.io/library/busybox:1.36",
       "Dockerfile.windows:2:6 mcr.microsoft.com/windows/servercore:ltsc2022 -> mcr.microsoft.com/windows/servercore:ltsc2022 as win",
       "actions/lint/action.yml:4:19 ghcr.io/acme/lint-action:4 -> ghcr.io/acme/lint-action:4",
@@ -71,7 +73,11 @@ describe("Scanner fixtures (test/fixtures/scanner)", () => {
   it("every finding's line holds its reference at its column", () => {
     const byPath = new Map(fixtures.map((f) => [f.path, f.content]))
     for (const f of findings) {
-      assert.strictEqual(lineOf(byPath.get(f.file)!, f.line).slice(f.column - 1, f.column - 1 + f.reference.length), f.reference, summary(f))
+      assert.strictEqual(
+        lineOf(byPath.get(f.file)!, f.line).slice(f.column - 1, f.column - 1 + f.reference.length),
+        f.reference,
+        summary(f)
+      )
     }
   })
 
@@ -134,7 +140,9 @@ describe("Scanner: Dockerfiles", () => {
   })
 
   it("a stage may take the name of an image; later FROMs of that name mean the stage", () => {
-    assert.deepStrictEqual(scan("Dockerfile", "FROM node:20 AS node\nFROM node\n"), ["Dockerfile:1:6 node:20 -> docker.io/library/node:20 as node"])
+    assert.deepStrictEqual(scan("Dockerfile", "FROM node:20 AS node\nFROM node\n"), [
+      "Dockerfile:1:6 node:20 -> docker.io/library/node:20 as node"
+    ])
   })
 
   it("only ARGs before the first FROM apply to FROM lines; build args override defaults", () => {
@@ -173,16 +181,23 @@ describe("Scanner: Dockerfiles", () => {
   })
 
   it("reads --platform (normalized; build-time platform args are not known) and line continuations", () => {
-    assert.deepStrictEqual(scan("Dockerfile", "FROM --platform=linux/aarch64 a:1\nFROM --platform=$TARGETPLATFORM b:1\nFROM --platform=bogus c:1\nFROM \\\n  # comment inside\n\n  d:1 \\\n  AS d\n"), [
-      "Dockerfile:1:31 a:1 -> docker.io/library/a:1 @linux/arm64",
-      "Dockerfile:2:33 b:1 -> docker.io/library/b:1",
-      "Dockerfile:3:23 c:1 -> docker.io/library/c:1",
-      "Dockerfile:7:3 d:1 -> docker.io/library/d:1 as d"
-    ])
+    assert.deepStrictEqual(
+      scan(
+        "Dockerfile",
+        "FROM --platform=linux/aarch64 a:1\nFROM --platform=$TARGETPLATFORM b:1\nFROM --platform=bogus c:1\nFROM \\\n  # comment inside\n\n  d:1 \\\n  AS d\n"
+      ),
+      [
+        "Dockerfile:1:31 a:1 -> docker.io/library/a:1 @linux/arm64",
+        "Dockerfile:2:33 b:1 -> docker.io/library/b:1",
+        "Dockerfile:3:23 c:1 -> docker.io/library/c:1",
+        "Dockerfile:7:3 d:1 -> docker.io/library/d:1 as d"
+      ]
+    )
   })
 
   it("ignores comments, heredoc bodies, COPY --from of stages, indexes and variables", () => {
-    const text = "# FROM a:1\n  # FROM b:1\nFROM c:1 AS c\nRUN <<EOT bash\nFROM d:1\nEOT\nCOPY --from=c /a /b\nCOPY --from=0 /a /b\nCOPY --from=$X /a /b\nCOPY --chown=1 --from=e:1 /a /b\nRUN echo FROM f:1\n"
+    const text =
+      "# FROM a:1\n  # FROM b:1\nFROM c:1 AS c\nRUN <<EOT bash\nFROM d:1\nEOT\nCOPY --from=c /a /b\nCOPY --from=0 /a /b\nCOPY --from=$X /a /b\nCOPY --chown=1 --from=e:1 /a /b\nRUN echo FROM f:1\n"
     assert.deepStrictEqual(scan("Dockerfile", text), [
       "Dockerfile:3:6 c:1 -> docker.io/library/c:1 as c",
       "Dockerfile:10:23 e:1 -> docker.io/library/e:1"
@@ -201,11 +216,14 @@ describe("Scanner: Dockerfiles", () => {
 describe("Scanner: YAML files", () => {
   it("compose: anchors and merges are reported once per place and platform, where the text is written", () => {
     const text = "x-a: &a\n  image: base:1\nservices:\n  one: *a\n  two:\n    <<: *a\n  three:\n    <<: [*a]\n    image: own:2\n"
-    assert.deepStrictEqual(scan("compose.yml", text), ["compose.yml:2:10 base:1 -> docker.io/library/base:1", "compose.yml:9:12 own:2 -> docker.io/library/own:2"])
+    assert.deepStrictEqual(scan("compose.yml", text), [
+      "compose.yml:2:10 base:1 -> docker.io/library/base:1",
+      "compose.yml:9:12 own:2 -> docker.io/library/own:2"
+    ])
   })
 
   it("compose: quoted values are unescaped; the reference is the text between the quotes", () => {
-    const [f] = Scanner.scanFile("compose.yaml", 'services:\n  a:\n    image: "nginx\\u003a1"\n')
+    const [f] = Scanner.scanFile("compose.yaml", "services:\n  a:\n    image: \"nginx\\u003a1\"\n")
     assert.strictEqual(f?.reference, "nginx\\u003a1")
     assert.strictEqual(f?.image, "nginx:1")
     assert.strictEqual(f?.normalized, "docker.io/library/nginx:1")
@@ -213,23 +231,31 @@ describe("Scanner: YAML files", () => {
 
   it("compose: null images, builds and non-service keys give nothing; version 1 files list services at the top", () => {
     assert.deepStrictEqual(scan("compose.yml", "services:\n  a:\n    image: ~\n  b:\n    image: null\n  c: {build: ., image: x:1}\n"), [])
-    assert.deepStrictEqual(scan("docker-compose.yml", "web:\n  image: nginx:1\nx-ext:\n  image: no:1\n"), ["docker-compose.yml:2:10 nginx:1 -> docker.io/library/nginx:1"])
+    assert.deepStrictEqual(scan("docker-compose.yml", "web:\n  image: nginx:1\nx-ext:\n  image: no:1\n"), [
+      "docker-compose.yml:2:10 nginx:1 -> docker.io/library/nginx:1"
+    ])
   })
 
   it("kubernetes: only documents with apiVersion and kind; block scalars are text; CRLF and a byte-order mark are fine", () => {
-    const text = "\uFEFFapiVersion: v1\r\nkind: Pod\r\nspec:\r\n  containers:\r\n  - name: a\r\n    image: a:1 # comment\r\n    args:\r\n    - |\r\n      image: b:1\r\n---\r\ncontainers: [{image: c:1}]\r\n"
+    const text =
+      "\uFEFFapiVersion: v1\r\nkind: Pod\r\nspec:\r\n  containers:\r\n  - name: a\r\n    image: a:1 # comment\r\n    args:\r\n    - |\r\n      image: b:1\r\n---\r\ncontainers: [{image: c:1}]\r\n"
     assert.deepStrictEqual(scan("pod.yaml", text), ["pod.yaml:6:12 a:1 -> docker.io/library/a:1"])
   })
 
   it("kubernetes: the platform comes from nodeSelector (os defaults to linux, or spec.os.name)", () => {
     const pod = (selector: string) => `apiVersion: v1\nkind: Pod\nspec:\n${selector}  containers: [{image: a}]\n`
-    assert.deepStrictEqual(scan("p.yaml", pod("  nodeSelector: {kubernetes.io/arch: amd64}\n")), ["p.yaml:5:24 a -> docker.io/library/a @linux/amd64"])
-    assert.deepStrictEqual(scan("p.yaml", pod("  os: {name: windows}\n  nodeSelector: {beta.kubernetes.io/arch: amd64}\n")), ["p.yaml:6:24 a -> docker.io/library/a @windows/amd64"])
+    assert.deepStrictEqual(scan("p.yaml", pod("  nodeSelector: {kubernetes.io/arch: amd64}\n")), [
+      "p.yaml:5:24 a -> docker.io/library/a @linux/amd64"
+    ])
+    assert.deepStrictEqual(scan("p.yaml", pod("  os: {name: windows}\n  nodeSelector: {beta.kubernetes.io/arch: amd64}\n")), [
+      "p.yaml:6:24 a -> docker.io/library/a @windows/amd64"
+    ])
     assert.deepStrictEqual(scan("p.yaml", pod("  nodeSelector: {kubernetes.io/os: linux}\n")), ["p.yaml:5:24 a -> docker.io/library/a"])
   })
 
   it("workflows: only docker:// uses are images; reusable workflows and actions are not", () => {
-    const text = "jobs:\n  a:\n    uses: org/repo/.github/workflows/x.yml@v1\n  b:\n    steps:\n    - uses: actions/setup-node@v4\n    - uses: docker://\n    - uses: docker://x:1\n"
+    const text =
+      "jobs:\n  a:\n    uses: org/repo/.github/workflows/x.yml@v1\n  b:\n    steps:\n    - uses: actions/setup-node@v4\n    - uses: docker://\n    - uses: docker://x:1\n"
     assert.deepStrictEqual(scan(".github/workflows/w.yml", text), [".github/workflows/w.yml:8:22 x:1 -> docker.io/library/x:1"])
   })
 
@@ -241,8 +267,15 @@ describe("Scanner: YAML files", () => {
 // Properties ---------------------------------------------------------------------------------------
 
 const paths = fc.constantFrom(
-  "Dockerfile", "app.Dockerfile", "docker-compose.yml", "compose.yaml", "k8s/x.yaml", ".github/workflows/ci.yml",
-  ".gitlab-ci.yml", "action.yml", "notes.txt"
+  "Dockerfile",
+  "app.Dockerfile",
+  "docker-compose.yml",
+  "compose.yaml",
+  "k8s/x.yaml",
+  ".github/workflows/ci.yml",
+  ".gitlab-ci.yml",
+  "action.yml",
+  "notes.txt"
 )
 /** Lines made of the pieces the readers care about, at random indentation. */
 const yamlish = fc.array(
@@ -250,10 +283,55 @@ const yamlish = fc.array(
     fc.integer({ min: 0, max: 8 }),
     fc.array(
       fc.constantFrom(
-        "- ", "image: ", "containers:", "services:", "jobs:", "apiVersion: v1", "kind: Pod", "spec:", "<<: ", "&a ", "*a", "&b ",
-        "*b", "{", "}", "[", "]", ", ", "\"", "'", "|", ">", "# ", "---", "...", "nginx:1", "${X}", "{{ .V }}", "docker://a:1",
-        "FROM ", "ARG X=1", " AS s", "\\", "`", "--platform=linux/arm64 ", "$", "\t", ":", "name: ", "build: .", "<<EOF", "EOF",
-        "\u00e9", "\uFEFF", "uses: ", "container: ", "platform: ", "nodeSelector:", "kubernetes.io/arch: arm64"
+        "- ",
+        "image: ",
+        "containers:",
+        "services:",
+        "jobs:",
+        "apiVersion: v1",
+        "kind: Pod",
+        "spec:",
+        "<<: ",
+        "&a ",
+        "*a",
+        "&b ",
+        "*b",
+        "{",
+        "}",
+        "[",
+        "]",
+        ", ",
+        "\"",
+        "'",
+        "|",
+        ">",
+        "# ",
+        "---",
+        "...",
+        "nginx:1",
+        "${X}",
+        "{{ .V }}",
+        "docker://a:1",
+        "FROM ",
+        "ARG X=1",
+        " AS s",
+        "\\",
+        "`",
+        "--platform=linux/arm64 ",
+        "$",
+        "\t",
+        ":",
+        "name: ",
+        "build: .",
+        "<<EOF",
+        "EOF",
+        "\u00e9",
+        "\uFEFF",
+        "uses: ",
+        "container: ",
+        "platform: ",
+        "nodeSelector:",
+        "kubernetes.io/arch: arm64"
       ),
       { maxLength: 6 }
     )
@@ -305,17 +383,23 @@ describe("Scanner properties", () => {
   const quoting = fc.constantFrom((s: string) => s, (s: string) => `"${s}"`, (s: string) => `'${s}'`)
   const comment = fc.constantFrom("", "  # pinned", " #x")
 
-  prop("compose: every service image is found on its line", [fc.array(fc.tuple(image, quoting, comment), { minLength: 1, maxLength: 6 })], ([services]) => {
-    const lines = ["# generated", "services:"]
-    const expected: Array<string> = []
-    services.forEach(([img, quote, note], i) => {
-      lines.push(`  svc${i}:`, `    restart: always`, `    image: ${quote(img)}${note}`)
-      expected.push(`${lines.length}:${img}`)
-    })
-    assert.deepStrictEqual(Scanner.scanFile("compose.yml", lines.join("\n")).map((f) => `${f.line}:${f.image}`), expected)
-  })
+  prop(
+    "compose: every service image is found on its line",
+    [fc.array(fc.tuple(image, quoting, comment), { minLength: 1, maxLength: 6 })],
+    ([services]) => {
+      const lines = ["# generated", "services:"]
+      const expected: Array<string> = []
+      services.forEach(([img, quote, note], i) => {
+        lines.push(`  svc${i}:`, `    restart: always`, `    image: ${quote(img)}${note}`)
+        expected.push(`${lines.length}:${img}`)
+      })
+      assert.deepStrictEqual(Scanner.scanFile("compose.yml", lines.join("\n")).map((f) => `${f.line}:${f.image}`), expected)
+    }
+  )
 
-  prop("kubernetes: every container image of every document is found on its line", [fc.array(fc.array(fc.tuple(image, quoting), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })], ([docs]) => {
+  prop("kubernetes: every container image of every document is found on its line", [
+    fc.array(fc.array(fc.tuple(image, quoting), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })
+  ], ([docs]) => {
     const lines: Array<string> = []
     const expected: Array<string> = []
     for (const containers of docs) {
@@ -342,6 +426,9 @@ describe("Scanner properties", () => {
     const lines: Array<string> = []
     images.forEach((img, i) => lines.push(`FROM ${img} AS s${i}`, "RUN true"))
     lines.push("FROM s0")
-    assert.deepStrictEqual(Scanner.scanFile("Dockerfile", lines.join("\n")).map((f) => `${f.line}:${f.image}`), images.map((img, i) => `${2 * i + 1}:${img}`))
+    assert.deepStrictEqual(
+      Scanner.scanFile("Dockerfile", lines.join("\n")).map((f) => `${f.line}:${f.image}`),
+      images.map((img, i) => `${2 * i + 1}:${img}`)
+    )
   })
 })

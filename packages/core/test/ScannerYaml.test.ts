@@ -5,7 +5,9 @@ import * as Scanner from "../src/Scanner.js"
 import { readYaml } from "../src/scanner/Yaml.js"
 
 const summary = (f: Scanner.Finding) =>
-  `${f.line}:${f.column} ${f.reference} -> ${f.image ?? (f.unresolved ? `unresolved ${f.unresolved.join(",")}` : "?")}${f.platform ? ` @${f.platform}` : ""}`
+  `${f.line}:${f.column} ${f.reference} -> ${f.image ?? (f.unresolved ? `unresolved ${f.unresolved.join(",")}` : "?")}${
+    f.platform ? ` @${f.platform}` : ""
+  }`
 const scan = (path: string, content: string) => Scanner.scanFile(path, content).map(summary)
 const lines = (...l: Array<string>) => l.join("\n")
 
@@ -27,7 +29,10 @@ describe("Scanner: Helm templates in YAML", () => {
       "  {{- end }}",
       "{{- end }}"
     )
-    assert.deepStrictEqual(scan("t.yaml", text), ["7:12 a:1 -> a:1", "10:12 {{ .Values.sidecar.image }} -> unresolved {{ .Values.sidecar.image }}"])
+    assert.deepStrictEqual(scan("t.yaml", text), [
+      "7:12 a:1 -> a:1",
+      "10:12 {{ .Values.sidecar.image }} -> unresolved {{ .Values.sidecar.image }}"
+    ])
   })
 
   it("a template alone on the line below `image:` is its value; templates keep their own text", () => {
@@ -71,7 +76,9 @@ describe("Scanner: malformed and unusual YAML", () => {
   })
 
   it("a value holding `: ` is a nested mapping to YAML, not an image", () => {
-    assert.deepStrictEqual(scan("compose.yml", "services:\n  a:\n    image: nginx: 1\n  b:\n    image: redis:7\n"), ["5:12 redis:7 -> redis:7"])
+    assert.deepStrictEqual(scan("compose.yml", "services:\n  a:\n    image: nginx: 1\n  b:\n    image: redis:7\n"), [
+      "5:12 redis:7 -> redis:7"
+    ])
   })
 
   it("complex keys, and anchors on the key of a compact mapping, are read as YAML says", () => {
@@ -89,7 +96,11 @@ describe("Scanner: malformed and unusual YAML", () => {
   it("CR, CRLF and LF line ends, and a byte-order mark, give the same places", () => {
     const text = ["\uFEFFservices:", "  a:", "    image: nginx:1", "  b:", "    image: 'redis:7'"]
     for (const eol of ["\n", "\r\n", "\r"]) {
-      assert.deepStrictEqual(scan("compose.yml", text.join(eol)), ["3:12 nginx:1 -> nginx:1", "5:13 redis:7 -> redis:7"], JSON.stringify(eol))
+      assert.deepStrictEqual(
+        scan("compose.yml", text.join(eol)),
+        ["3:12 nginx:1 -> nginx:1", "5:13 redis:7 -> redis:7"],
+        JSON.stringify(eol)
+      )
     }
   })
 
@@ -105,13 +116,21 @@ describe("Scanner: malformed and unusual YAML", () => {
 
 describe("Scanner: nesting bounds", () => {
   const nested = (depth: number) =>
-    ["apiVersion: v1", "kind: Pod", "spec:", ...Array.from({ length: depth }, (_, i) => `${" ".repeat(2 * i + 2)}k${i}:`),
-      `${" ".repeat(2 * depth + 2)}containers: [{image: deep:1}]`].join("\n")
+    [
+      "apiVersion: v1",
+      "kind: Pod",
+      "spec:",
+      ...Array.from({ length: depth }, (_, i) => `${" ".repeat(2 * i + 2)}k${i}:`),
+      `${" ".repeat(2 * depth + 2)}containers: [{image: deep:1}]`
+    ].join("\n")
 
   it("containers nested 150 levels deep are found; past the bound (200) they are not read, and the next document is", () => {
     assert.deepStrictEqual(scan("t.yaml", nested(150)).map((s) => s.split(" ")[1]), ["deep:1"])
-    assert.deepStrictEqual(scan("t.yaml", `${nested(400)}\n---\napiVersion: v1\nkind: Pod\nspec: {containers: [{image: next:1}]}\n`)
-      .map((s) => s.split(" ")[1]), ["next:1"])
+    assert.deepStrictEqual(
+      scan("t.yaml", `${nested(400)}\n---\napiVersion: v1\nkind: Pod\nspec: {containers: [{image: next:1}]}\n`)
+        .map((s) => s.split(" ")[1]),
+      ["next:1"]
+    )
   })
 
   it("flow collections nested past the bound, closed or not, leave the rest of the file readable", () => {
@@ -121,6 +140,9 @@ describe("Scanner: nesting bounds", () => {
     const docs = readYaml(unclosed).documents
     assert.strictEqual(docs.length, 2)
     const offset = unclosed.indexOf("b: 1") + 3
-    assert.deepStrictEqual(docs[1], { type: "map", entries: [{ key: "b", value: { type: "scalar", value: "1", raw: "1", offset, plain: true, multiline: false } }] })
+    assert.deepStrictEqual(docs[1], {
+      type: "map",
+      entries: [{ key: "b", value: { type: "scalar", value: "1", raw: "1", offset, plain: true, multiline: false } }]
+    })
   })
 })

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Snooze from "../src/SnoozeRequest.js"
+import { prop } from "./support/fcProp.js"
 
 const now = new Date("2026-01-01T00:00:00.000Z")
 const input: Snooze.SnoozeCreateRequest = {

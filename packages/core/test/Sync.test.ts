@@ -3,13 +3,13 @@
  * PolicyGroup helpers the sync workflow uses, stated as the laws users rely on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as MappingsFile from "../src/MappingsFile.js"
 import * as PolicyGroup from "../src/PolicyGroup.js"
 import { branchName, commitSha, mappingsFileEntries } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 
@@ -42,7 +42,10 @@ const hiddenDir = "internal-dir-7c1"
 const source = fc.record({
   path: fc.constantFrom("service-mappings.json", `${hiddenDir}/service-mappings.json`, `/${hiddenDir}/nested/policy.json`),
   lastVersion: fc.option(version, { nil: null }),
-  lastError: fc.option(fc.constantFrom("an older problem", "service-mappings.json was not found on the branch; the published mappings were kept"), { nil: null })
+  lastError: fc.option(
+    fc.constantFrom("an older problem", "service-mappings.json was not found on the branch; the published mappings were kept"),
+    { nil: null }
+  )
 })
 
 /** The state a decision leaves on the phase (what the workflow records). */
@@ -57,21 +60,32 @@ describe("decideSync", () => {
     assert.strictEqual(MappingsFile.decideSync(after(s, first), r)._tag, "Unchanged")
   })
 
-  prop("a file version equal to lastVersion is never processed again, whatever its content", [source, fc.oneof(validFile, invalidFile)], ([s, content]) => {
-    const v = "f".repeat(40)
-    assert.deepStrictEqual(MappingsFile.decideSync({ ...s, lastVersion: v }, { _tag: "Found", content, version: v }), { _tag: "Unchanged", version: v })
-  })
+  prop(
+    "a file version equal to lastVersion is never processed again, whatever its content",
+    [source, fc.oneof(validFile, invalidFile)],
+    ([s, content]) => {
+      const v = "f".repeat(40)
+      assert.deepStrictEqual(MappingsFile.decideSync({ ...s, lastVersion: v }, { _tag: "Found", content, version: v }), {
+        _tag: "Unchanged",
+        version: v
+      })
+    }
+  )
 
-  prop("an invalid file is never accepted; its error is short and names the file name only", [source, invalidFile, version], ([s, content, v]) => {
-    const d = MappingsFile.decideSync(s, { _tag: "Found", content, version: v })
-    if (d._tag === "Unchanged") return
-    assert.strictEqual(d._tag, "Rejected")
-    if (d._tag !== "Rejected") return
-    assert.strictEqual(d.version, v)
-    assert.isAtMost(d.lastError.length, MappingsFile.maxErrorLength)
-    assert.isTrue(d.lastError.startsWith(MappingsFile.fileNameOf(s.path)))
-    assert.notInclude(d.lastError, hiddenDir)
-  })
+  prop(
+    "an invalid file is never accepted; its error is short and names the file name only",
+    [source, invalidFile, version],
+    ([s, content, v]) => {
+      const d = MappingsFile.decideSync(s, { _tag: "Found", content, version: v })
+      if (d._tag === "Unchanged") return
+      assert.strictEqual(d._tag, "Rejected")
+      if (d._tag !== "Rejected") return
+      assert.strictEqual(d.version, v)
+      assert.isAtMost(d.lastError.length, MappingsFile.maxErrorLength)
+      assert.isTrue(d.lastError.startsWith(MappingsFile.fileNameOf(s.path)))
+      assert.notInclude(d.lastError, hiddenDir)
+    }
+  )
 
   prop("a valid new version is accepted as exactly the decoded file", [source, validFile, version], ([s, content, v]) => {
     fc.pre(v !== s.lastVersion)
@@ -111,13 +125,23 @@ describe("pushes", () => {
   const otherPath = fc.stringMatching(/^[a-z]{1,8}(\/[a-z]{1,8}){0,2}\.(json|md|ts)$/).filter((p) => p !== phaseSource.path)
   const branch = branchName
 
-  prop("a push to another branch, or a tag, never concerns the phase", [branch, fc.option(fc.array(otherPath), { nil: null })], ([b, paths]) => {
-    fc.pre(b !== "main")
-    for (const ref of [`refs/heads/${b}`, "refs/tags/main", "main", "refs/heads/"]) {
-      assert.isFalse(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref, changedPaths: paths }))
-      assert.isFalse(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref, changedPaths: [...(paths ?? []), phaseSource.path] }))
+  prop(
+    "a push to another branch, or a tag, never concerns the phase",
+    [branch, fc.option(fc.array(otherPath), { nil: null })],
+    ([b, paths]) => {
+      fc.pre(b !== "main")
+      for (const ref of [`refs/heads/${b}`, "refs/tags/main", "main", "refs/heads/"]) {
+        assert.isFalse(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref, changedPaths: paths }))
+        assert.isFalse(
+          MappingsFile.pushTouches(phaseSource, {
+            repositoryFullName: "acme/policy",
+            ref,
+            changedPaths: [...(paths ?? []), phaseSource.path]
+          })
+        )
+      }
     }
-  })
+  )
 
   prop("a push to the branch concerns the phase exactly when its file changed, or when the provider could not list every file", [
     fc.array(otherPath, { maxLength: 6 }),
@@ -125,7 +149,10 @@ describe("pushes", () => {
     fc.constantFrom("", "/", "./")
   ], ([paths, includes, prefix]) => {
     const changedPaths = includes ? [...paths, `${prefix}${phaseSource.path}`] : paths
-    assert.strictEqual(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref: "refs/heads/main", changedPaths }), includes)
+    assert.strictEqual(
+      MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/policy", ref: "refs/heads/main", changedPaths }),
+      includes
+    )
     assert.isTrue(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "ACME/POLICY", ref: "refs/heads/main", changedPaths: null }))
     assert.isFalse(MappingsFile.pushTouches(phaseSource, { repositoryFullName: "acme/other", ref: "refs/heads/main", changedPaths: null }))
   })
@@ -134,18 +161,39 @@ describe("pushes", () => {
     const mine = id<Id.VcsConnectionId>("vcsConnection", 1)
     const theirs = id<Id.VcsConnectionId>("vcsConnection", 2)
     const external = (n: number, vcsConnectionId: Id.VcsConnectionId, path = "service-mappings.json"): PolicyGroup.Phase => ({
-      id: id("phase", n), name: `E${n}`, sourceType: "external", position: n,
-      external: { vcsConnectionId, repositoryFullName: "acme/policy", branch: "main", path, pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
+      id: id("phase", n),
+      name: `E${n}`,
+      sourceType: "external",
+      position: n,
+      external: {
+        vcsConnectionId,
+        repositoryFullName: "acme/policy",
+        branch: "main",
+        path,
+        pollIntervalSeconds: 60,
+        lastSyncedAt: null,
+        lastError: null,
+        lastVersion: null
+      }
     })
     const group: PolicyGroup.PolicyGroup = {
-      id: id("policyGroup", 9), name: "G", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+      id: id("policyGroup", 9),
+      name: "G",
+      applyToAllRepos: false,
+      notificationRouting: { kind: "inherit" },
+      cooldownSeconds: null,
       phases: [
         { id: id("phase", 10), name: "I", sourceType: "internal", position: 0 },
-        external(11, mine), external(12, theirs), external(13, mine, "other.json")
+        external(11, mine),
+        external(12, theirs),
+        external(13, mine, "other.json")
       ]
     }
     const push = { repositoryFullName: "acme/policy", ref: "refs/heads/main", changedPaths: ["service-mappings.json"] }
-    assert.deepStrictEqual(MappingsFile.phasesTouchedByPush([group], mine, push), [{ policyGroupId: group.id, phaseId: id<Id.PhaseId>("phase", 11) }])
+    assert.deepStrictEqual(MappingsFile.phasesTouchedByPush([group], mine, push), [{
+      policyGroupId: group.id,
+      phaseId: id<Id.PhaseId>("phase", 11)
+    }])
     assert.deepStrictEqual(MappingsFile.phasesTouchedByPush([group], mine, { ...push, changedPaths: null }).map((t) => t.phaseId), [
       id("phase", 11),
       id("phase", 13)
@@ -155,12 +203,28 @@ describe("pushes", () => {
 
 describe("PolicyGroup helpers of the sync", () => {
   const group = (cooldownSeconds: number | null): PolicyGroup.PolicyGroup => ({
-    id: id("policyGroup", 1), name: "G", applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds,
+    id: id("policyGroup", 1),
+    name: "G",
+    applyToAllRepos: false,
+    notificationRouting: { kind: "inherit" },
+    cooldownSeconds,
     phases: [
       { id: id("phase", 1), name: "I", sourceType: "internal", position: 0 },
       {
-        id: id("phase", 2), name: "E", sourceType: "external", position: 1,
-        external: { vcsConnectionId: id("vcsConnection", 1), repositoryFullName: "a/b", branch: "main", path: "f.json", pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
+        id: id("phase", 2),
+        name: "E",
+        sourceType: "external",
+        position: 1,
+        external: {
+          vcsConnectionId: id("vcsConnection", 1),
+          repositoryFullName: "a/b",
+          branch: "main",
+          path: "f.json",
+          pollIntervalSeconds: 60,
+          lastSyncedAt: null,
+          lastError: null,
+          lastVersion: null
+        }
       }
     ]
   })

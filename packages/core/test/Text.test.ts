@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import * as Text from "../src/Text.js"
 import { codeUnitText } from "./arbitraries.js"
+import { prop } from "./support/fcProp.js"
 
 // any UTF-16 code units, NUL and lone surrogates included
 const anyText = codeUnitText({ maxLength: 40 })
@@ -25,7 +25,10 @@ describe("Text", () => {
     if (Result.isFailure(decoded)) assert.include(decoded.failure.message, Text.unstorableMessage)
   })
 
-  prop("compareCodePoints orders storable texts as their UTF-8 bytes (PostgreSQL's COLLATE \"C\")", [fc.string({ unit: "binary", maxLength: 12 }), fc.string({ unit: "binary", maxLength: 12 })], ([a, b]) => {
+  prop("compareCodePoints orders storable texts as their UTF-8 bytes (PostgreSQL's COLLATE \"C\")", [
+    fc.string({ unit: "binary", maxLength: 12 }),
+    fc.string({ unit: "binary", maxLength: 12 })
+  ], ([a, b]) => {
     const bytes = (t: string) => Array.from(new TextEncoder().encode(t))
     const [x, y] = [bytes(a), bytes(b)]
     let expected = 0

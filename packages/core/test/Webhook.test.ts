@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { prop } from "./support/fcProp.js"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
 import * as Webhook from "../src/Webhook.js"
+import { prop } from "./support/fcProp.js"
 
 const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 const teamA = id<Id.TeamId>("team", 1)

@@ -54,9 +54,7 @@ export const mappingsFileEntry = fc.record({
   platformScope: fc.option(platformScope, { nil: undefined }),
   order: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
   bypassCooldown: fc.option(fc.boolean(), { nil: undefined })
-}).map((entry) =>
-  Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as Mapping.MappingInput
-)
+}).map((entry) => Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as Mapping.MappingInput)
 
 /** The entries of a valid mappings file: no two share a source image and platform scope. */
 export const mappingsFileEntries = fc.uniqueArray(mappingsFileEntry, {

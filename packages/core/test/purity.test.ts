@@ -1,7 +1,7 @@
+import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { assert, describe, it } from "@effect/vitest"
 
 // ARCHITECTURE: the core is pure: no I/O and no ambient state; time, ids, randomness and I/O come in
 // through services. It may import libraries that are pure themselves, named here, each for a reason
@@ -15,14 +15,15 @@ const files = (dir: string): Array<string> =>
   readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]))
 
 /** A relative module of the core itself, or an allowed library or one of its subpaths (`effect/Schema`). */
-const allowed = (spec: string) =>
-  /^\.\.?\/.+\.js$/.test(spec) || allowedLibraries.some((lib) => spec === lib || spec.startsWith(`${lib}/`))
+const allowed = (spec: string) => /^\.\.?\/.+\.js$/.test(spec) || allowedLibraries.some((lib) => spec === lib || spec.startsWith(`${lib}/`))
 
 describe("core purity", () => {
   const sources = files(src).filter((f) => f.endsWith(".ts"))
   it("has sources to check", () => assert.isAbove(sources.length, 10))
   it("the allowlist rejects what it does not name", () => {
-    for (const spec of ["node:fs", "fs", "lodash", "@effect/platform", "yaml-extra", "effectful", "../x"]) assert.isFalse(allowed(spec), spec)
+    for (const spec of ["node:fs", "fs", "lodash", "@effect/platform", "yaml-extra", "effectful", "../x"]) {
+      assert.isFalse(allowed(spec), spec)
+    }
     for (const spec of ["effect", "effect/Schema", "yaml", "./Scanner.js", "../Platform.js"]) assert.isTrue(allowed(spec), spec)
   })
   for (const file of sources) {

@@ -5,9 +5,9 @@
  */
 import { AesGcmSecretBox, ApiKeyHash, HttpWebhookSender, MemoryPushDeliveryIds, RandomIds, VcsProviders } from "@image-policy/adapters"
 import type { Stores } from "@image-policy/core"
-import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
 import { AuditHandlers } from "./handlers/Audit.js"

@@ -43,8 +43,7 @@ const checked = (base64: string, where: string) =>
     onSuccess: () => Effect.succeed(base64.trim())
   })
 
-const io = (what: string) => (e: { readonly message: string }) =>
-  new SecretKeyError({ reason: "io", message: `${what}: ${e.message}` })
+const io = (what: string) => (e: { readonly message: string }) => new SecretKeyError({ reason: "io", message: `${what}: ${e.message}` })
 
 const fromFile = (file: string, dataDir: string) =>
   Effect.gen(function*() {

@@ -21,9 +21,9 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as App from "./App.js"
+import * as JsonLog from "./runtime/JsonLog.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
-import * as JsonLog from "./runtime/JsonLog.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
@@ -115,8 +115,8 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
       catch: (e) => new CommandFailure({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
     })
   })).pipe(Command.withDescription(
-  "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
-))
+    "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
+  ))
 
 // migrate ----------------------------------------------------------------------------------------
 
@@ -233,13 +233,16 @@ const keys = Command.make("keys", {}, () => usage("give a subcommand: keys creat
 
 // image-policy -----------------------------------------------------------------------------------
 
-const command = Command.make("image-policy", {}, () =>
-  usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")).pipe(
-    Command.withDescription(
-      "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written)"
-    ),
-    Command.withSubcommands([serve, migrate, seed, keys])
-  )
+const command = Command.make(
+  "image-policy",
+  {},
+  () => usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")
+).pipe(
+  Command.withDescription(
+    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written)"
+  ),
+  Command.withSubcommands([serve, migrate, seed, keys])
+)
 
 const cli = Command.runWith(command, { version })
 

@@ -53,7 +53,12 @@ const suite = (name: string, makeStore: StoreFactory) =>
         const answer = await createKey({ name: "ci deploy", role: "Policy Automation", expiresInDays: 90 })
         expect(answer.status).toBe(201)
         expect(Object.keys(answer.body).sort()).toEqual(["expiresAt", "id", "name", "permissions", "prefix", "role", "secret"])
-        expect(answer.body).toMatchObject({ id: expect.any(String), name: "ci deploy", role: "Policy Automation", secret: expect.any(String) })
+        expect(answer.body).toMatchObject({
+          id: expect.any(String),
+          name: "ci deploy",
+          role: "Policy Automation",
+          secret: expect.any(String)
+        })
         expect([...answer.body.permissions].sort()).toEqual([...policyAutomation].sort())
         expect(answer.body.secret.length).toBeGreaterThanOrEqual(32)
         expect(answer.body.secret.startsWith(answer.body.prefix)).toBe(true)
@@ -207,7 +212,9 @@ const suite = (name: string, makeStore: StoreFactory) =>
       it("keys without api-keys:manage cannot create, list or revoke keys (403)", async () => {
         const before = await listKeys()
         for (const key of [secrets.automation, secrets.readOnly, secrets.draftsOnly]) {
-          expectProblem(await createKey({ name: "escalate", role: "Owner", expiresInDays: null }, key), 403, { type: "/problems/permission-denied" })
+          expectProblem(await createKey({ name: "escalate", role: "Owner", expiresInDays: null }, key), 403, {
+            type: "/problems/permission-denied"
+          })
           expectProblem(await host.request("GET", keysPath, { key }), 403)
           expectProblem(await host.request("POST", `${keysPath}/${host.org.apiKeys["owner"]}/revoke`, { key }), 403)
         }
@@ -254,17 +261,23 @@ const suite = (name: string, makeStore: StoreFactory) =>
 
       it("401 beats 404 beats 403 when several checks fail", async () => {
         // unknown key + foreign org + missing permission -> 401
-        expectProblem(await host.request("POST", "/api/v1/org/org_globex/api-keys", {
-          key: "unknown-secret-0123456789abcdefghijklmnopqrstuv",
-          body: { name: "x", role: "Owner", expiresInDays: 1 }
-        }), 401)
+        expectProblem(
+          await host.request("POST", "/api/v1/org/org_globex/api-keys", {
+            key: "unknown-secret-0123456789abcdefghijklmnopqrstuv",
+            body: { name: "x", role: "Owner", expiresInDays: 1 }
+          }),
+          401
+        )
         // no key on an unknown organization and an unknown resource -> 401
         expectProblem(await host.request("GET", `${groupsPath("org_nope")}/pg_nope/details`, { key: null }), 401)
         // foreign org + missing permission -> 404 (not 403)
-        expectProblem(await host.request("POST", "/api/v1/org/org_globex/api-keys", {
-          key: secrets.readOnly,
-          body: { name: "x", role: "Owner", expiresInDays: 1 }
-        }), 404)
+        expectProblem(
+          await host.request("POST", "/api/v1/org/org_globex/api-keys", {
+            key: secrets.readOnly,
+            body: { name: "x", role: "Owner", expiresInDays: 1 }
+          }),
+          404
+        )
         // edition gate + foreign org -> 404 (the key's own org is free, the path is another org)
         expectProblem(await host.request("GET", groupsPath("org_acme"), { key: secrets.freeEdition }), 404)
         // edition gate + unknown resource in the path -> 403 (the path's resource is checked last)
@@ -327,7 +340,10 @@ const suite = (name: string, makeStore: StoreFactory) =>
         expect(first.status).toBe(200)
         expect(first.body.items).toHaveLength(2)
         expect(typeof first.body.nextCursor).toBe("string")
-        const second = await host.request("GET", `/api/v1/org/org_acme/audit-events?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`)
+        const second = await host.request(
+          "GET",
+          `/api/v1/org/org_acme/audit-events?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`
+        )
         expect(second.status).toBe(200)
         const all = (await host.request("GET", "/api/v1/org/org_acme/audit-events?limit=4")).body.items
         expect([...first.body.items, ...second.body.items]).toEqual(all)

@@ -54,7 +54,12 @@ describe("audit trail of rejected writes", () => {
     })
     const unknown = "/api/v1/org/org_acme/policy-groups/pg_00000000000000000000000000/publish"
     expect((await host.request("POST", unknown)).status).toBe(404)
-    expect((await audit())[0]).toMatchObject({ action: "publishPolicyGroup", resourceId: null, outcome: "rejected", detail: "/problems/policy-group-not-found" })
+    expect((await audit())[0]).toMatchObject({
+      action: "publishPolicyGroup",
+      resourceId: null,
+      outcome: "rejected",
+      detail: "/problems/policy-group-not-found"
+    })
   })
 
   it("reads are not audited and rows never hold a secret", async () => {

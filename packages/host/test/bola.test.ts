@@ -122,7 +122,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
     }
 
     const acmeIdFor = (template: string, param: string) =>
-      param === "id" && template.includes("/webhooks/") ? acmeIds["webhookId"] ?? unknownId("webhookId") : acmeIds[param] ?? unknownId(param)
+      param === "id" && template.includes("/webhooks/")
+        ? acmeIds["webhookId"] ?? unknownId("webhookId")
+        : acmeIds[param] ?? unknownId(param)
 
     /** Nothing of org_acme: no id, no name, no repository or account name. */
     const expectNothingOfAcme = (text: string, context: string) => {
@@ -190,7 +192,13 @@ const suite = (storeName: string, makeStore: MakeStore) =>
       if (routes.some((r) => r.method === "POST" && r.template === `${ORG_PREFIX}/webhooks`)) {
         // when webhooks are served, hold a real destination of org_acme too (if this environment accepts the target)
         const created = await h.request("POST", `${base}/webhooks`, {
-          body: { name: "bola", type: "generic", endpointUrl: "https://hooks.example.com/bola", scope: { kind: "organization" }, events: ["service.snooze_request.created"] }
+          body: {
+            name: "bola",
+            type: "generic",
+            endpointUrl: "https://hooks.example.com/bola",
+            scope: { kind: "organization" },
+            events: ["service.snooze_request.created"]
+          }
         })
         if (created.status === 201) acmeIds["webhookId"] = created.body.id
       }
@@ -415,7 +423,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
       const snoozes = expectJson(await host().request("GET", `${base}/snooze-requests`), 200)
       expect(snoozes.items.find((s: any) => s.id === acmeIds["snoozeRequestId"])?.status).toBe("pending")
       const assignments = expectJson(await host().request("GET", `${base}/repositories/${acmeIds["repositoryId"]}/policy-groups`), 200)
-      expect(assignments.items.filter((i: any) => i.source === "repository_assignment").map((i: any) => i.id)).toStrictEqual([acmeIds["groupId"]])
+      expect(assignments.items.filter((i: any) => i.source === "repository_assignment").map((i: any) => i.id)).toStrictEqual([
+        acmeIds["groupId"]
+      ])
       const details = expectJson(await host().request("GET", `${base}/policy-groups/${acmeIds["groupId"]}/details`), 200)
       expect(details.publishedMappings).toStrictEqual([])
     })
@@ -441,7 +451,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
     })
 
     it("an automation-api grant opens a free-edition organization: org_granted's key reads its own teams", async () => {
-      expect(expectJson(await host().request("GET", "/api/v1/org/org_granted/teams", { key: secrets.grantOrg }), 200)).toStrictEqual({ items: [] })
+      expect(expectJson(await host().request("GET", "/api/v1/org/org_granted/teams", { key: secrets.grantOrg }), 200)).toStrictEqual({
+        items: []
+      })
       expectProblem(await host().request("GET", `/api/v1/org/${acme().id}/teams`, { key: secrets.grantOrg }), 404)
     })
   })

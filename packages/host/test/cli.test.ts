@@ -2,6 +2,11 @@
  * The `image-policy` command as a user runs it: the built bin in a child process, its stdout,
  * stderr and exit code, and HTTP against the server it starts.
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import http from "node:http"
@@ -9,11 +14,6 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Result from "effect/Result"
-import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import * as SecretKey from "../src/SecretKey.js"
@@ -25,7 +25,6 @@ const bin = join(root, "packages/host/bin/image-policy.js")
 // Tests run the built CLI (what `npx image-policy` runs). `npm install` builds it; rebuild the host
 // when one of its sources is newer than the build, under a lock because the Deno suite may want the
 // same build at the same time, and asynchronously so the test worker keeps answering vitest.
-
 
 // The child must not inherit the developer's store or key: every test says what it uses.
 const cleanEnv = (extra: Record<string, string> = {}) => {
@@ -142,7 +141,18 @@ afterAll(() => {
 describe("image-policy --help", () => {
   const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
     [[], ["serve", "migrate", "seed", "keys create"]],
-    [["serve"], ["--port", "--host", "--store", "--seed", "--demo", "--public-url", "--rate-limit", "--tracing", "--log-level", "--no-access-log"]],
+    [["serve"], [
+      "--port",
+      "--host",
+      "--store",
+      "--seed",
+      "--demo",
+      "--public-url",
+      "--rate-limit",
+      "--tracing",
+      "--log-level",
+      "--no-access-log"
+    ]],
     [["migrate"], ["--store"]],
     [["seed"], ["--store", "<FILE>"]],
     [["keys"], ["create"]],
@@ -170,8 +180,14 @@ describe("bad command lines", () => {
     [["serve", "--store", "mysql://db"], /--store: store must be `memory`, `pglite:DIR` or a postgres:\/\/ URL/],
     [["serve", "--log-level", "loud"], /--log-level must be one of debug, info, warning, error/],
     [["keys", "create", "--store", "memory", "--org", "org_x", "--name", "n"], /exactly one of --role or --permission/],
-    [["keys", "create", "--store", "memory", "--org", "org_x", "--name", "n", "--role", "Owner", "--expires-in-days", "400"], /--expires-in-days must be an integer from 1 to 365, or `unlimited`/],
-    [["keys", "create", "--store", "memory", "--org", "org_x", "--name", "n", "--role", "Janitor"], /Invalid value for flag --role: "Janitor"\. Expected: "Owner" \| "Security Administrator" \| "Policy Automation" \| "Read Only"/],
+    [
+      ["keys", "create", "--store", "memory", "--org", "org_x", "--name", "n", "--role", "Owner", "--expires-in-days", "400"],
+      /--expires-in-days must be an integer from 1 to 365, or `unlimited`/
+    ],
+    [
+      ["keys", "create", "--store", "memory", "--org", "org_x", "--name", "n", "--role", "Janitor"],
+      /Invalid value for flag --role: "Janitor"\. Expected: "Owner" \| "Security Administrator" \| "Policy Automation" \| "Read Only"/
+    ],
     [["frobnicate"], /^image-policy: Unknown subcommand "frobnicate" for "image-policy"$/m],
     [[], /give a command/]
   ]
@@ -187,10 +203,13 @@ describe("bad command lines", () => {
   it("a postgres store never shows its password, not even when it cannot connect", async () => {
     const password = "hunter2-very-secret"
     const url = `postgres://app:${password}@127.0.0.1:1/policies`
-    const key = (await run(["keys", "create", "--store", url, "--org", "org_x", "--name", "n", "--role", "Owner"]))
+    const key = await run(["keys", "create", "--store", url, "--org", "org_x", "--name", "n", "--role", "Owner"])
     expect(key.code).toBe(1)
     expect(key.stderr).toContain("postgres://app:***@127.0.0.1:1/policies")
-    const started = await run(["serve", "--port", "0"], { DATABASE_URL: url, IMAGE_POLICY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") })
+    const started = await run(["serve", "--port", "0"], {
+      DATABASE_URL: url,
+      IMAGE_POLICY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64")
+    })
     expect(started.code).toBe(1)
     expect(started.stderr).toMatch(/cannot start/)
     for (const result of [key, started]) expect(result.stdout + result.stderr).not.toContain(password)
@@ -270,17 +289,20 @@ describe("seed, keys create and serve on one pglite store", () => {
   it("an invalid seed names the JSON path of every problem on stderr, exits 1 and writes nothing", async () => {
     const dir = tempDir()
     const data = join(dir, "data")
-    writeFileSync(join(dir, "bad.json"), JSON.stringify({
-      organizations: [
-        { id: "org_fine", name: "Fine", edition: "team" },
-        {
-          name: "Broken",
-          edition: "platinum",
-          teams: [{ name: "A", colour: "red" }],
-          apiKeys: [{ name: "k", secret: "too-short", role: "Owner", expiresInDays: 30 }]
-        }
-      ]
-    }))
+    writeFileSync(
+      join(dir, "bad.json"),
+      JSON.stringify({
+        organizations: [
+          { id: "org_fine", name: "Fine", edition: "team" },
+          {
+            name: "Broken",
+            edition: "platinum",
+            teams: [{ name: "A", colour: "red" }],
+            apiKeys: [{ name: "k", secret: "too-short", role: "Owner", expiresInDays: 30 }]
+          }
+        ]
+      })
+    )
     const result = await run(["seed", "--store", `pglite:${data}`, join(dir, "bad.json")])
     expect(result.code).toBe(1)
     expect(result.stdout).toBe("")
@@ -308,12 +330,16 @@ describe("seed with a provider token (sealed) then serve, on one pglite store", 
     const scope = Effect.runSync(Scope.make())
     try {
       const token = "ghp_cli-sealed-token-0123456789"
-      const stub = await Effect.runPromise(Scope.provide(Stubs.github({ token, repositories: [Stubs.repository(42, "acme/api", { branches: ["main"] })] }), scope))
+      const stub = await Effect.runPromise(
+        Scope.provide(Stubs.github({ token, repositories: [Stubs.repository(42, "acme/api", { branches: ["main"] })] }), scope)
+      )
       const dir = tempDir()
       const store = `pglite:${join(dir, "data")}`
       const seed = {
         organizations: [{
-          id: "org_clisealed", name: "Sealed", edition: "enterprise",
+          id: "org_clisealed",
+          name: "Sealed",
+          edition: "enterprise",
           vcsConnections: [{ provider: "github", externalAccountName: "acme", api: { baseUrl: stub.baseUrl, token } }],
           apiKeys: [{ name: "ci", secret: "cli-sealed-test-key-0123456789-abcdefgh", role: "Owner", expiresInDays: 30 }]
         }]
@@ -351,7 +377,9 @@ describe("serve --seed", () => {
   it("loads the seed before serving, so its keys work at once; an invalid seed stops the start", async () => {
     const dir = tempDir()
     const secret = "cli-seeded-secret-0123456789abcdefghijklmn"
-    const withKey = { organizations: [{ ...seedFile.organizations[0], apiKeys: [{ name: "ci", secret, role: "Read Only", expiresInDays: null }] }] }
+    const withKey = {
+      organizations: [{ ...seedFile.organizations[0], apiKeys: [{ name: "ci", secret, role: "Read Only", expiresInDays: null }] }]
+    }
     writeFileSync(join(dir, "seed.json"), JSON.stringify(withKey))
     const server = started(serve(["--store", "memory", "--port", "0", "--seed", join(dir, "seed.json")]))
     const [, url] = await server.waitFor(/"message":"listening".*?"url":"(http:\/\/[^"]+)"/)
@@ -363,7 +391,10 @@ describe("serve --seed", () => {
     server.child.kill("SIGTERM")
     expect(await server.exited).toBe(0)
 
-    writeFileSync(join(dir, "bad.json"), JSON.stringify({ organizations: [{ name: "X", edition: "team", defaultNotificationTeam: "Nobody" }] }))
+    writeFileSync(
+      join(dir, "bad.json"),
+      JSON.stringify({ organizations: [{ name: "X", edition: "team", defaultNotificationTeam: "Nobody" }] })
+    )
     const refused = await run(["serve", "--store", "memory", "--port", "0", "--seed", join(dir, "bad.json")])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`$.organizations[0].defaultNotificationTeam: no team named "Nobody"`)
@@ -407,7 +438,12 @@ describe("serve --demo", () => {
   it("on SIGTERM finishes the request in flight, refuses new connections and exits 0", async () => {
     const server = started(serve(["--store", "memory", "--port", "0", "--demo"]))
     const { key, url } = await demoOf(server)
-    const inFlight = slowPost(url, "/api/v1/org/org_demo/api-keys", key, JSON.stringify({ name: "late", role: "Read Only", expiresInDays: 30 }))
+    const inFlight = slowPost(
+      url,
+      "/api/v1/org/org_demo/api-keys",
+      key,
+      JSON.stringify({ name: "late", role: "Read Only", expiresInDays: 30 })
+    )
     await inFlight.inFlight
     server.child.kill("SIGTERM")
     await server.waitFor(/"message":"stopping"/)
@@ -422,7 +458,12 @@ describe("serve --demo", () => {
   it("a second signal while stopping exits at once", async () => {
     const server = started(serve(["--store", "memory", "--port", "0", "--demo"]))
     const { key, url } = await demoOf(server)
-    const inFlight = slowPost(url, "/api/v1/org/org_demo/api-keys", key, JSON.stringify({ name: "never", role: "Owner", expiresInDays: 30 }))
+    const inFlight = slowPost(
+      url,
+      "/api/v1/org/org_demo/api-keys",
+      key,
+      JSON.stringify({ name: "never", role: "Owner", expiresInDays: 30 })
+    )
     inFlight.response.catch(() => undefined)
     await inFlight.inFlight
     server.child.kill("SIGTERM")
@@ -449,7 +490,10 @@ describe("SecretKey.resolve", () => {
   it("prefers IMAGE_POLICY_SECRET_KEY and rejects a key file that is not 32 bytes", async () => {
     const env = { IMAGE_POLICY_SECRET_KEY: Buffer.alloc(32, 1).toString("base64") }
     const dataDir = tempDir()
-    expect(Result.getOrThrow(await resolve({ _tag: "pglite", dataDir }, env))).toMatchObject({ source: "env", base64: env.IMAGE_POLICY_SECRET_KEY })
+    expect(Result.getOrThrow(await resolve({ _tag: "pglite", dataDir }, env))).toMatchObject({
+      source: "env",
+      base64: env.IMAGE_POLICY_SECRET_KEY
+    })
     expect(existsSync(join(dataDir, "secret.key"))).toBe(false)
     writeFileSync(join(dataDir, "secret.key"), "bm90IGEga2V5")
     const bad = await resolve({ _tag: "pglite", dataDir })

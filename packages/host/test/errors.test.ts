@@ -3,8 +3,8 @@
  * holds for bodies too (401 -> 404 -> 403 -> 413 -> 400 -> 404 -> 409), unknown routes are problems,
  * the rate limit answers 429 with Retry-After, and no answer carries a stack trace or a secret.
  */
-import { connect } from "node:net"
 import { Input, Text } from "@image-policy/core"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Problems from "../src/http/Problems.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
@@ -84,11 +84,13 @@ describe("problem answers", () => {
 
     it("deeply nested JSON is a 400 /problems/body-too-deep, never a 500", async () => {
       for (const depth of [65, 5_000, 100_000]) {
-        for (const raw of [
-          "[".repeat(depth) + "]".repeat(depth),
-          `{"fromImage":${"[".repeat(depth)}${"]".repeat(depth)},"toImage":"nginx:1.25.3"}`,
-          "{\"a\":".repeat(depth) + "1" + "}".repeat(depth)
-        ]) {
+        for (
+          const raw of [
+            "[".repeat(depth) + "]".repeat(depth),
+            `{"fromImage":${"[".repeat(depth)}${"]".repeat(depth)},"toImage":"nginx:1.25.3"}`,
+            "{\"a\":".repeat(depth) + "1" + "}".repeat(depth)
+          ]
+        ) {
           expectProblem(await send("POST", mappingsPath(), raw), 400, { type: "/problems/body-too-deep" })
         }
       }
@@ -97,15 +99,24 @@ describe("problem answers", () => {
     })
 
     it("a body declared under another JSON media type is read as JSON", async () => {
-      for (const [contentType, tag] of [["application/merge-patch+json", "1.25.4"], ["text/json", "1.25.5"], ["Application/JSON; charset=utf-8", "1.25.6"]] as const) {
+      for (
+        const [contentType, tag] of [["application/merge-patch+json", "1.25.4"], ["text/json", "1.25.5"], [
+          "Application/JSON; charset=utf-8",
+          "1.25.6"
+        ]] as const
+      ) {
         const body = JSON.stringify({ fromImage: `nginx:${tag}`, toImage: `nginx:${tag}-r1` })
         const answer = await send("POST", mappingsPath(), body, secrets.owner, { "content-type": contentType })
         expect(answer.status, `${contentType}: ${answer.text}`).toBe(201)
       }
       // and its validation problems are the usual 400, not a 415
-      expectProblem(await send("POST", mappingsPath(), JSON.stringify({ fromImage: 5 }), secrets.owner, { "content-type": "text/json" }), 400, {
-        paths: ["fromImage"]
-      })
+      expectProblem(
+        await send("POST", mappingsPath(), JSON.stringify({ fromImage: 5 }), secrets.owner, { "content-type": "text/json" }),
+        400,
+        {
+          paths: ["fromImage"]
+        }
+      )
     })
 
     it("a body that is not declared as JSON is a 400", async () => {
@@ -114,7 +125,10 @@ describe("problem answers", () => {
         type: "/problems/unsupported-media-type"
       })
       expectProblem(await send("POST", mappingsPath(), json, secrets.owner, { "content-type": "application/x-www-form-urlencoded" }), 400)
-      expectProblem(await send("POST", mappingsPath(), "fromImage=nginx", secrets.owner, { "content-type": "application/x-www-form-urlencoded" }), 400)
+      expectProblem(
+        await send("POST", mappingsPath(), "fromImage=nginx", secrets.owner, { "content-type": "application/x-www-form-urlencoded" }),
+        400
+      )
       // nothing was drafted by those
       const drafts = await host.request("GET", mappingsPath())
       expect(drafts.body.items.filter((d: any) => d.fromImage === "nginx:1")).toEqual([])
@@ -221,7 +235,7 @@ describe("problem answers", () => {
 
     it("the order holds for bad bodies: 413 before 400, and 400 before a 404 of the path's resource", async () => {
       // 413 for a body that is both too large and malformed
-    expectProblem(await send("POST", mappingsPath(), `{${"\"a\":1,".repeat(MiB / 6 + 10)}`), 413)
+      expectProblem(await send("POST", mappingsPath(), `{${"\"a\":1,".repeat(MiB / 6 + 10)}`), 413)
       const unknownGroup = "/api/v1/org/org_acme/policy-groups/pg_unknown/phases/ph_unknown/mappings"
       expectProblem(await send("POST", unknownGroup, "{"), 400, { type: "/problems/malformed-json" })
       expectProblem(await send("POST", unknownGroup, JSON.stringify({ fromImage: 1 })), 400)
@@ -233,26 +247,30 @@ describe("problem answers", () => {
 
   describe("routes", () => {
     it("an unknown route is a 404 problem, with or without a key", async () => {
-      for (const [method, path, key] of [
-        ["GET", "/api/v1/nope", null],
-        ["GET", "/nope", secrets.owner],
-        ["GET", "/", null],
-        ["POST", "/api/v1/org/org_acme/unknown", secrets.owner],
-        ["GET", "/api/v2/org/org_acme/teams", secrets.owner],
-        ["GET", "/api/v1/org/org_acme/policy-groups/a/b/c/d/e", secrets.owner]
-      ] as const) {
+      for (
+        const [method, path, key] of [
+          ["GET", "/api/v1/nope", null],
+          ["GET", "/nope", secrets.owner],
+          ["GET", "/", null],
+          ["POST", "/api/v1/org/org_acme/unknown", secrets.owner],
+          ["GET", "/api/v2/org/org_acme/teams", secrets.owner],
+          ["GET", "/api/v1/org/org_acme/policy-groups/a/b/c/d/e", secrets.owner]
+        ] as const
+      ) {
         expectProblem(await host.request(method, path, { key }), 404, { type: "/problems/route-not-found" })
       }
     })
 
     it("a known path with another method answers a 4xx problem, never 5xx", async () => {
-      for (const [method, path] of [
-        ["DELETE", "/api/v1/org/org_acme/policy-groups"],
-        ["PUT", mappingsPath()],
-        ["PATCH", "/api/v1/org/org_acme/repositories"],
-        ["POST", "/api/v1/openapi.json"],
-        ["GET", `/api/v1/org/org_acme/policy-groups/${base().id}/publish`]
-      ] as const) {
+      for (
+        const [method, path] of [
+          ["DELETE", "/api/v1/org/org_acme/policy-groups"],
+          ["PUT", mappingsPath()],
+          ["PATCH", "/api/v1/org/org_acme/repositories"],
+          ["POST", "/api/v1/openapi.json"],
+          ["GET", `/api/v1/org/org_acme/policy-groups/${base().id}/publish`]
+        ] as const
+      ) {
         const answer = await host.request(method, path)
         expect(answer.status, `${method} ${path}`).toBeGreaterThanOrEqual(400)
         expect(answer.status, `${method} ${path}`).toBeLessThan(500)
@@ -264,7 +282,9 @@ describe("problem answers", () => {
       const answer = await host.request("GET", "/api/v1/org/org_acme/policy-groups/pg_nope/details")
       const body = expectProblem(answer, 404)
       expect(body.correlationId).toBe(answer.headers.get("x-request-id"))
-      const chosen = await host.request("GET", "/api/v1/org/org_acme/policy-groups/pg_nope/details", { headers: { "x-request-id": "trace-123" } })
+      const chosen = await host.request("GET", "/api/v1/org/org_acme/policy-groups/pg_nope/details", {
+        headers: { "x-request-id": "trace-123" }
+      })
       expect(chosen.body.correlationId).toBe("trace-123")
       expect(chosen.headers.get("x-request-id")).toBe("trace-123")
       // a request id that could inject into logs is replaced
@@ -283,15 +303,25 @@ describe("problem answers", () => {
       answers.push(await host.request("GET", "/api/v1/org/org_acme/policy-groups", { key: `${secret}!` }))
       answers.push(await host.request("POST", mappingsPath(), { body: { fromImage: secret, toImage: secret, reason: secret } }))
       answers.push(await host.request("POST", mappingsPath(), { body: { fromImage: `${secret}:1`, toImage: `${secret}*:1` } }))
-      answers.push(await host.request("POST", "/api/v1/org/org_acme/snooze-requests", {
-        body: { repositoryId: secret, fromImage: secret, reason: secret, until: secret }
-      }))
-      answers.push(await host.request("POST", "/api/v1/org/org_acme/api-keys", { body: { name: secret, role: secret, expiresInDays: secret } }))
-      answers.push(await host.request("POST", "/api/v1/org/org_acme/repositories", { body: onboardBody({ vcsConnectionId: secret, branchNames: [secret] }) }))
+      answers.push(
+        await host.request("POST", "/api/v1/org/org_acme/snooze-requests", {
+          body: { repositoryId: secret, fromImage: secret, reason: secret, until: secret }
+        })
+      )
+      answers.push(
+        await host.request("POST", "/api/v1/org/org_acme/api-keys", { body: { name: secret, role: secret, expiresInDays: secret } })
+      )
+      answers.push(
+        await host.request("POST", "/api/v1/org/org_acme/repositories", {
+          body: onboardBody({ vcsConnectionId: secret, branchNames: [secret] })
+        })
+      )
       answers.push(await host.request("GET", `/api/v1/org/org_acme/policy-groups/${secret}/details`))
       answers.push(await host.request("GET", `/api/v1/org/org_acme/teams?cursor=${secret}`))
       answers.push(await host.request("GET", `/api/v1/org/${secret}/teams`))
-      answers.push(await host.request("POST", mappingsPath(), { raw: `{"fromImage": "${secret}"`, headers: { "content-type": "application/json" } }))
+      answers.push(
+        await host.request("POST", mappingsPath(), { raw: `{"fromImage": "${secret}"`, headers: { "content-type": "application/json" } })
+      )
       for (const answer of answers) {
         expect(answer.status, answer.text).toBeGreaterThanOrEqual(400)
         expect(answer.status, answer.text).toBeLessThan(500)
@@ -301,7 +331,14 @@ describe("problem answers", () => {
     })
 
     it("successful answers never hold a secret either", async () => {
-      for (const path of ["/api/v1/org/org_acme/api-keys", "/api/v1/org/org_acme/audit-events", "/api/v1/openapi.json", "/api/v1/org/org_acme/vcs-connections"]) {
+      for (
+        const path of [
+          "/api/v1/org/org_acme/api-keys",
+          "/api/v1/org/org_acme/audit-events",
+          "/api/v1/openapi.json",
+          "/api/v1/org/org_acme/vcs-connections"
+        ]
+      ) {
         const answer = await host.request("GET", path)
         expect(answer.status).toBe(200)
         expectNoLeak(answer)
@@ -350,6 +387,10 @@ describe("rate limit", () => {
 describe("domain errors as problems", () => {
   it("a workflow's own check of its input answers like the decoder: 400 validation-error naming each field", () => {
     const problem = Problems.fromDomain(new Input.InvalidInput({ errors: [{ path: "reason", message: Text.unstorableMessage }] }))
-    expect(problem).toMatchObject({ status: 400, type: "/problems/validation-error", errors: [{ path: "reason", message: Text.unstorableMessage }] })
+    expect(problem).toMatchObject({
+      status: 400,
+      type: "/problems/validation-error",
+      errors: [{ path: "reason", message: Text.unstorableMessage }]
+    })
   })
 })

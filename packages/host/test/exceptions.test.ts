@@ -87,8 +87,7 @@ const suite = (name: string, setup: Setup) =>
       host.request("POST", snoozePath, { body: { repositoryId, ...body }, ...(key !== undefined ? { key } : {}) })
     const review = (id: string, body: unknown, key?: string) =>
       host.request("POST", `${snoozePath}/${id}/review`, { body, ...(key !== undefined ? { key } : {}) })
-    const reopen = (id: string, key?: string) =>
-      host.request("POST", `${snoozePath}/${id}/reopen`, key !== undefined ? { key } : {})
+    const reopen = (id: string, key?: string) => host.request("POST", `${snoozePath}/${id}/reopen`, key !== undefined ? { key } : {})
     const list = async () => {
       const answer = await host.request("GET", `${snoozePath}?limit=200`)
       expect(answer.status).toBe(200)
@@ -157,7 +156,9 @@ const suite = (name: string, setup: Setup) =>
       const before = (await list()).length
       const eventsBefore = (await setup.outbox()).length
       const past = new Date(Date.now() - 60_000).toISOString()
-      for (const until of [past, "not a date", "", "June 2031", "foo 2031", "2031-01-01", "2031-01-01T00:00:00", "2031-02-30T00:00:00Z", 12]) {
+      for (
+        const until of [past, "not a date", "", "June 2031", "foo 2031", "2031-01-01", "2031-01-01T00:00:00", "2031-02-30T00:00:00Z", 12]
+      ) {
         expectProblem(await create({ fromImage: "redis:6", reason: "r", until }), 400, { paths: ["until"] })
       }
       expectProblem(await create({ fromImage: "redis:6", reason: "r" }), 400, { paths: ["until"] })
@@ -214,7 +215,14 @@ const suite = (name: string, setup: Setup) =>
       const a = await pending("python:3.9")
       const approved = await review(a.id, { decision: "approve", comment: "ok until the fix ships" })
       expect(approved.status).toBe(200)
-      expect(approved.body).toMatchObject({ id: a.id, status: "approved", repositoryId, fromImage: "python:3.9", until: a.until, createdAt: a.createdAt })
+      expect(approved.body).toMatchObject({
+        id: a.id,
+        status: "approved",
+        repositoryId,
+        fromImage: "python:3.9",
+        until: a.until,
+        createdAt: a.createdAt
+      })
 
       const r = await pending("python:3.8")
       const rejected = await review(r.id, { decision: "reject" })

@@ -22,7 +22,8 @@ const open = async (buffer: JsonLog.BufferOptions, level: "Info" | "Warn" = "Inf
   const logging = await Effect.runPromise(
     Layer.buildWithScope(JsonLog.loggerLayer(level, buffer), scope).pipe(Effect.provideContext(consoleContext))
   )
-  const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect.pipe(Effect.provideContext(logging), Effect.provideContext(consoleContext)))
+  const run = <A>(effect: Effect.Effect<A>) =>
+    Effect.runPromise(effect.pipe(Effect.provideContext(logging), Effect.provideContext(consoleContext)))
   return {
     log: (effect: Effect.Effect<void>) => run(effect),
     writes: () => run(TestConsole.logLines),
@@ -90,8 +91,7 @@ describe("the server's JSON log", () => {
     const logger = await open(held)
     const onExit = process.listeners("exit").filter((listener) => !before.has(listener))
     expect(onExit).toHaveLength(1)
-    await logger.log(Effect.logInfo("request"))
-    // the process's own exit would end the test run: call the handler it would call
+    await logger.log(Effect.logInfo("request")) // the process's own exit would end the test run: call the handler it would call
     ;(onExit[0] as (code: number) => void)(0)
     expect(written(await logger.writes())).toHaveLength(1)
     await logger.close()

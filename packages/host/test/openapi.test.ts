@@ -66,9 +66,21 @@ const eventTypes = [
 ]
 
 const permissions = [
-  "policy:read", "mappings:write", "policy:publish", "vcs:read", "teams:read", "repositories:read",
-  "repositories:manage", "assignments:manage", "exceptions:read", "exceptions:write", "exceptions:review",
-  "webhooks:manage", "api-keys:manage", "audit:read", "reports:read"
+  "policy:read",
+  "mappings:write",
+  "policy:publish",
+  "vcs:read",
+  "teams:read",
+  "repositories:read",
+  "repositories:manage",
+  "assignments:manage",
+  "exceptions:read",
+  "exceptions:write",
+  "exceptions:review",
+  "webhooks:manage",
+  "api-keys:manage",
+  "audit:read",
+  "reports:read"
 ]
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
@@ -124,7 +136,9 @@ describe("OpenAPI document and event catalog", () => {
       const [schemeName, definition] = scheme!
       expect(definition).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" })
 
-      const expected = new Map([...specRoutes, ...contractRoutes].filter(([, , p]) => p !== null).map(([m, p, perms]) => [`${m} ${p}`, perms]))
+      const expected = new Map(
+        [...specRoutes, ...contractRoutes].filter(([, , p]) => p !== null).map(([m, p, perms]) => [`${m} ${p}`, perms])
+      )
       const orgOperations = operations().filter(({ path }) => path.startsWith("/api/v1/org/"))
       expect(orgOperations.length).toBeGreaterThanOrEqual(expected.size)
       for (const { method, operation, path } of orgOperations) {
@@ -140,7 +154,9 @@ describe("OpenAPI document and event catalog", () => {
         // the org id is a path parameter of every organization route
         expect(operation.parameters.some((p: any) => p.in === "path" && p.name === "orgId" && p.required === true)).toBe(true)
       }
-      expect(orgOperations.find((o) => o.method === "post" && o.path.endsWith("/publish"))!.operation["x-required-permissions"]).toEqual(["policy:publish"])
+      expect(orgOperations.find((o) => o.method === "post" && o.path.endsWith("/publish"))!.operation["x-required-permissions"]).toEqual([
+        "policy:publish"
+      ])
     })
 
     it("documents the statuses the routes answer", () => {
@@ -151,10 +167,16 @@ describe("OpenAPI document and event catalog", () => {
       expect(responses("post", "/api/v1/org/{orgId}/repositories")).toEqual(expect.arrayContaining(["201", "400", "409", "413"]))
       expect(responses("post", "/api/v1/org/{orgId}/api-keys")).toEqual(expect.arrayContaining(["201", "400"]))
       expect(responses("post", "/api/v1/org/{orgId}/snooze-requests")).toEqual(expect.arrayContaining(["201", "400"]))
-      expect(responses("post", "/api/v1/org/{orgId}/snooze-requests/{snoozeRequestId}/review")).toEqual(expect.arrayContaining(["200", "409"]))
+      expect(responses("post", "/api/v1/org/{orgId}/snooze-requests/{snoozeRequestId}/review")).toEqual(
+        expect.arrayContaining(["200", "409"])
+      )
       expect(responses("get", "/api/v1/event-types/{type}")).toEqual(expect.arrayContaining(["200", "404"]))
-      expect(responses("post", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans")).toEqual(expect.arrayContaining(["202", "400", "404", "413"]))
-      expect(responses("get", "/api/v1/org/{orgId}/repositories/{repositoryId}/findings")).toEqual(expect.arrayContaining(["200", "400", "404"]))
+      expect(responses("post", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans")).toEqual(
+        expect.arrayContaining(["202", "400", "404", "413"])
+      )
+      expect(responses("get", "/api/v1/org/{orgId}/repositories/{repositoryId}/findings")).toEqual(
+        expect.arrayContaining(["200", "400", "404"])
+      )
     })
 
     it("every error answer is application/problem+json with the problem schema; 429 documents Retry-After", () => {
@@ -178,14 +200,23 @@ describe("OpenAPI document and event catalog", () => {
         if (operation.requestBody === undefined) continue
         expect(Object.keys(operation.requestBody.content), `${method} ${path}`).toEqual(["application/json"])
       }
-      const body = resolve(doc.paths["/api/v1/org/{orgId}/policy-groups/{groupId}/phases/{phaseId}/mappings"].post.requestBody.content["application/json"].schema)
+      const body = resolve(
+        doc.paths["/api/v1/org/{orgId}/policy-groups/{groupId}/phases/{phaseId}/mappings"].post.requestBody.content["application/json"]
+          .schema
+      )
       expect(body.required).toEqual(expect.arrayContaining(["fromImage", "toImage"]))
       expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["fromImage", "toImage", "reason", "platformScope"]))
-      const assign = resolve(doc.paths["/api/v1/org/{orgId}/repositories/{repositoryId}/policy-groups"].post.requestBody.content["application/json"].schema)
+      const assign = resolve(
+        doc.paths["/api/v1/org/{orgId}/repositories/{repositoryId}/policy-groups"].post.requestBody.content["application/json"].schema
+      )
       expect(assign.required).toContain("assignments")
       const onboard = resolve(doc.paths["/api/v1/org/{orgId}/repositories"].post.requestBody.content["application/json"].schema)
-      expect(onboard.required).toEqual(expect.arrayContaining(["vcsConnectionId", "externalRepoId", "assignedTeamId", "assignedRoutineId", "branchNames"]))
-      const scans = resolve(doc.paths["/api/v1/org/{orgId}/repositories/{repositoryId}/scans"].post.requestBody.content["application/json"].schema)
+      expect(onboard.required).toEqual(
+        expect.arrayContaining(["vcsConnectionId", "externalRepoId", "assignedTeamId", "assignedRoutineId", "branchNames"])
+      )
+      const scans = resolve(
+        doc.paths["/api/v1/org/{orgId}/repositories/{repositoryId}/scans"].post.requestBody.content["application/json"].schema
+      )
       expect(scans).toMatchObject({ type: "object", properties: { branchNames: { type: "array" } }, additionalProperties: false })
       expect(scans.required ?? []).toEqual([])
     })
@@ -208,9 +239,12 @@ describe("OpenAPI document and event catalog", () => {
         expect(item).toMatchObject({ type: expect.any(String), family: expect.any(String), description: expect.any(String) })
         expect(item.description.length).toBeGreaterThan(0)
         expect(item.family).toBe(
-          item.type.startsWith("service.policy_") ? "policy"
-            : item.type.startsWith("service.snooze_request.") ? "snooze"
-            : item.type.startsWith("service.remediation_") ? "remediation"
+          item.type.startsWith("service.policy_") ?
+            "policy"
+            : item.type.startsWith("service.snooze_request.") ?
+            "snooze"
+            : item.type.startsWith("service.remediation_") ?
+            "remediation"
             : "webhook"
         )
         expect(item.dataSchema.type).toBe("object")
@@ -242,7 +276,9 @@ describe("OpenAPI document and event catalog", () => {
     })
 
     it("an unknown type answers a 404 problem", async () => {
-      expectProblem(await host.request("GET", "/api/v1/event-types/service.nope", { key: null }), 404, { type: "/problems/event-type-not-found" })
+      expectProblem(await host.request("GET", "/api/v1/event-types/service.nope", { key: null }), 404, {
+        type: "/problems/event-type-not-found"
+      })
       expectProblem(await host.request("GET", `/api/v1/event-types/${"x".repeat(300)}`, { key: null }), 404)
     })
   })

@@ -254,7 +254,10 @@ const suite = (storeName: string, makeStore: MakeStore) =>
           { name: "main", isDefault: true },
           { name: "release", isDefault: false }
         ])
-        const policy = expectJson(await host().request("GET", branchesPath("acme", "?repositoryFullName=acme/policy&defaultBranch=main")), 200)
+        const policy = expectJson(
+          await host().request("GET", branchesPath("acme", "?repositoryFullName=acme/policy&defaultBranch=main")),
+          200
+        )
         expect(policy).toStrictEqual({ items: [{ name: "main", isDefault: true }] })
       })
 
@@ -275,7 +278,10 @@ const suite = (storeName: string, makeStore: MakeStore) =>
       it("answers 404 for an unknown or foreign connection and a clear 4xx for a provider that is not configured", async () => {
         for (const id of ["vcs_00000000000000000000000000", globex().vcsConnections["globex"]!]) {
           expectProblem(
-            await host().request("GET", `${base()}/vcs-connections/${id}/available-branches?repositoryFullName=globex/app&defaultBranch=main`),
+            await host().request(
+              "GET",
+              `${base()}/vcs-connections/${id}/available-branches?repositoryFullName=globex/app&defaultBranch=main`
+            ),
             404
           )
         }

@@ -81,8 +81,12 @@ const suite = (name: string, makeStore: StoreFactory) =>
       })
 
       it("answers 404 problems for an unknown group, an unknown phase and another organization's group", async () => {
-        expectProblem(await host.request("GET", `${groupPath("pg_doesnotexist")}/details`), 404, { type: "/problems/policy-group-not-found" })
-        expectProblem(await host.request("GET", `${mappingsPath(base().id, "ph_doesnotexist")}`), 404, { type: "/problems/phase-not-found" })
+        expectProblem(await host.request("GET", `${groupPath("pg_doesnotexist")}/details`), 404, {
+          type: "/problems/policy-group-not-found"
+        })
+        expectProblem(await host.request("GET", `${mappingsPath(base().id, "ph_doesnotexist")}`), 404, {
+          type: "/problems/phase-not-found"
+        })
         // a phase of another group is not a phase of this group
         expectProblem(await host.request("GET", mappingsPath(base().id, pinned())), 404)
         const globex = host.ids[1]!.policyGroups["Globex images"]!.id
@@ -130,11 +134,19 @@ const suite = (name: string, makeStore: StoreFactory) =>
         const long = await postMapping({ fromImage: "docker.io/library/node:20", toImage: "registry.acme.test/node:20.11.1" })
         expect(long.status).toBe(200)
         expect(long.body.id).toBe(short.body.id)
-        const scoped = await postMapping({ fromImage: "node:20", toImage: "registry.acme.test/node:20.11.1-arm", platformScope: "linux/arm64" })
+        const scoped = await postMapping({
+          fromImage: "node:20",
+          toImage: "registry.acme.test/node:20.11.1-arm",
+          platformScope: "linux/arm64"
+        })
         expect(scoped.status).toBe(201)
         expect(scoped.body.id).not.toBe(short.body.id)
         // the canonical scope forms are one key too (linux/aarch64 == linux/arm64)
-        const alias = await postMapping({ fromImage: "docker.io/library/node:20", toImage: "registry.acme.test/node:20.11.2-arm", platformScope: "linux/aarch64" })
+        const alias = await postMapping({
+          fromImage: "docker.io/library/node:20",
+          toImage: "registry.acme.test/node:20.11.2-arm",
+          platformScope: "linux/aarch64"
+        })
         expect(alias.status).toBe(200)
         expect(alias.body.id).toBe(scoped.body.id)
         const nodes = (await drafts()).filter((d) => d.id === short.body.id || d.id === scoped.body.id)
@@ -145,7 +157,9 @@ const suite = (name: string, makeStore: StoreFactory) =>
 
       it("toImage must be exact: a bare name or a wildcard is a 400 naming toImage, and nothing is drafted", async () => {
         const before = await drafts()
-        for (const toImage of ["registry.acme.test/nginx", "nginx", "registry.acme.test/nginx:*", "registry.acme.test/*:1.25", "NOT A REF"]) {
+        for (
+          const toImage of ["registry.acme.test/nginx", "nginx", "registry.acme.test/nginx:*", "registry.acme.test/*:1.25", "NOT A REF"]
+        ) {
           const answer = await postMapping({ fromImage: "nginx:1.25", toImage })
           expectProblem(answer, 400, { paths: ["toImage"] })
         }
@@ -164,14 +178,18 @@ const suite = (name: string, makeStore: StoreFactory) =>
           applicableDateTime: "2030-01-01T00:00:00Z"
         })
         expectProblem(answer, 400, { paths: ["order", "bypassCooldown", "mappingContext", "applicableDateTime"] })
-        expectProblem(await postMapping({ fromImage: "busybox:1", toImage: "registry.acme.test/busybox:1.36", order: 3 }), 400, { paths: ["order"] })
+        expectProblem(await postMapping({ fromImage: "busybox:1", toImage: "registry.acme.test/busybox:1.36", order: 3 }), 400, {
+          paths: ["order"]
+        })
         expect((await drafts()).some((d) => d.fromImage === "busybox:1")).toBe(false)
       })
 
       it("schema violations are 400 problems naming the field", async () => {
         expectProblem(await postMapping({ toImage: "nginx:1.25.3" }), 400, { paths: ["fromImage"] })
         expectProblem(await postMapping({ fromImage: "nginx:1", toImage: 42 }), 400, { paths: ["toImage"] })
-        expectProblem(await postMapping({ fromImage: "nginx:1", toImage: "nginx:1.25.3", platformScope: "plan10/amd64" }), 400, { paths: ["platformScope"] })
+        expectProblem(await postMapping({ fromImage: "nginx:1", toImage: "nginx:1.25.3", platformScope: "plan10/amd64" }), 400, {
+          paths: ["platformScope"]
+        })
         expectProblem(await postMapping([]), 400)
       })
 
@@ -209,7 +227,11 @@ const suite = (name: string, makeStore: StoreFactory) =>
         expectProblem(await postMapping({ fromImage: "nginx:1\u0000", toImage: "nginx:1.25.3" }), 400, { paths: ["fromImage"] })
         expect(await drafts()).toEqual(before)
         // paired surrogates are ordinary text
-        const emoji = await postMapping({ fromImage: "emoji/image:1", toImage: "registry.acme.test/emoji/image:1.0.0", reason: "ok \ud83d\ude00" })
+        const emoji = await postMapping({
+          fromImage: "emoji/image:1",
+          toImage: "registry.acme.test/emoji/image:1.0.0",
+          reason: "ok \ud83d\ude00"
+        })
         expect(emoji.status).toBe(201)
         expect(emoji.body.reason).toBe("ok \ud83d\ude00")
         expectProblem(await host.request("GET", `${groupPath("%00")}/details`), 404)
@@ -226,7 +248,9 @@ const suite = (name: string, makeStore: StoreFactory) =>
         expect(mine.status).toBe(201)
         const draftIds = (await drafts()).map((d) => d.id)
         // draft in the group by another client (drafts-only key) before the publish
-        const unrelated = await postMapping({ fromImage: "golang:1.22", toImage: "registry.acme.test/golang:1.22.1" }, { key: secrets.draftsOnly })
+        const unrelated = await postMapping({ fromImage: "golang:1.22", toImage: "registry.acme.test/golang:1.22.1" }, {
+          key: secrets.draftsOnly
+        })
         expect(unrelated.status).toBe(201)
 
         const answer = await host.request("POST", `${groupPath(base().id)}/publish`, { key: secrets.automation })
@@ -236,7 +260,12 @@ const suite = (name: string, makeStore: StoreFactory) =>
         const publishedIds = answer.body.publishedMappings.map((m: any) => m.id).sort()
         expect(publishedIds).toEqual([...draftIds, unrelated.body.id].sort())
         for (const m of answer.body.publishedMappings) {
-          expect(m).toMatchObject({ phaseId: curated(), activeFrom: expect.any(String), fromImage: expect.any(String), toImage: expect.any(String) })
+          expect(m).toMatchObject({
+            phaseId: curated(),
+            activeFrom: expect.any(String),
+            fromImage: expect.any(String),
+            toImage: expect.any(String)
+          })
         }
         const python = answer.body.publishedMappings.find((m: any) => m.id === mine.body.id)
         expect(python).toMatchObject({ fromImage: "python:3.12", toImage: "registry.acme.test/python:3.12.2" })
@@ -304,7 +333,9 @@ const suite = (name: string, makeStore: StoreFactory) =>
       })
 
       it("an internal phase answers 409 (there is no file to follow); unknown phase 404; drafts-only key 403", async () => {
-        expectProblem(await host.request("POST", `${groupPath(base().id)}/phases/${curated()}/sync`), 409, { type: "/problems/phase-not-external" })
+        expectProblem(await host.request("POST", `${groupPath(base().id)}/phases/${curated()}/sync`), 409, {
+          type: "/problems/phase-not-external"
+        })
         expectProblem(await host.request("POST", `${groupPath(base().id)}/phases/ph_unknown/sync`), 404)
         expectProblem(await host.request("POST", `${groupPath(base().id)}/phases/${fromRepo()}/sync`, { key: secrets.draftsOnly }), 403)
       })

@@ -22,7 +22,8 @@ import { until } from "./support/until.js"
 const api = "/api/v1/org/org_acme"
 
 // CRLF line endings, a comment and a syntax directive: all of it must survive the rewrite
-const dockerfile = "# syntax=docker/dockerfile:1\r\nFROM node:20 AS build\r\nRUN npm ci\r\nFROM gcr.io/distroless/nodejs20-debian12\r\nCOPY --from=build /app /app\r\n"
+const dockerfile =
+  "# syntax=docker/dockerfile:1\r\nFROM node:20 AS build\r\nRUN npm ci\r\nFROM gcr.io/distroless/nodejs20-debian12\r\nCOPY --from=build /app /app\r\n"
 // built from an ARG: resolved for the findings route, never rewritten
 const toolsDockerfile = "ARG BASE=node:20\nFROM ${BASE}\n"
 const compose = [
@@ -63,13 +64,18 @@ const remediationSeed = () => {
     release: { "Dockerfile": "FROM node:20\n" }
   }
   acme.policyGroups.push({
-    name: "Delayed", cooldownSeconds: 20 * 86_400, phases: [
-      { name: "Delayed file", source: "external", file: { connection: "acme", repository: "acme/policy", branch: "main", path: delayedPath } }
+    name: "Delayed",
+    cooldownSeconds: 20 * 86_400,
+    phases: [
+      {
+        name: "Delayed file",
+        source: "external",
+        file: { connection: "acme", repository: "acme/policy", branch: "main", path: delayedPath }
+      }
     ]
   })
   return seed
 }
-
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -108,7 +114,10 @@ await onEveryStore("remediation", (storeName, makeStore) =>
     const scans = async () => (await readAllPages(host, `${api}/repositories/${repositoryId}/scans`)).items
     /** Events the team's destination received: type and data, in the order they arrived. */
     const events = (path = "/platform") =>
-      receiver.requests.filter((r) => r.path === path).map((r) => JSON.parse(r.rawBody)).map((e) => ({ type: e.type as string, data: e.data }))
+      receiver.requests.filter((r) => r.path === path).map((r) => JSON.parse(r.rawBody)).map((e) => ({
+        type: e.type as string,
+        data: e.data
+      }))
     const fixtureRequest = (head: string) => {
       const found = fixture.remediations("acme/api").filter((r) => r.head === head)
       expect(found.filter((r) => r.state === "open").length, `open requests of ${head}`).toBeLessThanOrEqual(1)
@@ -178,11 +187,19 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       ])
       // a file mapping in a group with a 20-day cooldown: published now, active in 20 days
       fixture.files.setFile(
-        { orgId: "org_acme", vcsConnectionId: host.org.vcsConnections["acme"]!, fullName: "acme/policy", branch: "main", path: delayedPath },
+        {
+          orgId: "org_acme",
+          vcsConnectionId: host.org.vcsConnections["acme"]!,
+          fullName: "acme/policy",
+          branch: "main",
+          path: delayedPath
+        },
         JSON.stringify({ mappings: [{ fromImage: "busybox:1.36", toImage: "busybox:1.36.1" }] })
       )
       const delayed = group("Delayed")
-      expect(expectJson(await host.request("POST", `${api}/policy-groups/${delayed.id}/phases/${delayed.phases["Delayed file"]}/sync`), 200))
+      expect(
+        expectJson(await host.request("POST", `${api}/policy-groups/${delayed.id}/phases/${delayed.phases["Delayed file"]}/sync`), 200)
+      )
         .toMatchObject({ changed: true, created: 1 })
 
       // an approved snooze of rabbitmq:3.12 for ten days, and a pending one of nginx:1.25
@@ -228,7 +245,11 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       ])
       const base = group("Base images")
       const change = (file: string, line: number, column: number, from: string, to: string) => ({
-        file, line, column, from, to,
+        file,
+        line,
+        column,
+        from,
+        to,
         policyGroupId: base.id,
         phaseId: base.phases["Curated"],
         mappingId: expect.stringMatching(/^map_/),
@@ -267,7 +288,15 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       expect(fileOf(opened, "Dockerfile")).toBe(dockerfile.replace("FROM node:20 AS", "FROM node:20.11.1 AS"))
       expect(fileOf(opened, "docker-compose.yml")).toBe(compose.replace("\"redis:7\"", "\"redis:7.2.4\""))
       expect(fileOf(opened, "deploy/api.yaml")).toBe(deployment.replace("'nginx:1.25'", "'nginx:1.27.0'"))
-      for (const line of ["`Dockerfile:2`", "`node:20` -> `node:20.11.1`", "`docker-compose.yml:3`", "`deploy/api.yaml:13`", "selected: exact match"]) {
+      for (
+        const line of [
+          "`Dockerfile:2`",
+          "`node:20` -> `node:20.11.1`",
+          "`docker-compose.yml:3`",
+          "`deploy/api.yaml:13`",
+          "selected: exact match"
+        ]
+      ) {
         expect(opened.body).toContain(line)
       }
       expect(opened.body).toContain(base.id)
@@ -339,7 +368,12 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       })
       expect(failedEvents.map((e) => e.data.failure_kind).sort()).toEqual(["permission-denied", "rate-limited"])
       for (const e of failedEvents) {
-        expect(e.data).toEqual({ repository_id: repositoryId, action: "failed", failure_kind: e.data.failure_kind, changed_at: expect.any(String) })
+        expect(e.data).toEqual({
+          repository_id: repositoryId,
+          action: "failed",
+          failure_kind: e.data.failure_kind,
+          changed_at: expect.any(String)
+        })
       }
       const rows = (await auditRows(host)).filter((r) => r.action === "remediation.fail")
       expect(rows.map((r) => [r.outcome, r.detail]).sort()).toEqual([["rejected", "permission-denied"], ["rejected", "rate-limited"]])
@@ -356,10 +390,18 @@ await onEveryStore("remediation", (storeName, makeStore) =>
         return open.length === 1 && open[0].id !== previous.id && open[0]
       })
       expect(main.number).not.toBe(previous.number)
-      expect((await ofBranch("main")).find((r: any) => r.id === previous.id)).toMatchObject({ status: "superseded", number: previous.number })
-      expect(main.changes.map((c: any) => `${c.file}:${c.line} ${c.from} -> ${c.to}`)).toContain("deploy/api.yaml:10 busybox:1.36 -> busybox:1.36.1")
+      expect((await ofBranch("main")).find((r: any) => r.id === previous.id)).toMatchObject({
+        status: "superseded",
+        number: previous.number
+      })
+      expect(main.changes.map((c: any) => `${c.file}:${c.line} ${c.from} -> ${c.to}`)).toContain(
+        "deploy/api.yaml:10 busybox:1.36 -> busybox:1.36.1"
+      )
       const delayed = group("Delayed")
-      expect(main.changes.find((c: any) => c.from === "busybox:1.36")).toMatchObject({ policyGroupId: delayed.id, phaseId: delayed.phases["Delayed file"] })
+      expect(main.changes.find((c: any) => c.from === "busybox:1.36")).toMatchObject({
+        policyGroupId: delayed.id,
+        phaseId: delayed.phases["Delayed file"]
+      })
       const opened = fixtureRequest("image-policy/remediate/main")!
       expect(opened.number).toBe(main.number)
       expect(fileOf(opened, "deploy/api.yaml")).toBe(
@@ -378,7 +420,13 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       await until("no pending scan of release", async () =>
         (await scans()).every((s: any) => s.branchName !== "release" || (s.status !== "queued" && s.status !== "running")))
       fixture.files.setFile(
-        { orgId: "org_acme", vcsConnectionId: host.org.vcsConnections["acme"]!, fullName: "acme/api", branch: "release", path: "Dockerfile" },
+        {
+          orgId: "org_acme",
+          vcsConnectionId: host.org.vcsConnections["acme"]!,
+          fullName: "acme/api",
+          branch: "release",
+          path: "Dockerfile"
+        },
         "FROM node:20\nFROM redis:7 AS cache\n"
       )
       const queued = expectJson(
@@ -387,7 +435,9 @@ await onEveryStore("remediation", (storeName, makeStore) =>
       )
       expect(queued.scans.map((s: any) => [s.branchName, s.trigger, s.status])).toEqual([["release", "routine", "queued"]])
       const [release] = await until("the release request with the new change", async () => {
-        const open = (await ofBranch("release")).filter((r: any) => r.status === "open")
+        const open = (await ofBranch("release")).filter((r: any) =>
+          r.status === "open"
+        )
         return open.length === 1 && open[0].changes.some((c: any) => c.from === "redis:7") && open
       })
       expect(release.changes.map((c: any) => `${c.file}:${c.line} ${c.from} -> ${c.to}`)).toEqual([

@@ -32,7 +32,6 @@ const workflow = [
   ""
 ].join("\n")
 
-
 const providers = [
   {
     provider: "github" as const,
@@ -76,7 +75,10 @@ for (const p of providers) {
       stub = await Effect.runPromise(Scope.provide(p.start({ token: p.token, repositories: [repo] }), scope))
       const seed = structuredClone(testSeed) as any
       seed.organizations[0].vcsConnections.push({
-        provider: p.provider, externalAccountName: "acme-cloud", status: "active", api: { baseUrl: stub.baseUrl, tokenEnv: p.tokenEnv }
+        provider: p.provider,
+        externalAccountName: "acme-cloud",
+        status: "active",
+        api: { baseUrl: stub.baseUrl, tokenEnv: p.tokenEnv }
       })
       // plain: the host's clock runs days ahead, so signed timestamps would look stale
       receiver = await Receiver.start({ mode: "plain" })
@@ -92,7 +94,10 @@ for (const p of providers) {
       expectJson(
         await host.request("POST", `${api}/webhooks`, {
           body: {
-            name: "remediation", type: "generic", endpointUrl: receiver.url("/org"), scope: { kind: "organization" },
+            name: "remediation",
+            type: "generic",
+            endpointUrl: receiver.url("/org"),
+            scope: { kind: "organization" },
             events: ["service.remediation_pull_request.created", "service.remediation_pull_request.failed"]
           }
         }),
@@ -110,7 +115,10 @@ for (const p of providers) {
     const headFile = (head: string, path: string) => repo.files.get(head)?.get(path)
     /** Events the organization's destination received: type and data, in the order they arrived. */
     const events = () =>
-      receiver.requests.filter((r) => r.path === "/org").map((r) => JSON.parse(r.rawBody)).map((e) => ({ type: e.type as string, data: e.data }))
+      receiver.requests.filter((r) => r.path === "/org").map((r) => JSON.parse(r.rawBody)).map((e) => ({
+        type: e.type as string,
+        data: e.data
+      }))
     const routineScansOfMain = async () =>
       (await readAllPages(host, `${api}/repositories/${repositoryId}/scans?branch=main`)).items.filter((s: any) => s.trigger === "routine")
 
@@ -170,12 +178,21 @@ for (const p of providers) {
         "Dockerfile:2 node:20 -> node:20.11.1"
       ])
       expect(stub.pullRequests).toEqual([
-        expect.objectContaining({ fullName: p.fullName, number: request.number, head: "image-policy/remediate/main", base: "main", state: "open", title: "Update container images on main" })
+        expect.objectContaining({
+          fullName: p.fullName,
+          number: request.number,
+          head: "image-policy/remediate/main",
+          base: "main",
+          state: "open",
+          title: "Update container images on main"
+        })
       ])
       expect(request.url).toBe(p.urlOf(request.number))
       expect(stub.pullRequests[0]!.body).toContain("`Dockerfile:2`")
       expect(headFile("image-policy/remediate/main", "Dockerfile")).toBe(dockerfile.replace("FROM node:20 AS", "FROM node:20.11.1 AS"))
-      expect(headFile("image-policy/remediate/main", ".github/workflows/ci.yml")).toBe(workflow.replace("container: node:20", "container: node:20.11.1"))
+      expect(headFile("image-policy/remediate/main", ".github/workflows/ci.yml")).toBe(
+        workflow.replace("container: node:20", "container: node:20.11.1")
+      )
       expect(headFile("image-policy/remediate/main", "src/index.js")).toBe("console.log('FROM node:20')\n")
       // the base branch is untouched
       expect(headFile("main", "Dockerfile")).toBe(dockerfile)
@@ -213,7 +230,12 @@ for (const p of providers) {
       expectJson(await host.request("POST", `${api}/policy-groups/${group.id}/publish`), 200)
       const snooze = expectJson(
         await host.request("POST", `${api}/snooze-requests`, {
-          body: { repositoryId, fromImage: "docker.io/library/node:20", reason: "certification", until: new Date(time.now() + 60 * dayMs).toISOString() }
+          body: {
+            repositoryId,
+            fromImage: "docker.io/library/node:20",
+            reason: "certification",
+            until: new Date(time.now() + 60 * dayMs).toISOString()
+          }
         }),
         201
       ).id as string
@@ -249,7 +271,12 @@ for (const p of providers) {
         stub.setOverride(undefined)
       }
       const event = await until("the .failed event", async () => events().find((e) => e.type === "service.remediation_pull_request.failed"))
-      expect(event.data).toEqual({ repository_id: repositoryId, action: "failed", failure_kind: "permission-denied", changed_at: expect.any(String) })
+      expect(event.data).toEqual({
+        repository_id: repositoryId,
+        action: "failed",
+        failure_kind: "permission-denied",
+        changed_at: expect.any(String)
+      })
       // opened, updated, updated (snooze), failed: one event each
       await until("every event", async () => events().length >= 4)
       expect(events().map((e) => e.type.split(".").pop())).toEqual(["created", "created", "created", "failed"])

@@ -156,7 +156,12 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         expectProblem(await host().request("POST", path(), { raw: "{", headers: { "content-type": "application/json" } }), 400)
         // every offending field at once, not only the first
         expectProblem(await replace([{}, { policyGroupId: "x", branchNames: [1] }]), 400, {
-          paths: ["assignments[0].policyGroupId", "assignments[0].branchNames", "assignments[1].policyGroupId", "assignments[1].branchNames[0]"]
+          paths: [
+            "assignments[0].policyGroupId",
+            "assignments[0].branchNames",
+            "assignments[1].policyGroupId",
+            "assignments[1].branchNames[0]"
+          ]
         })
         await expectRejected([{ policyGroupId: group("Security").id }], ["assignments[0].branchNames"])
         await expectRejected([{ policyGroupId: group("Security").id, branchNames: "main" }], ["assignments[0].branchNames"])
@@ -190,11 +195,15 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         for (const id of ["repo_00000000000000000000000000", "nope", globexRepo.repository.id]) {
           const target = `${base()}/repositories/${id}/policy-groups`
           expectProblem(await host().request("GET", target), 404, { type: "/problems/repository-not-found" })
-          expectProblem(await host().request("POST", target, { body: { assignments: [] } }), 404, { type: "/problems/repository-not-found" })
+          expectProblem(await host().request("POST", target, { body: { assignments: [] } }), 404, {
+            type: "/problems/repository-not-found"
+          })
         }
         // and globex's own view is untouched by the attempt
         const view = expectJson(
-          await host().request("GET", `/api/v1/org/${globex().id}/repositories/${globexRepo.repository.id}/policy-groups`, { key: secrets.otherOrg }),
+          await host().request("GET", `/api/v1/org/${globex().id}/repositories/${globexRepo.repository.id}/policy-groups`, {
+            key: secrets.otherOrg
+          }),
           200
         )
         expect(view).toStrictEqual({ trackedBranchNames: ["main"], items: [] })
@@ -271,7 +280,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
 
       it("an invalid image, an untracked branch and an invalid platform are 400s naming `image`, `branch`, `platform`", async () => {
         for (const image of ["NOT@@valid", "node:", "node@sha256:123", "-node:20", "Node:20"]) {
-          expectProblem(await host().request("GET", resolvePath(`?image=${encodeURIComponent(image)}&branch=main`)), 400, { paths: ["image"] })
+          expectProblem(await host().request("GET", resolvePath(`?image=${encodeURIComponent(image)}&branch=main`)), 400, {
+            paths: ["image"]
+          })
         }
         expectProblem(await host().request("GET", resolvePath("?branch=main")), 400, { paths: ["image"] })
         expectProblem(await host().request("GET", resolvePath("?image=&branch=main")), 400, { paths: ["image"] })

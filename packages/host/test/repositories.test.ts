@@ -184,9 +184,13 @@ const suite = (storeName: string, makeStore: MakeStore) =>
           ["externalRepoId", { externalRepoId: "2001" }]
         ]
         for (const [path, overrides] of cases) {
-          const problem = await expectRejectedWithoutChange(onboardBody({ externalRepoId: "1002", branchNames: ["main"], ...overrides }), 400, {
-            paths: [path]
-          })
+          const problem = await expectRejectedWithoutChange(
+            onboardBody({ externalRepoId: "1002", branchNames: ["main"], ...overrides }),
+            400,
+            {
+              paths: [path]
+            }
+          )
           expect(JSON.stringify(problem)).not.toContain("globex/app")
         }
       })
@@ -324,9 +328,13 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         }
         expectProblem(await host().request("POST", `${base()}/repositories`, { key: null, body: onboardBody() }), 401)
         expectProblem(await host().request("POST", `${base()}/repositories`, { key: secrets.freeEdition, body: onboardBody() }), 404)
-        expectProblem(await host().request("POST", "/api/v1/org/org_free/repositories", { key: secrets.freeEdition, body: onboardBody() }), 403, {
-          type: "/problems/automation-api-not-included"
-        })
+        expectProblem(
+          await host().request("POST", "/api/v1/org/org_free/repositories", { key: secrets.freeEdition, body: onboardBody() }),
+          403,
+          {
+            type: "/problems/automation-api-not-included"
+          }
+        )
       })
     })
   })

@@ -18,7 +18,6 @@ import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
 
-
 const seedWithFiles = () => {
   const seed = structuredClone(testSeed) as any
   for (const r of seed.organizations[0].vcsConnections[0].fixture.repositories) {
@@ -135,11 +134,15 @@ describe("the scan worker (memory store)", () => {
   it("a scan that dies unexpectedly does not stop the others; it is run again when its lease expires", async () => {
     webId = await onboard(host, "1002", ["main", "develop"])
     const other = await onboard(host, "1003", ["main"])
-    await until("acme/policy scanned while acme/web's scans died", async () =>
-      (await statuses(host, other)).main === "succeeded" && webAttempts >= 2)
+    await until(
+      "acme/policy scanned while acme/web's scans died",
+      async () => (await statuses(host, other)).main === "succeeded" && webAttempts >= 2
+    )
     expect(Object.values(await statuses(host, webId))).not.toContain("succeeded")
-    await until("acme/web succeeded on the retry after the lease", async () =>
-      Object.values(await statuses(host, webId)).every((s) => s === "succeeded"))
+    await until(
+      "acme/web succeeded on the retry after the lease",
+      async () => Object.values(await statuses(host, webId)).every((s) => s === "succeeded")
+    )
     const scans = (await readAllPages(host, `${api}/repositories/${webId}/scans`)).items
     // the same two scans, each claimed twice: the run that died and the one that succeeded
     expect(scans.map((s: any) => [s.branchName, s.status, s.attempts]).sort()).toEqual([
@@ -161,7 +164,13 @@ describe("the scan worker (memory store)", () => {
     await until("acme/web main given up", async () => (await statuses(host, webId)).main === "failed")
     const [abandoned] = (await readAllPages(host, `${api}/repositories/${webId}/scans?branch=main`)).items
     expect(abandoned).toMatchObject({
-      id: scan.id, status: "failed", failure: "abandoned", attempts: 3, commitSha: null, fileCount: 0, findingCount: 0,
+      id: scan.id,
+      status: "failed",
+      failure: "abandoned",
+      attempts: 3,
+      commitSha: null,
+      fileCount: 0,
+      findingCount: 0,
       finishedAt: expect.any(String)
     })
     expect((webRuns["main"] ?? 0) - runsBefore).toBe(3)
@@ -197,8 +206,7 @@ await pgDescribe("http-scan-worker", (url) => {
         scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 1_000 }
       })
       repositoryId = await onboard(first, "1001", ["main", "release", "develop"])
-      await until("three running scans", async () =>
-        Object.values(await statuses(first!, repositoryId)).every((s) => s === "running"))
+      await until("three running scans", async () => Object.values(await statuses(first!, repositoryId)).every((s) => s === "running"))
       const scans = (await readAllPages(first, `${api}/repositories/${repositoryId}/scans`)).items
       scanIds = scans.map((s: any) => s.id).sort()
       const startedAt = Object.fromEntries(scans.map((s: any) => [s.id, s.startedAt]))
@@ -217,8 +225,10 @@ await pgDescribe("http-scan-worker", (url) => {
         },
         scanWorker: { concurrency: 4, pollIntervalMs: 20 }
       })
-      await until("the resumed scans succeeded", async () =>
-        Object.values(await statuses(second!, repositoryId)).every((s) => s === "succeeded"))
+      await until(
+        "the resumed scans succeeded",
+        async () => Object.values(await statuses(second!, repositoryId)).every((s) => s === "succeeded")
+      )
       const resumed = (await readAllPages(second, `${api}/repositories/${repositoryId}/scans`)).items
       expect(resumed.map((s: any) => s.id).sort()).toEqual(scanIds)
       for (const s of resumed) {

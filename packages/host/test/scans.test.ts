@@ -60,7 +60,6 @@ const scanSeed = () => {
   return seed
 }
 
-
 /** A gate the wrapped provider waits on before listing acme/web's files. */
 const gate = () => {
   let open: () => void = () => {}
@@ -231,7 +230,12 @@ await onEveryStore("scans", (storeName, makeStore) =>
         ]
         const created: Array<any> = []
         for (const body of mappings) {
-          created.push(expectJson(await host.request("POST", `${api}/policy-groups/${group.id}/phases/${group.phases["Curated"]}/mappings`, { body }), 201))
+          created.push(
+            expectJson(
+              await host.request("POST", `${api}/policy-groups/${group.id}/phases/${group.phases["Curated"]}/mappings`, { body }),
+              201
+            )
+          )
         }
         expectJson(await host.request("POST", `${api}/policy-groups/${group.id}/publish`), 200)
 
@@ -258,7 +262,10 @@ await onEveryStore("scans", (storeName, makeStore) =>
         expect(main.items[4].resolution).toMatchObject({ toImage: "redis:7.2.4", fromImage: "redis:7", mappingId: published("redis:7").id })
         // the same answer as /resolve gives for that image on that branch
         const resolved = expectJson(await host.request("GET", `${api}/repositories/${apiId}/resolve?image=redis:7&branch=main`), 200)
-        expect(resolved.resolved).toMatchObject({ toImage: main.items[4].resolution.toImage, mapping: { id: main.items[4].resolution.mappingId } })
+        expect(resolved.resolved).toMatchObject({
+          toImage: main.items[4].resolution.toImage,
+          mapping: { id: main.items[4].resolution.mappingId }
+        })
         // the group is assigned to main only: release's node:18 has no mapping
         expect(summary((await findings(apiId, "?branch=release")).items)).toEqual(["Dockerfile:1:6 node:18"])
         // publish never opens a remediation request (spec 3)
@@ -275,11 +282,26 @@ await onEveryStore("scans", (storeName, makeStore) =>
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=nope`), 400, { paths: ["cursor"] })
         // well-formed cursors no client was given: a NUL is a 400; a position past every line pages on, never a 500
         const forged = (sortKey: string, id: string) => encodeURIComponent(Cursor.encodeCursor({ sortKey, id }))
-        expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile\u0000", "1:1:0")}`), 400, { paths: ["cursor"] })
-        expectProblem(await host.request("GET", `${api}/repositories/${apiId}/scans?cursor=${forged("2026", "scan_\ud800")}`), 400, { paths: ["cursor"] })
-        expect(expectJson(await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile", "9999999999:9999999999:9999999999")}`), 200).items.length)
+        expectProblem(
+          await host.request("GET", `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile\u0000", "1:1:0")}`),
+          400,
+          { paths: ["cursor"] }
+        )
+        expectProblem(await host.request("GET", `${api}/repositories/${apiId}/scans?cursor=${forged("2026", "scan_\ud800")}`), 400, {
+          paths: ["cursor"]
+        })
+        expect(
+          expectJson(
+            await host.request(
+              "GET",
+              `${api}/repositories/${apiId}/findings?cursor=${forged("Dockerfile", "9999999999:9999999999:9999999999")}`
+            ),
+            200
+          ).items.length
+        )
           .toBeLessThan(6)
-        expect(expectJson(await host.request("GET", `${api}/repositories/${apiId}/findings`, { key: secrets.readOnly }), 200).items).toHaveLength(6)
+        expect(expectJson(await host.request("GET", `${api}/repositories/${apiId}/findings`, { key: secrets.readOnly }), 200).items)
+          .toHaveLength(6)
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/findings`, { key: secrets.draftsOnly }), 403)
         expectProblem(await host.request("GET", `${api}/repositories/${apiId}/remediation-requests`, { key: secrets.draftsOnly }), 403)
       })
@@ -311,7 +333,10 @@ await onEveryStore("scans", (storeName, makeStore) =>
       it("without a body, or with branchNames, queues those branches", async () => {
         const all = await host.request("POST", `${api}/repositories/${apiId}/scans`)
         expect(expectJson(all, 202).scans.map((s: any) => s.branchName)).toEqual(["main", "release", "develop"])
-        const some = expectJson(await host.request("POST", `${api}/repositories/${apiId}/scans`, { body: { branchNames: ["release"] } }), 202)
+        const some = expectJson(
+          await host.request("POST", `${api}/repositories/${apiId}/scans`, { body: { branchNames: ["release"] } }),
+          202
+        )
         expect(some.scans.map((s: any) => s.branchName)).toEqual(["release"])
         await until("every scan finished", async () => (await scans(apiId)).every((s: any) => s.status === "succeeded"))
       })
@@ -325,9 +350,13 @@ await onEveryStore("scans", (storeName, makeStore) =>
         expectProblem(await post({ branchNames: ["main", 3] }), 400, { paths: ["branchNames[1]"] })
         expectProblem(await post({ branch: "main" }), 400, { paths: ["branch"] })
         expectProblem(await post([]), 400)
-        expectProblem(await host.request("POST", `${api}/repositories/${apiId}/scans`, { raw: "{", headers: { "content-type": "application/json" } }), 400, {
-          type: "/problems/malformed-json"
-        })
+        expectProblem(
+          await host.request("POST", `${api}/repositories/${apiId}/scans`, { raw: "{", headers: { "content-type": "application/json" } }),
+          400,
+          {
+            type: "/problems/malformed-json"
+          }
+        )
         expectProblem(await host.request("POST", `${api}/repositories/repo_00000000000000000000000000/scans`, { body: {} }), 404)
         expectProblem(await post({}, secrets.readOnly), 403)
         expectProblem(await post({}, secrets.draftsOnly), 403)

@@ -51,7 +51,11 @@ const validSeed = {
       notificationTeam: "Payments",
       phases: [
         { name: "Curated", source: "internal" },
-        { name: "From repo", source: "external", file: { connection: "acme", repository: "acme/api", branch: "main", path: "service-mappings.json" } }
+        {
+          name: "From repo",
+          source: "external",
+          file: { connection: "acme", repository: "acme/api", branch: "main", path: "service-mappings.json" }
+        }
       ]
     }],
     apiKeys: [{ name: "ci", secret: ownerSecret, role: "Owner", expiresInDays: 90 }]
@@ -85,7 +89,10 @@ describe("Seed.parse", () => {
         teams: [{ name: "Platform" }, { name: "Platform" }],
         policyGroups: [
           { name: "G", notificationTeam: "Ghosts", phases: [{ name: "Ext", source: "external" }] },
-          { name: "G", phases: [{ name: "P", source: "external", file: { connection: "nope", repository: "a/b", branch: "main", path: "m.json" } }] }
+          {
+            name: "G",
+            phases: [{ name: "P", source: "external", file: { connection: "nope", repository: "a/b", branch: "main", path: "m.json" } }]
+          }
         ],
         apiKeys: [{ name: "both", secret: ownerSecret, role: "Owner", permissions: ["audit:read"], expiresInDays: 30 }]
       }]
@@ -130,7 +137,19 @@ describe("Seed.parse", () => {
         name: "A",
         edition: "enterprise",
         teams: [{ name: "Plat\u0000form" }, { name: "ok" }],
-        vcsConnections: [{ provider: "github", externalAccountName: "acme", fixture: { repositories: [{ externalRepoId: "1", fullName: "acme/api", defaultBranch: "main", branches: ["main"], files: { main: { "Dockerfile": "FROM x\ud800" } } }] } }]
+        vcsConnections: [{
+          provider: "github",
+          externalAccountName: "acme",
+          fixture: {
+            repositories: [{
+              externalRepoId: "1",
+              fullName: "acme/api",
+              defaultBranch: "main",
+              branches: ["main"],
+              files: { main: { "Dockerfile": "FROM x\ud800" } }
+            }]
+          }
+        }]
       }]
     })
     hasProblem(problems, "$.organizations[0].teams[0].name", /NUL/)
@@ -153,7 +172,10 @@ describe("Seed.parse", () => {
     hasProblem(problems, "$.organizations[0].cooldownSeconds", /31536000/)
     hasProblem(problems, "$.organizations[0].grants[0].expiresAt", /ISO 8601/)
     hasProblem(problems, "$.organizations[0].policyGroups[0].cooldownSeconds", /./)
-    assert.deepStrictEqual(parseOk({ organizations: [{ name: "A", edition: "enterprise", cooldownSeconds: 31_536_000 }] }).organizations[0]!.cooldownSeconds, 31_536_000)
+    assert.deepStrictEqual(
+      parseOk({ organizations: [{ name: "A", edition: "enterprise", cooldownSeconds: 31_536_000 }] }).organizations[0]!.cooldownSeconds,
+      31_536_000
+    )
   })
 
   it("rejects text that is not JSON at the root path", () => {
@@ -186,7 +208,11 @@ describe("Seed.parse: an API connection's token and webhook secret", () => {
     organizations: [{
       name: "A",
       edition: "enterprise",
-      vcsConnections: apis.map((api, i) => ({ provider: "github", externalAccountName: `c${i}`, api: { baseUrl: "https://ghe.example.com/api/v3", ...api } }))
+      vcsConnections: apis.map((api, i) => ({
+        provider: "github",
+        externalAccountName: `c${i}`,
+        api: { baseUrl: "https://ghe.example.com/api/v3", ...api }
+      }))
     }]
   })
   const at = (i: number) => `$.organizations[0].vcsConnections[${i}].api`
@@ -209,7 +235,9 @@ describe("Seed.parse: an API connection's token and webhook secret", () => {
     assert.strictEqual(problems.length, 4)
     neverEchoes(problems, token, hookSecret)
 
-    const ok = parseOk(withApi({ token }, { token, webhookSecret: hookSecret }, { tokenEnv: "GITHUB_TOKEN", webhookSecretEnv: "HOOK_SECRET" }))
+    const ok = parseOk(
+      withApi({ token }, { token, webhookSecret: hookSecret }, { tokenEnv: "GITHUB_TOKEN", webhookSecretEnv: "HOOK_SECRET" })
+    )
     assert.deepStrictEqual(ok.organizations[0]!.vcsConnections.map((c) => c.api?.token), [token, token, undefined])
     assert.isTrue(Seed.sealsSecrets(ok))
     assert.isFalse(Seed.sealsSecrets(parseOk(withApi({ tokenEnv: "GITHUB_TOKEN", webhookSecretEnv: "HOOK_SECRET" }))))
@@ -288,7 +316,11 @@ describe("Seed.load", () => {
           name: "Sealed",
           edition: "enterprise",
           vcsConnections: [
-            { provider: "gitlab", externalAccountName: "sealed", api: { baseUrl: "https://gitlab.example.com/api/v4", token, webhookSecret: hookSecret } },
+            {
+              provider: "gitlab",
+              externalAccountName: "sealed",
+              api: { baseUrl: "https://gitlab.example.com/api/v4", token, webhookSecret: hookSecret }
+            },
             { provider: "github", externalAccountName: "env", api: { baseUrl: "https://ghe.example.com/api/v3", tokenEnv: "GHE_TOKEN" } }
           ]
         }]

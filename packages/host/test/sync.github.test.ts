@@ -28,11 +28,18 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
     stub = await Effect.runPromise(Scope.provide(Stubs.github({ token, repositories: [repo] }), scope))
     const seed = syncSeed()
     seed.organizations[0].vcsConnections.push({
-      provider: "github", externalAccountName: "acme-cloud", status: "active",
+      provider: "github",
+      externalAccountName: "acme-cloud",
+      status: "active",
       api: { baseUrl: stub.baseUrl, tokenEnv: "SYNC_TEST_GITHUB_TOKEN", webhookSecretEnv: "SYNC_TEST_GITHUB_WEBHOOK_SECRET" }
     })
     seed.organizations[0].policyGroups.push({
-      name: "Cloud", phases: [{ name: "Cloud file", source: "external", file: { connection: "acme-cloud", repository: "acme/platform-policy", branch: "main", path } }]
+      name: "Cloud",
+      phases: [{
+        name: "Cloud file",
+        source: "external",
+        file: { connection: "acme-cloud", repository: "acme/platform-policy", branch: "main", path }
+      }]
     })
     host = await startTestHost({ seed })
   })
@@ -47,11 +54,17 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
   const syncPath = () => `${api}/policy-groups/${cloud().id}/phases/${cloud().phases["Cloud file"]}/sync`
   const contentsPath = `/repos/acme/platform-policy/contents/${path}`
   const published = async () =>
-    (await host.request("GET", `${api}/policy-groups/${cloud().id}/details`)).body.publishedMappings.map((m: any) => m.toImage) as Array<string>
+    (await host.request("GET", `${api}/policy-groups/${cloud().id}/details`)).body.publishedMappings.map((m: any) => m.toImage) as Array<
+      string
+    >
 
   it("the sync reads the file from the provider with the token; the version is the blob sha", async () => {
     const answer = expectJson(await host.request("POST", syncPath()), 200)
-    expect(answer).toMatchObject({ changed: true, created: 1, version: Stubs.gitBlobSha(file({ fromImage: "nginx:1", toImage: "nginx:1.27.0" })) })
+    expect(answer).toMatchObject({
+      changed: true,
+      created: 1,
+      version: Stubs.gitBlobSha(file({ fromImage: "nginx:1", toImage: "nginx:1.27.0" }))
+    })
     expect(stub.count(contentsPath)).toBe(1)
     expect(stub.requests.find((r) => r.path === contentsPath)!.query.get("ref")).toBe("main")
     expect(await published()).toEqual(["nginx:1.27.0"])
@@ -64,14 +77,21 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
     const answer = await host.request("POST", `/api/v1/vcs-events/github/${connection}`, {
       key: null,
       raw,
-      headers: { "content-type": "application/json", "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(hookSecret, raw) }
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "push",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": sign(hookSecret, raw)
+      }
     })
     expect(expectJson(answer, 202).synced).toEqual([expect.objectContaining({ changed: true, updated: 1 })])
     expect(await published()).toEqual(["nginx:1.27.1"])
     // the fixture secret of another connection does not sign for this one
     expectProblem(
       await host.request("POST", `/api/v1/vcs-events/github/${connection}`, {
-        key: null, raw, headers: { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(githubSecret, raw) }
+        key: null,
+        raw,
+        headers: { "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(githubSecret, raw) }
       }),
       401
     )
@@ -79,7 +99,9 @@ describe("a connection to a GitHub API (local stub), end to end", () => {
 
   it("rejected credentials answer 409 and mark the connection error; the provider's answer again marks it active", async () => {
     const connections = async () =>
-      Object.fromEntries((await host.request("GET", `${api}/vcs-connections`)).body.items.map((c: any) => [c.externalAccountName, c.status]))
+      Object.fromEntries(
+        (await host.request("GET", `${api}/vcs-connections`)).body.items.map((c: any) => [c.externalAccountName, c.status])
+      )
     repo.files.get("main")!.set(path, file({ fromImage: "nginx:1", toImage: "nginx:1.27.2" }))
     stub.failNext({ status: 401, body: { message: "Bad credentials" } })
     const refused = await host.request("POST", syncPath())

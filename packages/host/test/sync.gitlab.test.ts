@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import { startTestHost, type TestHost } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, readAllPages } from "./support/suites.js"
-import { api, syncSeed, file } from "./support/sync.js"
+import { api, file, syncSeed } from "./support/sync.js"
 
 describe("a connection to a GitLab API (local stub), end to end", () => {
   const token = "glpat-SYNCSTUBTOKEN0123456789"
@@ -30,20 +30,32 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     stub = await Effect.runPromise(Scope.provide(Stubs.gitlab({ token, repositories: [repo] }), scope))
     const seed = syncSeed()
     seed.organizations[0].vcsConnections.push({
-      provider: "gitlab", externalAccountName: "acme-gitlab", status: "active",
+      provider: "gitlab",
+      externalAccountName: "acme-gitlab",
+      status: "active",
       api: { baseUrl: stub.baseUrl, tokenEnv: "SYNC_TEST_GITLAB_TOKEN", webhookSecretEnv: "SYNC_TEST_GITLAB_WEBHOOK_SECRET" }
     })
     seed.organizations[0].policyGroups.push({
-      name: "GitLab", phases: [{
-        name: "GitLab file", source: "external",
+      name: "GitLab",
+      phases: [{
+        name: "GitLab file",
+        source: "external",
         file: { connection: "acme-gitlab", repository: "acme-platform/policy", branch: "main", path, pollIntervalSeconds: 600 }
       }]
     })
     host = await startTestHost({ seed, services: { allowUnsafeWebhookTargets: true }, deliveryWorker: false })
     const hook = await host.request("POST", `${api}/webhooks`, {
       body: {
-        name: "gitlab policy events", type: "generic", endpointUrl: "http://127.0.0.1:9/hook", scope: { kind: "organization" },
-        events: ["service.policy_group.updated", "service.policy_mapping.created", "service.policy_mapping.updated", "service.policy_mapping.removed"]
+        name: "gitlab policy events",
+        type: "generic",
+        endpointUrl: "http://127.0.0.1:9/hook",
+        scope: { kind: "organization" },
+        events: [
+          "service.policy_group.updated",
+          "service.policy_mapping.created",
+          "service.policy_mapping.updated",
+          "service.policy_mapping.removed"
+        ]
       }
     })
     hookId = expectJson(hook, 201).id
@@ -71,8 +83,12 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
   const eventTypes = async () =>
     (await readAllPages(host, `${api}/webhooks/${hookId}/deliveries`, { limit: 200 })).items.map((d: any) => d.type as string)
   const push = (options: { readonly ref?: string; readonly paths?: ReadonlyArray<string> } = {}) => ({
-    object_kind: "push", ref: options.ref ?? "refs/heads/main", before: "1".repeat(40), after: "2".repeat(40),
-    project: { path_with_namespace: "acme-platform/policy" }, total_commits_count: 1,
+    object_kind: "push",
+    ref: options.ref ?? "refs/heads/main",
+    before: "1".repeat(40),
+    after: "2".repeat(40),
+    project: { path_with_namespace: "acme-platform/policy" },
+    total_commits_count: 1,
     commits: [{ id: "2".repeat(40), added: [], modified: [...(options.paths ?? [path])], removed: [] }]
   })
   /** `token: null` sends no X-Gitlab-Token. */
@@ -80,7 +96,11 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     host.request("POST", `/api/v1/vcs-events/gitlab/${host.org.vcsConnections["acme-gitlab"]}`, {
       key: null,
       body,
-      headers: { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": randomUUID(), ...(token !== null ? { "x-gitlab-token": token } : {}) }
+      headers: {
+        "x-gitlab-event": "Push Hook",
+        "x-gitlab-event-uuid": randomUUID(),
+        ...(token !== null ? { "x-gitlab-token": token } : {})
+      }
     })
 
   it("POST .../sync reads the file from GitLab with the token; the first version is published, wildcards included, with events", async () => {
@@ -106,7 +126,12 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     const events = await eventTypes()
     const audit = await auditRows(host)
     expect(expectJson(await host.request("POST", syncPath()), 200)).toEqual({
-      phaseId: phaseId(), version: Stubs.gitBlobSha(v1), changed: false, created: 0, updated: 0, removed: 0
+      phaseId: phaseId(),
+      version: Stubs.gitBlobSha(v1),
+      changed: false,
+      created: 0,
+      updated: 0,
+      removed: 0
     })
     expect(expectJson(await sendPush(push()), 202).synced).toEqual([
       { phaseId: phaseId(), version: Stubs.gitBlobSha(v1), changed: false, created: 0, updated: 0, removed: 0 }
@@ -141,7 +166,14 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
 
     const eventsBefore = await eventTypes()
     const answer = expectJson(await sendPush(push()), 202)
-    expect(answer.synced).toEqual([{ phaseId: phaseId(), version: Stubs.gitBlobSha(v2), changed: true, created: 1, updated: 1, removed: 1 }])
+    expect(answer.synced).toEqual([{
+      phaseId: phaseId(),
+      version: Stubs.gitBlobSha(v2),
+      changed: true,
+      created: 1,
+      updated: 1,
+      removed: 1
+    }])
     expect(await published()).toEqual(["postgres:16 -> postgres:16.3", "python:3.12-* -> python:3.12.2-slim"])
     const changed = (await details()).publishedMappings.find((m: any) => m.fromImage === "postgres:16")
     expect(changed).toMatchObject({ id: kept.id, createdAt: kept.createdAt })
@@ -158,7 +190,13 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
   it("an invalid version keeps the published mappings, shows lastError in details and tells subscribers once", async () => {
     const before = (await details()).publishedMappings
     const eventsBefore = await eventTypes()
-    setFile(file({ fromImage: "postgres:16", toImage: "postgres:16.3", order: "first" }, { fromImage: "redis:7", toImage: "redis:7.2", colour: "red" }))
+    setFile(
+      file({ fromImage: "postgres:16", toImage: "postgres:16.3", order: "first" }, {
+        fromImage: "redis:7",
+        toImage: "redis:7.2",
+        colour: "red"
+      })
+    )
     const answer = expectJson(await sendPush(push()), 202)
     expect(answer.synced).toHaveLength(1)
     const error = answer.synced[0].error as string

@@ -3,8 +3,8 @@ import { FixtureVcs } from "@image-policy/adapters"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "./support/harness.js"
 import { auditRows, expectJson } from "./support/suites.js"
+import { api, file, syncSeed } from "./support/sync.js"
 import { until } from "./support/until.js"
-import { api, syncSeed, file } from "./support/sync.js"
 
 describe("the poll worker", () => {
   let host: TestHost
@@ -14,7 +14,9 @@ describe("the poll worker", () => {
     fixture = FixtureVcs.make()
     const seed = syncSeed()
     const acme = seed.organizations[0]
-    acme.vcsConnections[0].fixture.repositories.find((r: any) => r.fullName === "acme/policy").files = { main: { "service-mappings.json": first } }
+    acme.vcsConnections[0].fixture.repositories.find((r: any) => r.fullName === "acme/policy").files = {
+      main: { "service-mappings.json": first }
+    }
     // polled once an hour: only the start (never synced) makes it due within this test
     acme.policyGroups[0].phases[1].file.pollIntervalSeconds = 3600
     host = await startTestHost({ seed, vcs: { fixture: fixture.provider }, syncWorker: { tickMs: 50 } })
@@ -24,7 +26,13 @@ describe("the poll worker", () => {
   it("syncs every external phase that was never synced at once, then waits for each phase's interval", async () => {
     const g = host.org.policyGroups["Base images"]!
     const delayed = host.org.policyGroups["Delayed"]!
-    const at = { orgId: "org_acme", vcsConnectionId: host.org.vcsConnections["acme"]!, fullName: "acme/policy", branch: "main", path: "service-mappings.json" }
+    const at = {
+      orgId: "org_acme",
+      vcsConnectionId: host.org.vcsConnections["acme"]!,
+      fullName: "acme/policy",
+      branch: "main",
+      path: "service-mappings.json"
+    }
     const details = async (id: string) => expectJson(await host.request("GET", `${api}/policy-groups/${id}/details`), 200)
     const published = async () => (await details(g.id)).publishedMappings.map((m: any) => m.toImage) as Array<string>
     await until("the seeded file version", async () => (await published()).includes("node:20.11.1"))
@@ -39,7 +47,10 @@ describe("the poll worker", () => {
     await new Promise((r) => setTimeout(r, 600))
     expect(await published()).toEqual(["node:20.11.1"])
     // a sync on demand reads it at once
-    expect(expectJson(await host.request("POST", `${api}/policy-groups/${g.id}/phases/${g.phases["From repo"]}/sync`), 200)).toMatchObject({ changed: true, updated: 1 })
+    expect(expectJson(await host.request("POST", `${api}/policy-groups/${g.id}/phases/${g.phases["From repo"]}/sync`), 200)).toMatchObject({
+      changed: true,
+      updated: 1
+    })
     expect(await published()).toEqual(["node:20.12.0"])
   })
 })

@@ -13,7 +13,7 @@ import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, onEveryStore, readAllPages } from "./support/suites.js"
-import { githubSecret, gitlabSecret, api, syncSeed, file, sign, githubPush } from "./support/sync.js"
+import { api, file, githubPush, githubSecret, gitlabSecret, sign, syncSeed } from "./support/sync.js"
 
 await onEveryStore("sync", (storeName, makeStore) =>
   describe(`external phase sync over HTTP (${storeName})`, () => {
@@ -34,20 +34,33 @@ await onEveryStore("sync", (storeName, makeStore) =>
       // an organization-scoped destination: its deliveries list every event the syncs emit
       const hook = await host.request("POST", `${api}/webhooks`, {
         body: {
-          name: "policy events", type: "generic", endpointUrl: "http://127.0.0.1:9/hook", scope: { kind: "organization" },
-          events: ["service.policy_group.updated", "service.policy_mapping.created", "service.policy_mapping.updated", "service.policy_mapping.removed"]
+          name: "policy events",
+          type: "generic",
+          endpointUrl: "http://127.0.0.1:9/hook",
+          scope: { kind: "organization" },
+          events: [
+            "service.policy_group.updated",
+            "service.policy_mapping.created",
+            "service.policy_mapping.updated",
+            "service.policy_mapping.removed"
+          ]
         }
       })
       hookId = expectJson(hook, 201).id
       const onboarded = await host.request("POST", `${api}/repositories`, {
         body: {
-          vcsConnectionId: host.org.vcsConnections["acme"], externalRepoId: "1001", assignedTeamId: host.org.teams["Platform"],
-          assignedRoutineId: host.org.routines["Platform/Weekly"], branchNames: ["main"]
+          vcsConnectionId: host.org.vcsConnections["acme"],
+          externalRepoId: "1001",
+          assignedTeamId: host.org.teams["Platform"],
+          assignedRoutineId: host.org.routines["Platform/Weekly"],
+          branchNames: ["main"]
         }
       })
       repositoryId = expectJson(onboarded, 201).repository.id
       const assigned = await host.request("POST", `${api}/repositories/${repositoryId}/policy-groups`, {
-        body: { assignments: ["Base images", "Delayed"].map((name) => ({ policyGroupId: host.org.policyGroups[name]!.id, branchNames: ["main"] })) }
+        body: {
+          assignments: ["Base images", "Delayed"].map((name) => ({ policyGroupId: host.org.policyGroups[name]!.id, branchNames: ["main"] }))
+        }
       })
       expectJson(assigned, 200)
     })
@@ -65,8 +78,13 @@ await onEveryStore("sync", (storeName, makeStore) =>
         path: at.path ?? "service-mappings.json"
       }, content)
     const sync = (groupName = "Base images", phase = "From repo", key?: string) =>
-      host.request("POST", `${api}/policy-groups/${group(groupName).id}/phases/${phaseOf(groupName, phase)}/sync`, key !== undefined ? { key } : {})
-    const details = async (groupName = "Base images") => expectJson(await host.request("GET", `${api}/policy-groups/${group(groupName).id}/details`), 200)
+      host.request(
+        "POST",
+        `${api}/policy-groups/${group(groupName).id}/phases/${phaseOf(groupName, phase)}/sync`,
+        key !== undefined ? { key } : {}
+      )
+    const details = async (groupName = "Base images") =>
+      expectJson(await host.request("GET", `${api}/policy-groups/${group(groupName).id}/details`), 200)
     const externalOf = async (groupName = "Base images", phase = "From repo") =>
       (await details(groupName)).phases.find((p: any) => p.id === phaseOf(groupName, phase)).external
     const publishedOf = async (groupName = "Base images", phase = "From repo") =>
@@ -75,8 +93,15 @@ await onEveryStore("sync", (storeName, makeStore) =>
       (await readAllPages(host, `${api}/webhooks/${hookId}/deliveries`, { limit: 200 })).items.map((d: any) => d.type as string)
     const count = (types: ReadonlyArray<string>, type: string) => types.filter((t) => t === type).length
     const resolve = async (image: string) =>
-      expectJson(await host.request("GET", `${api}/repositories/${repositoryId}/resolve?image=${encodeURIComponent(image)}&branch=main`), 200)
-    const pushGithub = (body: unknown, headers: Record<string, string | undefined> = {}, connectionId = host.org.vcsConnections["acme"]!) => {
+      expectJson(
+        await host.request("GET", `${api}/repositories/${repositoryId}/resolve?image=${encodeURIComponent(image)}&branch=main`),
+        200
+      )
+    const pushGithub = (
+      body: unknown,
+      headers: Record<string, string | undefined> = {},
+      connectionId = host.org.vcsConnections["acme"]!
+    ) => {
       const raw = JSON.stringify(body)
       const all: Record<string, string> = {
         "x-github-event": "push",
@@ -100,7 +125,14 @@ await onEveryStore("sync", (storeName, makeStore) =>
           { fromImage: "redis:*", toImage: "redis:7.2.4", order: 10 }
         ))
         const answer = expectJson(await sync(), 200)
-        expect(answer).toEqual({ phaseId: fromRepo(), version: expect.stringMatching(/^[0-9a-f]{40}$/), changed: true, created: 3, updated: 0, removed: 0 })
+        expect(answer).toEqual({
+          phaseId: fromRepo(),
+          version: expect.stringMatching(/^[0-9a-f]{40}$/),
+          changed: true,
+          created: 3,
+          updated: 0,
+          removed: 0
+        })
         const published = await publishedOf()
         expect(published.map((m: any) => `${m.fromImage} ${m.platformScope ?? "(any)"}`).sort()).toEqual([
           "node:20 (any)",
@@ -166,7 +198,12 @@ await onEveryStore("sync", (storeName, makeStore) =>
       it("an invalid file changes no mapping, shows lastError with its JSON paths and tells subscribers once", async () => {
         const before = await publishedOf()
         const eventsBefore = await eventTypes()
-        setFile(file({ fromImage: "node:20", toImage: "node:*" }, { fromImage: "a:1", toImage: "a:2" }, { fromImage: "docker.io/library/a:1", toImage: "a:3" }))
+        setFile(
+          file({ fromImage: "node:20", toImage: "node:*" }, { fromImage: "a:1", toImage: "a:2" }, {
+            fromImage: "docker.io/library/a:1",
+            toImage: "a:3"
+          })
+        )
         const answer = expectJson(await sync(), 200)
         expect(answer).toMatchObject({ phaseId: fromRepo(), changed: false, created: 0, updated: 0, removed: 0 })
         expect(answer.error).toMatch(/^service-mappings\.json is not valid and was not applied: /)
@@ -192,7 +229,13 @@ await onEveryStore("sync", (storeName, makeStore) =>
         expect(await publishedOf()).toEqual(before)
 
         // text no store can hold (a NUL, a lone surrogate) is a problem of the file, never a 5xx
-        setFile(file({ fromImage: "node:20", toImage: "node:20.12.0", reason: "pinned\u0000" }, { fromImage: "a:1", toImage: "a:2", mappingContext: "x\uD800" }))
+        setFile(
+          file({ fromImage: "node:20", toImage: "node:20.12.0", reason: "pinned\u0000" }, {
+            fromImage: "a:1",
+            toImage: "a:2",
+            mappingContext: "x\uD800"
+          })
+        )
         const unstorable = expectJson(await sync(), 200)
         expect(unstorable.error).toContain("mappings[0].reason")
         expect(unstorable.error).toContain("mappings[1].mappingContext")
@@ -221,11 +264,14 @@ await onEveryStore("sync", (storeName, makeStore) =>
       })
 
       it("cooldown delays activation: details show activeFrom in the future and resolve ignores the mapping until then", async () => {
-        setFile(file(
-          { fromImage: "busybox:1", toImage: "busybox:1.36.1" },
-          { fromImage: "alpine:3.19", toImage: "alpine:3.20", bypassCooldown: true },
-          { fromImage: "debian:12", toImage: "debian:12.5", bypassCooldown: true, applicableDateTime: "2999-01-01T00:00:00Z" }
-        ), { path: "delayed/mappings.json" })
+        setFile(
+          file(
+            { fromImage: "busybox:1", toImage: "busybox:1.36.1" },
+            { fromImage: "alpine:3.19", toImage: "alpine:3.20", bypassCooldown: true },
+            { fromImage: "debian:12", toImage: "debian:12.5", bypassCooldown: true, applicableDateTime: "2999-01-01T00:00:00Z" }
+          ),
+          { path: "delayed/mappings.json" }
+        )
         const started = Date.now()
         expect(expectJson(await sync("Delayed", "Delayed file"), 200)).toMatchObject({ changed: true, created: 3 })
         const published = await publishedOf("Delayed", "Delayed file")
@@ -249,7 +295,11 @@ await onEveryStore("sync", (storeName, makeStore) =>
           path: "delayed/mappings.json"
         })
         const eventsBefore = await eventTypes()
-        const answers = await Promise.all([sync("Delayed", "Delayed file"), sync("Delayed", "Delayed file"), sync("Delayed", "Delayed file")])
+        const answers = await Promise.all([
+          sync("Delayed", "Delayed file"),
+          sync("Delayed", "Delayed file"),
+          sync("Delayed", "Delayed file")
+        ])
         const bodies = answers.map((a) => expectJson(a, 200))
         expect(bodies.filter((b) => b.changed)).toHaveLength(1)
         expect(new Set(bodies.map((b) => b.version)).size).toBe(1)
@@ -287,13 +337,15 @@ await onEveryStore("sync", (storeName, makeStore) =>
         setFile(file({ fromImage: "node:20", toImage: "node:20.14.0" }))
         const before = await details()
         const push = githubPush()
-        for (const headers of [
-          { "x-hub-signature-256": sign("another-secret-0123456789abcdef", JSON.stringify(push)) },
-          { "x-hub-signature-256": undefined },
-          { "x-hub-signature-256": "sha256=" + "0".repeat(64) },
-          { "x-hub-signature-256": "sha1=abc" },
-          { "x-hub-signature-256": sign(githubSecret, JSON.stringify(push) + " ") }
-        ]) {
+        for (
+          const headers of [
+            { "x-hub-signature-256": sign("another-secret-0123456789abcdef", JSON.stringify(push)) },
+            { "x-hub-signature-256": undefined },
+            { "x-hub-signature-256": "sha256=" + "0".repeat(64) },
+            { "x-hub-signature-256": "sha1=abc" },
+            { "x-hub-signature-256": sign(githubSecret, JSON.stringify(push) + " ") }
+          ]
+        ) {
           const answer = await pushGithub(push, headers)
           expectProblem(answer, 401, { type: "/problems/push-not-authenticated" })
           expect(answer.text).not.toContain(githubSecret)
@@ -302,7 +354,9 @@ await onEveryStore("sync", (storeName, makeStore) =>
         expectProblem(await pushGithub(push, {}, "vcs_00000000000000000000000000"), 401, { type: "/problems/push-not-authenticated" })
         expectProblem(await pushGithub(push, {}, host.ids[1]!.vcsConnections["globex"]!), 401, { type: "/problems/push-not-authenticated" })
         // a connection without a webhook secret accepts nothing
-        expectProblem(await pushGithub(push, {}, host.org.vcsConnections["acme-enterprise"]!), 401, { type: "/problems/push-not-authenticated" })
+        expectProblem(await pushGithub(push, {}, host.org.vcsConnections["acme-enterprise"]!), 401, {
+          type: "/problems/push-not-authenticated"
+        })
         expect(await details()).toEqual(before)
       })
 
@@ -321,16 +375,20 @@ await onEveryStore("sync", (storeName, makeStore) =>
       it("a push to another branch, another repository or other files does nothing (202, synced: [])", async () => {
         const before = await details()
         const events = await eventTypes()
-        for (const push of [
-          githubPush({ ref: "refs/heads/develop" }),
-          githubPush({ ref: "refs/tags/main" }),
-          githubPush({ repository: "acme/api" }),
-          githubPush({ paths: ["README.md", "other/service-mappings.json"] })
-        ]) {
+        for (
+          const push of [
+            githubPush({ ref: "refs/heads/develop" }),
+            githubPush({ ref: "refs/tags/main" }),
+            githubPush({ repository: "acme/api" }),
+            githubPush({ paths: ["README.md", "other/service-mappings.json"] })
+          ]
+        ) {
           expect(expectJson(await pushGithub(push), 202)).toEqual({ synced: [] })
         }
         // a ping (sent when the webhook is created) is acknowledged too
-        expect(expectJson(await pushGithub({ zen: "Keep it logically awesome.", hook_id: 1 }, { "x-github-event": "ping" }), 202)).toEqual({ synced: [] })
+        expect(expectJson(await pushGithub({ zen: "Keep it logically awesome.", hook_id: 1 }, { "x-github-event": "ping" }), 202)).toEqual({
+          synced: []
+        })
         expect(await details()).toEqual(before)
         expect(await eventTypes()).toEqual(events)
       })
@@ -348,11 +406,16 @@ await onEveryStore("sync", (storeName, makeStore) =>
         const answer = await host.request("POST", `/api/v1/vcs-events/github/${host.org.vcsConnections["acme"]}`, {
           key: null,
           raw,
-          headers: { "content-type": "application/json", "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(githubSecret, raw) }
+          headers: {
+            "content-type": "application/json",
+            "x-github-event": "push",
+            "x-github-delivery": randomUUID(),
+            "x-hub-signature-256": sign(githubSecret, raw)
+          }
         })
         expectProblem(answer, 400, { type: "/problems/malformed-json" })
         // the signature covers the exact bytes, also bytes that are not UTF-8 (no round trip through text)
-        const bytes = Buffer.concat([Buffer.from('{"ref":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
+        const bytes = Buffer.concat([Buffer.from("{\"ref\":\""), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from("\"}")])
         const notUtf8 = await fetch(`http://127.0.0.1:${host.port}/api/v1/vcs-events/github/${host.org.vcsConnections["acme"]}`, {
           method: "POST",
           body: bytes,
@@ -394,15 +457,23 @@ await onEveryStore("sync", (storeName, makeStore) =>
         const lab = host.org.vcsConnections["acme-lab"]!
         setFile(file({ fromImage: "postgres:16", toImage: "postgres:16.2" }), { connection: "acme-lab", fullName: "acme/lab-policy" })
         const push = {
-          object_kind: "push", ref: "refs/heads/main", before: "1".repeat(40), after: "2".repeat(40),
-          project: { path_with_namespace: "acme/lab-policy" }, total_commits_count: 1,
+          object_kind: "push",
+          ref: "refs/heads/main",
+          before: "1".repeat(40),
+          after: "2".repeat(40),
+          project: { path_with_namespace: "acme/lab-policy" },
+          total_commits_count: 1,
           commits: [{ id: "2".repeat(40), added: ["service-mappings.json"], modified: [], removed: [] }]
         }
         const send = (token: string | undefined, uuid = randomUUID(), body: unknown = push) =>
           host.request("POST", `/api/v1/vcs-events/gitlab/${lab}`, {
             key: null,
             body,
-            headers: { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": uuid, ...(token !== undefined ? { "x-gitlab-token": token } : {}) }
+            headers: {
+              "x-gitlab-event": "Push Hook",
+              "x-gitlab-event-uuid": uuid,
+              ...(token !== undefined ? { "x-gitlab-token": token } : {})
+            }
           })
         expectProblem(await send(undefined), 401, { type: "/problems/push-not-authenticated" })
         expectProblem(await send("wrong-token"), 401, { type: "/problems/push-not-authenticated" })
@@ -410,13 +481,22 @@ await onEveryStore("sync", (storeName, makeStore) =>
         // a GitLab delivery to a GitHub connection
         expectProblem(
           await host.request("POST", `/api/v1/vcs-events/gitlab/${host.org.vcsConnections["acme"]}`, {
-            key: null, body: push, headers: { "x-gitlab-event": "Push Hook", "x-gitlab-token": githubSecret }
+            key: null,
+            body: push,
+            headers: { "x-gitlab-event": "Push Hook", "x-gitlab-token": githubSecret }
           }),
           401
         )
         const uuid = randomUUID()
         const ok = expectJson(await send(gitlabSecret, uuid), 202)
-        expect(ok.synced).toEqual([{ phaseId: phaseOf("Lab", "Lab file"), version: expect.any(String), changed: true, created: 1, updated: 0, removed: 0 }])
+        expect(ok.synced).toEqual([{
+          phaseId: phaseOf("Lab", "Lab file"),
+          version: expect.any(String),
+          changed: true,
+          created: 1,
+          updated: 0,
+          removed: 0
+        }])
         expect((await publishedOf("Lab", "Lab file")).map((m: any) => m.toImage)).toEqual(["postgres:16.2"])
         expectProblem(await send(gitlabSecret, uuid), 401, { type: "/problems/push-replayed" })
         expect(expectJson(await send(gitlabSecret, randomUUID(), { ...push, ref: "refs/heads/feature" }), 202)).toEqual({ synced: [] })

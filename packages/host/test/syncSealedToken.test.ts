@@ -66,12 +66,34 @@ const suite = (storeName: string, shared: () => SharedStore) =>
       const s = structuredClone(testSeed) as any
       const acme = s.organizations[0]
       acme.vcsConnections.push(
-        { provider: "github", externalAccountName: "acme-cloud", api: { baseUrl: github.baseUrl, token: githubToken, webhookSecret: githubHookSecret } },
-        { provider: "gitlab", externalAccountName: "acme-gitlab", api: { baseUrl: gitlab.baseUrl, token: gitlabToken, webhookSecret: gitlabHookSecret } }
+        {
+          provider: "github",
+          externalAccountName: "acme-cloud",
+          api: { baseUrl: github.baseUrl, token: githubToken, webhookSecret: githubHookSecret }
+        },
+        {
+          provider: "gitlab",
+          externalAccountName: "acme-gitlab",
+          api: { baseUrl: gitlab.baseUrl, token: gitlabToken, webhookSecret: gitlabHookSecret }
+        }
       )
       acme.policyGroups.push(
-        { name: "Cloud", phases: [{ name: "Cloud file", source: "external", file: { connection: "acme-cloud", repository: "acme/platform-policy", branch: "main", path } }] },
-        { name: "GitLab", phases: [{ name: "GitLab file", source: "external", file: { connection: "acme-gitlab", repository: "acme-platform/policy", branch: "main", path } }] }
+        {
+          name: "Cloud",
+          phases: [{
+            name: "Cloud file",
+            source: "external",
+            file: { connection: "acme-cloud", repository: "acme/platform-policy", branch: "main", path }
+          }]
+        },
+        {
+          name: "GitLab",
+          phases: [{
+            name: "GitLab file",
+            source: "external",
+            file: { connection: "acme-gitlab", repository: "acme-platform/policy", branch: "main", path }
+          }]
+        }
       )
       return s
     }
@@ -100,22 +122,36 @@ const suite = (storeName: string, shared: () => SharedStore) =>
       host.request("POST", `/api/v1/vcs-events/gitlab/${connectionId("acme-gitlab")}`, {
         key: null,
         body: {
-          object_kind: "push", ref: "refs/heads/main", before: "1".repeat(40), after: "2".repeat(40),
-          project: { path_with_namespace: "acme-platform/policy" }, total_commits_count: 1,
+          object_kind: "push",
+          ref: "refs/heads/main",
+          before: "1".repeat(40),
+          after: "2".repeat(40),
+          project: { path_with_namespace: "acme-platform/policy" },
+          total_commits_count: 1,
           commits: [{ id: "2".repeat(40), added: [], modified: [path], removed: [] }]
         },
         headers: { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": randomUUID(), "x-gitlab-token": token }
       })
     const pushGithub = (secret: string) => {
       const raw = JSON.stringify({
-        ref: "refs/heads/main", before: "1".repeat(40), after: "2".repeat(40), created: false, deleted: false, forced: false,
+        ref: "refs/heads/main",
+        before: "1".repeat(40),
+        after: "2".repeat(40),
+        created: false,
+        deleted: false,
+        forced: false,
         repository: { full_name: "acme/platform-policy", pushed_at: Math.floor(Date.now() / 1000) },
         commits: [{ id: "2".repeat(40), added: [], modified: [path], removed: [] }]
       })
       return host.request("POST", `/api/v1/vcs-events/github/${connectionId("acme-cloud")}`, {
         key: null,
         raw,
-        headers: { "content-type": "application/json", "x-github-event": "push", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(secret, raw) }
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "push",
+          "x-github-delivery": randomUUID(),
+          "x-hub-signature-256": sign(secret, raw)
+        }
       })
     }
 
@@ -211,7 +247,9 @@ const suite = (storeName: string, shared: () => SharedStore) =>
 
 /** The ids a host started on an existing organization does not answer from the seed, read back by name. */
 const connectionIds = async (host: TestHost): Promise<Record<string, string>> =>
-  Object.fromEntries(expectJson(await host.request("GET", `${api}/vcs-connections`), 200).items.map((c: any) => [c.externalAccountName, c.id]))
+  Object.fromEntries(
+    expectJson(await host.request("GET", `${api}/vcs-connections`), 200).items.map((c: any) => [c.externalAccountName, c.id])
+  )
 const groupIds = async (host: TestHost): Promise<Record<string, { id: string; phases: Record<string, string> }>> => {
   const groups = expectJson(await host.request("GET", `${api}/policy-groups?limit=100`), 200).items as Array<any>
   const out: Record<string, { id: string; phases: Record<string, string> }> = {}

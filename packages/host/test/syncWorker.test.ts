@@ -121,8 +121,10 @@ const workerClock = Effect.gen(function*() {
   const idle = Effect.suspend(() => {
     const deadline = Date.now() + 10_000
     const loop: Effect.Effect<void> = Effect.suspend(() =>
-      asleep() ? Effect.void
-        : Date.now() > deadline ? Effect.die(new Error("the sync worker did not go back to sleep"))
+      asleep() ?
+        Effect.void
+        : Date.now() > deadline ?
+        Effect.die(new Error("the sync worker did not go back to sleep"))
         : Effect.andThen(Effect.yieldNow, loop)
     )
     return loop
@@ -147,7 +149,9 @@ const withWorker = <A, E>(
   body: (env: {
     readonly vcs: ReturnType<typeof recordingProvider>
     readonly published: (phase: string) => Effect.Effect<ReadonlyArray<string>, never, Stores>
-    readonly external: (phase: string) => Effect.Effect<{ readonly lastSyncedAt: string | null; readonly lastError: string | null }, never, Stores>
+    readonly external: (
+      phase: string
+    ) => Effect.Effect<{ readonly lastSyncedAt: string | null; readonly lastError: string | null }, never, Stores>
     /** Moves the test clock on, letting every tick that comes due on the way run to its end. */
     readonly advance: (duration: Duration.Input) => Effect.Effect<void>
   }) => Effect.Effect<A, E, Stores>,
@@ -162,7 +166,10 @@ const withWorker = <A, E>(
     const phaseId = (name: string) => org!.policyGroups["Polled"]!.phases[name]!
     const store = yield* PolicyStore
     const published = (phase: string) =>
-      Effect.map(store.published.listByGroup(orgId, groupId), (all) => all.filter((m) => m.phaseId === phaseId(phase)).map((m) => m.toImage))
+      Effect.map(
+        store.published.listByGroup(orgId, groupId),
+        (all) => all.filter((m) => m.phaseId === phaseId(phase)).map((m) => m.toImage)
+      )
     const external = (phase: string) =>
       Effect.map(store.policyGroups.get(orgId, groupId), (group) => {
         const found = Option.getOrThrow(group).phases.find((p) => p.id === phaseId(phase))!.external!

@@ -16,7 +16,6 @@ let safeHost: TestHost
 let generic: Receiver.Receiver
 let chat: Receiver.Receiver
 
-
 beforeAll(async () => {
   generic = await Receiver.start({ mode: "generic" })
   chat = await Receiver.start({ mode: "plain" })
@@ -124,7 +123,13 @@ describe("webhooks over HTTP", () => {
 
   it("a test delivery reaches only its destination; a chat destination gets a Slack message with an Open link", async () => {
     const c = await host.request("POST", `${api}/webhooks`, {
-      body: { name: "chat", type: "chat", endpointUrl: chat.url("/slack/T/B/xyz"), scope: { kind: "organization" }, events: ["service.snooze_request.created"] }
+      body: {
+        name: "chat",
+        type: "chat",
+        endpointUrl: chat.url("/slack/T/B/xyz"),
+        scope: { kind: "organization" },
+        events: ["service.snooze_request.created"]
+      }
     })
     expect(c.status).toBe(201)
     expect(c.body.signingSecret).toBeUndefined()
@@ -144,7 +149,13 @@ describe("webhooks over HTTP", () => {
     const flaky = await Receiver.start({ mode: "plain", respond: () => ({ status: 503, headers: { "retry-after": "0" } }) })
     try {
       const created = await host.request("POST", `${api}/webhooks`, {
-        body: { name: "flaky", type: "generic", endpointUrl: flaky.url("/in"), scope: { kind: "organization" }, events: ["service.webhook.test"] }
+        body: {
+          name: "flaky",
+          type: "generic",
+          endpointUrl: flaky.url("/in"),
+          scope: { kind: "organization" },
+          events: ["service.webhook.test"]
+        }
       })
       const flakyId = created.body.id as string
       const eventId = (await host.request("POST", `${api}/webhooks/${flakyId}/test`)).body.eventId as string
@@ -153,8 +164,17 @@ describe("webhooks over HTTP", () => {
         const found = list.body.items.find((d: any) => d.eventId === eventId)
         return found?.status === "dead" && found
       })
-      expect(delivery, JSON.stringify(delivery)).toMatchObject({ status: "dead", attempts: 3, lastStatusCode: 503, type: "service.webhook.test" })
-      expect(delivery.attemptsDetail.map((a: any) => [a.attempt, a.statusCode, a.outcome])).toEqual([[1, 503, "retry"], [2, 503, "retry"], [3, 503, "retry"]])
+      expect(delivery, JSON.stringify(delivery)).toMatchObject({
+        status: "dead",
+        attempts: 3,
+        lastStatusCode: 503,
+        type: "service.webhook.test"
+      })
+      expect(delivery.attemptsDetail.map((a: any) => [a.attempt, a.statusCode, a.outcome])).toEqual([[1, 503, "retry"], [2, 503, "retry"], [
+        3,
+        503,
+        "retry"
+      ]])
       expect(flaky.requests.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId, eventId])
       // the same body every time; each attempt is signed at its own time (whole seconds, so retries
       // within one second may share it; adapters' delivery tests show a later attempt re-signed)
@@ -182,7 +202,9 @@ describe("webhooks over HTTP", () => {
     })
     expect(disabled).toMatchObject({ status: "disabled", disabledReason: expect.stringContaining("410") })
     generic.setResponder(() => ({ status: 200 }))
-    const replaced = await host.request("PUT", `${api}/webhooks/${hookId}/endpoint`, { body: { endpointUrl: generic.url("/hooks/new-place-wxyz") } })
+    const replaced = await host.request("PUT", `${api}/webhooks/${hookId}/endpoint`, {
+      body: { endpointUrl: generic.url("/hooks/new-place-wxyz") }
+    })
     expect(replaced.status).toBe(200)
     expect(replaced.body).toMatchObject({ status: "active", endpointPreview: `http://127.0.0.1:${generic.port}/…/wxyz` })
     expect(replaced.text).not.toContain("new-place")
@@ -206,7 +228,13 @@ describe("webhooks over HTTP", () => {
     expectProblem(await host.request("GET", `${api}/webhooks`, { key: secrets.readOnly }), 403)
     expectProblem(
       await host.request("POST", `${api}/webhooks`, {
-        body: { name: "x", type: "generic", endpointUrl: generic.url(), scope: { kind: "team", teamId: "team_00000000000000000000000000" }, events: ["service.webhook.test"] }
+        body: {
+          name: "x",
+          type: "generic",
+          endpointUrl: generic.url(),
+          scope: { kind: "team", teamId: "team_00000000000000000000000000" },
+          events: ["service.webhook.test"]
+        }
       }),
       400,
       { paths: ["scope.teamId"] }
@@ -227,16 +255,18 @@ describe("webhooks over HTTP", () => {
 })
 
 describe("webhook endpoints without unsafe-target mode (SSRF guard)", () => {
-  for (const endpointUrl of [
-    "http://hooks.example.com/x",
-    "https://127.0.0.1/x",
-    "https://2130706433/x",
-    "https://[::1]/x",
-    "https://10.0.0.8/x",
-    "https://169.254.169.254/latest",
-    "https://user:pw@hooks.example.com/x",
-    "not a url"
-  ]) {
+  for (
+    const endpointUrl of [
+      "http://hooks.example.com/x",
+      "https://127.0.0.1/x",
+      "https://2130706433/x",
+      "https://[::1]/x",
+      "https://10.0.0.8/x",
+      "https://169.254.169.254/latest",
+      "https://user:pw@hooks.example.com/x",
+      "not a url"
+    ]
+  ) {
     it(`refuses ${endpointUrl} naming endpointUrl`, async () => {
       const r = await safeHost.request("POST", `${api}/webhooks`, {
         body: { name: "x", type: "generic", endpointUrl, scope: { kind: "organization" }, events: ["service.webhook.test"] }

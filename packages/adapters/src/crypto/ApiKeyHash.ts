@@ -8,8 +8,8 @@
  * native dependency.
  */
 import { SecretHasher } from "@image-policy/core"
-import * as Layer from "effect/Layer"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 const toHex = (bytes: Uint8Array): string => {
   let out = ""
@@ -19,9 +19,7 @@ const toHex = (bytes: Uint8Array): string => {
 
 /** Lowercase hex SHA-256 of the UTF-8 secret (64 characters). */
 export const hashSecret = (secret: string): Effect.Effect<string> =>
-  Effect.promise(async () =>
-    toHex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret))))
-  )
+  Effect.promise(async () => toHex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)))))
 
 /**
  * Compares two strings without an early exit: every character position is visited, so the time
@@ -65,5 +63,4 @@ export const cached = (hash: (secret: string) => Effect.Effect<string>, capacity
 }
 
 /** `layer` with `cached` hashes: what the host serves requests with. Each build has its own cache. */
-export const cachedLayer = (capacity = 10_000): Layer.Layer<SecretHasher> =>
-  Layer.sync(SecretHasher, () => cached(hashSecret, capacity))
+export const cachedLayer = (capacity = 10_000): Layer.Layer<SecretHasher> => Layer.sync(SecretHasher, () => cached(hashSecret, capacity))

@@ -50,9 +50,7 @@ export interface PositionedFinding {
 
 /** The stored findings of a succeeded scan, storable and in the findings order. */
 export const positioned = (findings: ReadonlyArray<Scanner.Finding>): Array<PositionedFinding> => {
-  const sorted = findings.map(finding).sort((a, b) =>
-    Text.compareCodePoints(a.file, b.file) || a.line - b.line || a.column - b.column
-  )
+  const sorted = findings.map(finding).sort((a, b) => Text.compareCodePoints(a.file, b.file) || a.line - b.line || a.column - b.column)
   const out: Array<PositionedFinding> = []
   for (let i = 0; i < sorted.length; i++) {
     const f = sorted[i]!

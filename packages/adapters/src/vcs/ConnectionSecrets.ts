@@ -29,8 +29,7 @@ export const read = (
   env: ProviderHttp.Env,
   box: typeof SecretBox.Service | undefined
 ): Effect.Effect<SecretRead> => {
-  const found = (value: string, from: string): SecretRead =>
-    value.trim() === "" ? missing("empty") : { _tag: "Found", value, source: from }
+  const found = (value: string, from: string): SecretRead => value.trim() === "" ? missing("empty") : { _tag: "Found", value, source: from }
   const sealed = source.sealed
   if (sealed !== undefined) {
     if (box === undefined) return Effect.succeed(missing("no-secret-box"))

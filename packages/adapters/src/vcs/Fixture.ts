@@ -208,14 +208,19 @@ export const make = (): {
 
   const provider: typeof VcsProvider.Service = {
     listRepositories: (ctx) =>
-      Effect.map(fixtureOf(ctx.settings), (repositories) =>
-        repositories.map(({ defaultBranch, externalRepoId, fullName }) => ({ externalRepoId, fullName, defaultBranch }))),
+      Effect.map(
+        fixtureOf(ctx.settings),
+        (repositories) => repositories.map(({ defaultBranch, externalRepoId, fullName }) => ({ externalRepoId, fullName, defaultBranch }))
+      ),
     listBranches: (ctx, repository) =>
-      Effect.map(context(ctx, repository.fullName), ({ found, state }) =>
-        [...found.branches, ...[...state.created.keys()].filter((b) => !found.branches.includes(b))].map((name) => ({
-          name,
-          isDefault: name === found.defaultBranch
-        }))),
+      Effect.map(
+        context(ctx, repository.fullName),
+        ({ found, state }) =>
+          [...found.branches, ...[...state.created.keys()].filter((b) => !found.branches.includes(b))].map((name) => ({
+            name,
+            isDefault: name === found.defaultBranch
+          }))
+      ),
     readFile: (ctx, file) =>
       Effect.flatMap(context(ctx, file.fullName), ({ found, state }) => {
         // `branch` may name a commit, as on GitHub and GitLab (a `ref`)
@@ -260,7 +265,14 @@ export const make = (): {
         const index = state.remediations.findIndex((r) => r.state === "open" && r.head === write.headBranch)
         const previous = state.remediations[index]
         if (previous !== undefined) {
-          const updated = { ...previous, title: write.title, body: write.body, commitMessage: write.commitMessage, files, writes: previous.writes + 1 }
+          const updated = {
+            ...previous,
+            title: write.title,
+            body: write.body,
+            commitMessage: write.commitMessage,
+            files,
+            writes: previous.writes + 1
+          }
           state.remediations[index] = updated
           return { number: updated.number, url: updated.url, created: false }
         }

@@ -40,7 +40,11 @@ const RepositoryJson = Schema.Struct({
   default_branch: ProviderHttp.BranchName
 })
 /** A listed repository whose names no store can hold is left out of the listing (the others stay). */
-const RepositoryShape = Schema.Struct({ id: Schema.Union([Schema.Number, Schema.String]), full_name: Schema.String, default_branch: Schema.String })
+const RepositoryShape = Schema.Struct({
+  id: Schema.Union([Schema.Number, Schema.String]),
+  full_name: Schema.String,
+  default_branch: Schema.String
+})
 const toRepository = (r: typeof RepositoryJson.Type): VcsConnection.ProviderRepository => ({
   externalRepoId: String(r.id),
   fullName: r.full_name,
@@ -65,11 +69,19 @@ const pages = <A, I, S, SI>(
   )
 
 /** Every repository the token can access (`GET /user/repos`, all pages). */
-export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
-  Effect.map(pages(client, RepositoryJson, RepositoryShape, { method: "GET", path: "/user/repos", query: { per_page: "100" } }), (rs) => rs.map(toRepository))
+export const listRepositories = (
+  client: ProviderHttp.Client
+): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
+  Effect.map(
+    pages(client, RepositoryJson, RepositoryShape, { method: "GET", path: "/user/repos", query: { per_page: "100" } }),
+    (rs) => rs.map(toRepository)
+  )
 
 /** One repository (`GET /repos/{owner}/{repo}`). */
-export const getRepository = (client: ProviderHttp.Client, fullName: string): Effect.Effect<VcsConnection.ProviderRepository, VcsProviderError> =>
+export const getRepository = (
+  client: ProviderHttp.Client,
+  fullName: string
+): Effect.Effect<VcsConnection.ProviderRepository, VcsProviderError> =>
   repoPath(fullName).pipe(
     Effect.flatMap((path) => ProviderHttp.getJson(client, RepositoryJson, { method: "GET", path })),
     Effect.map(toRepository)
@@ -137,7 +149,10 @@ export const readFile = (
     if (found.encoding === "base64" && found.content !== undefined && found.content !== "") {
       return Option.some({ content: yield* textOf(found.encoding, found.content), version: found.sha })
     }
-    const blob = yield* ProviderHttp.getJson(client, BlobJson, { method: "GET", path: `${repo}/git/blobs/${encodeURIComponent(found.sha)}` })
+    const blob = yield* ProviderHttp.getJson(client, BlobJson, {
+      method: "GET",
+      path: `${repo}/git/blobs/${encodeURIComponent(found.sha)}`
+    })
     return Option.some({ content: yield* textOf(blob.encoding, blob.content), version: found.sha })
   })
 
@@ -155,17 +170,24 @@ export const branchHead = (
     const repo = yield* repoPath(at.fullName)
     const segments = ProviderHttp.safeSegments(at.branch)
     if (segments === undefined) return yield* Effect.fail(notFound())
-    const ref = yield* ProviderHttp.getJson(client, RefJson, { method: "GET", path: `${repo}/git/ref/heads/${ProviderHttp.encodeSegments(segments)}` })
+    const ref = yield* ProviderHttp.getJson(client, RefJson, {
+      method: "GET",
+      path: `${repo}/git/ref/heads/${ProviderHttp.encodeSegments(segments)}`
+    })
     return ref.object.sha
   })
 
 const PullJson = Schema.Struct({ number: ProviderHttp.RequestNumber, html_url: Text.StorableString })
 
-
 // ---------------------------------------------------------------------------------------------
 // Branch scans
 
-const TreeEntryJson = Schema.Struct({ path: ProviderHttp.FilePath, mode: Schema.String, type: Schema.String, sha: ProviderHttp.GitObjectId })
+const TreeEntryJson = Schema.Struct({
+  path: ProviderHttp.FilePath,
+  mode: Schema.String,
+  type: Schema.String,
+  sha: ProviderHttp.GitObjectId
+})
 /** An entry whose path no store can hold is left out (a scan skips it); any other malformed entry fails the tree. */
 const TreeEntryShape = Schema.Struct({ ...TreeEntryJson.fields, path: Schema.String })
 const TreeJson = Schema.Struct({ sha: ProviderHttp.GitObjectId, tree: Schema.Array(Schema.Unknown), truncated: Schema.Boolean })
@@ -261,7 +283,9 @@ export const openRemediation = (
   Effect.gen(function*() {
     const repo = yield* repoPath(write.fullName)
     const headSegments = ProviderHttp.safeSegments(write.headBranch)
-    if (headSegments === undefined || write.files.length === 0 || write.files.some((f) => ProviderHttp.safeSegments(f.path) === undefined)) {
+    if (
+      headSegments === undefined || write.files.length === 0 || write.files.some((f) => ProviderHttp.safeSegments(f.path) === undefined)
+    ) {
       return yield* Effect.fail(new ProviderHttp.VcsWriteRejected({ reason: "invalid", status: 422 }))
     }
     const baseSha = yield* branchHead(client, { fullName: write.fullName, branch: write.baseBranch })
@@ -321,7 +345,11 @@ export const openRemediation = (
     // 4. the head branch at that commit
     const headRef = yield* client.exchange({ method: "GET", path: `${repo}/git/ref/heads/${ProviderHttp.encodeSegments(headSegments)}` })
     if (headRef.status === 404) {
-      yield* written(RefJson, { method: "POST", path: `${repo}/git/refs`, body: { ref: `refs/heads/${write.headBranch}`, sha: commit.sha } })
+      yield* written(RefJson, {
+        method: "POST",
+        path: `${repo}/git/refs`,
+        body: { ref: `refs/heads/${write.headBranch}`, sha: commit.sha }
+      })
     } else {
       yield* ProviderHttp.ensureSuccess(client)(headRef)
       yield* written(RefJson, {

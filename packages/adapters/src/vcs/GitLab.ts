@@ -70,9 +70,15 @@ const ProjectShape = Schema.Struct({
  * Empty projects have no default branch (none, or an empty one) and nothing to track: they are
  * left out, as are projects whose names no store can hold (the others are still listed).
  */
-export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
+export const listRepositories = (
+  client: ProviderHttp.Client
+): Effect.Effect<ReadonlyArray<VcsConnection.ProviderRepository>, VcsProviderError> =>
   Effect.map(
-    pages(client, ProjectJson, ProjectShape, { method: "GET", path: "/projects", query: { membership: "true", simple: "true", per_page: "100" } }),
+    pages(client, ProjectJson, ProjectShape, {
+      method: "GET",
+      path: "/projects",
+      query: { membership: "true", simple: "true", per_page: "100" }
+    }),
     (projects) =>
       projects.flatMap((p) =>
         p.default_branch === undefined || p.default_branch === null
@@ -81,7 +87,10 @@ export const listRepositories = (client: ProviderHttp.Client): Effect.Effect<Rea
       )
   )
 
-const BranchJson = Schema.Struct({ name: ProviderHttp.BranchName, default: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(false))) })
+const BranchJson = Schema.Struct({
+  name: ProviderHttp.BranchName,
+  default: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(false)))
+})
 /** A branch whose name no store can hold is left out of the listing. */
 const BranchShape = Schema.Struct({ ...BranchJson.fields, name: Schema.String })
 
@@ -123,7 +132,11 @@ export const readFile = (
     }
     yield* ProviderHttp.ensureSuccess(client)(answer)
     const found = yield* ProviderHttp.decode(FileJson, answer.body)
-    const content = found.encoding === "base64" ? ProviderHttp.decodeBase64Text(found.content) : found.encoding === "text" ? found.content : undefined
+    const content = found.encoding === "base64"
+      ? ProviderHttp.decodeBase64Text(found.content)
+      : found.encoding === "text"
+      ? found.content
+      : undefined
     if (content === undefined) return yield* Effect.fail(new VcsProviderError({ reason: "unavailable" }))
     return Option.some({ content, version: found.blob_id })
   })

@@ -124,7 +124,7 @@ export const makeClient = (
     Effect.tryPromise({
       try: async (signal) => {
         let target = url
-        for (let hop = 0; ; hop++) {
+        for (let hop = 0;; hop++) {
           const response = await doFetch(target, {
             method,
             headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
@@ -290,7 +290,9 @@ export const ensureSuccess = (client: Client) => (answer: Answer): Effect.Effect
 export const ensureWritten = (client: Client) => (answer: Answer): Effect.Effect<Answer, VcsProviderError | VcsWriteRejected> => {
   if (answer.status === 400 || answer.status === 409 || answer.status === 422) {
     const conflict = answer.status === 409 ||
-      /already exists|has (been )?(changed|modified|updated)|does not match|sha wasn't supplied|is at .* but expected/i.test(messageOf(answer.body))
+      /already exists|has (been )?(changed|modified|updated)|does not match|sha wasn't supplied|is at .* but expected/i.test(
+        messageOf(answer.body)
+      )
     return Effect.fail(new VcsWriteRejected({ reason: conflict ? "conflict" : "invalid", status: answer.status }))
   }
   if (answer.status === 403) {
@@ -352,7 +354,7 @@ export const collectPages = <A>(
   Effect.gen(function*() {
     const all: Array<A> = []
     let answer = yield* Effect.flatMap(first, ensureSuccess(client))
-    for (let page = 1; ; page++) {
+    for (let page = 1;; page++) {
       all.push(...(yield* items(answer)))
       const next = fetchNext(answer)
       if (next === undefined) return all

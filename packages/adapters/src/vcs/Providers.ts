@@ -118,12 +118,15 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
         ? Effect.succeed(options.secretBox)
         : Effect.map(Effect.serviceOption(SecretBox), Option.getOrUndefined),
       (box) =>
-        Effect.flatMap(ConnectionSecrets.read("token", { sealed: api.sealedToken, envName: api.tokenEnv }, env, box), (read) =>
-          read._tag === "Found"
-            ? Effect.succeed({ token: read.value.trim(), source: read.source })
-            : read.reason === "not-configured"
-            ? Effect.fail(notConfigured())
-            : tokenMissing(ctx, read.reason))
+        Effect.flatMap(
+          ConnectionSecrets.read("token", { sealed: api.sealedToken, envName: api.tokenEnv }, env, box),
+          (read) =>
+            read._tag === "Found"
+              ? Effect.succeed({ token: read.value.trim(), source: read.source })
+              : read.reason === "not-configured"
+              ? Effect.fail(notConfigured())
+              : tokenMissing(ctx, read.reason)
+        )
     )
 
   /** `undefined` when the base URL is not one the provider's client accepts. */
@@ -153,7 +156,9 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
       const at = yield* now
       const until = rateLimitedUntil.get(api.quotaKey)
       if (until !== undefined && at < until) {
-        return yield* Effect.fail(new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)) }))
+        return yield* Effect.fail(
+          new VcsProviderError({ reason: "rate-limited", retryAfterSeconds: Math.max(1, Math.ceil((until - at) / 1000)) })
+        )
       }
       rateLimitedUntil.delete(api.quotaKey)
       return yield* Effect.tapError(call, (error) =>
@@ -166,62 +171,77 @@ export const make = (options: Options = {}): typeof VcsProvider.Service => {
     })
 
   const listRepositories: typeof VcsProvider.Service.listRepositories = (ctx, request) =>
-    Effect.flatMap(resolve(ctx), Option.match({
-      onNone: () => fixture.listRepositories(ctx, request),
-      onSome: (api) =>
-        serialized(api.key)(Effect.suspend(() => {
-          const cached = repositories.get(api.key)
-          if (cached !== undefined && !request.refresh) return Effect.succeed(cached)
-          const call = adapters[api.provider].listRepositories(api.client)
-          return Effect.tap(guarded(api, call), (listed) => Effect.sync(() => repositories.set(api.key, listed)))
-        }))
-    }))
+    Effect.flatMap(
+      resolve(ctx),
+      Option.match({
+        onNone: () => fixture.listRepositories(ctx, request),
+        onSome: (api) =>
+          serialized(api.key)(Effect.suspend(() => {
+            const cached = repositories.get(api.key)
+            if (cached !== undefined && !request.refresh) return Effect.succeed(cached)
+            const call = adapters[api.provider].listRepositories(api.client)
+            return Effect.tap(guarded(api, call), (listed) => Effect.sync(() => repositories.set(api.key, listed)))
+          }))
+      })
+    )
 
   const listBranches: typeof VcsProvider.Service.listBranches = (ctx, repository) =>
-    Effect.flatMap(resolve(ctx), Option.match({
-      onNone: () => fixture.listBranches(ctx, repository),
-      onSome: (api) => {
-        const key = JSON.stringify([api.key, repository.fullName])
-        return serialized(key)(Effect.gen(function*() {
-          const at = yield* now
-          const cached = branches.get(key)
-          if (cached !== undefined && at < cached.expiresAt) return cached.value
-          // the default branch as the provider listed it, when cached; else GitHub asks (GitLab flags it itself)
-          const known = repositories.get(api.key)?.find((r) => r.fullName === repository.fullName)?.defaultBranch
-          const listed = yield* guarded(
-            api,
-            api.provider === "github"
-              ? GitHub.listBranches(api.client, { fullName: repository.fullName, defaultBranch: known })
-              : GitLab.listBranches(api.client, repository)
-          )
-          const stored = yield* now
-          for (const [k, entry] of branches) if (entry.expiresAt <= stored) branches.delete(k)
-          branches.set(key, { expiresAt: stored + branchesTtlMs, value: listed })
-          return listed
-        }))
-      }
-    }))
+    Effect.flatMap(
+      resolve(ctx),
+      Option.match({
+        onNone: () => fixture.listBranches(ctx, repository),
+        onSome: (api) => {
+          const key = JSON.stringify([api.key, repository.fullName])
+          return serialized(key)(Effect.gen(function*() {
+            const at = yield* now
+            const cached = branches.get(key)
+            if (cached !== undefined && at < cached.expiresAt) return cached.value
+            // the default branch as the provider listed it, when cached; else GitHub asks (GitLab flags it itself)
+            const known = repositories.get(api.key)?.find((r) => r.fullName === repository.fullName)?.defaultBranch
+            const listed = yield* guarded(
+              api,
+              api.provider === "github"
+                ? GitHub.listBranches(api.client, { fullName: repository.fullName, defaultBranch: known })
+                : GitLab.listBranches(api.client, repository)
+            )
+            const stored = yield* now
+            for (const [k, entry] of branches) if (entry.expiresAt <= stored) branches.delete(k)
+            branches.set(key, { expiresAt: stored + branchesTtlMs, value: listed })
+            return listed
+          }))
+        }
+      })
+    )
 
   const readFile: typeof VcsProvider.Service.readFile = (ctx, file) =>
-    Effect.flatMap(resolve(ctx), Option.match({
-      onNone: () => fixture.readFile(ctx, file),
-      onSome: (api) => guarded(api, adapters[api.provider].readFile(api.client, file))
-    }))
+    Effect.flatMap(
+      resolve(ctx),
+      Option.match({
+        onNone: () => fixture.readFile(ctx, file),
+        onSome: (api) => guarded(api, adapters[api.provider].readFile(api.client, file))
+      })
+    )
 
   const listFiles: typeof VcsProvider.Service.listFiles = (ctx, at) =>
-    Effect.flatMap(resolve(ctx), Option.match({
-      onNone: () => fixture.listFiles(ctx, at),
-      onSome: (api) => guarded(api, adapters[api.provider].listFiles(api.client, at))
-    }))
+    Effect.flatMap(
+      resolve(ctx),
+      Option.match({
+        onNone: () => fixture.listFiles(ctx, at),
+        onSome: (api) => guarded(api, adapters[api.provider].listFiles(api.client, at))
+      })
+    )
 
   const openRemediation: typeof VcsProvider.Service.openRemediation = (ctx, write) =>
-    Effect.flatMap(resolve(ctx), Option.match({
-      onNone: () => fixture.openRemediation(ctx, write),
-      onSome: (api) =>
-        guarded(api, adapters[api.provider].openRemediation(api.client, write)).pipe(
-          Effect.ensuring(Effect.sync(() => branches.delete(JSON.stringify([api.key, write.fullName]))))
-        )
-    }))
+    Effect.flatMap(
+      resolve(ctx),
+      Option.match({
+        onNone: () => fixture.openRemediation(ctx, write),
+        onSome: (api) =>
+          guarded(api, adapters[api.provider].openRemediation(api.client, write)).pipe(
+            Effect.ensuring(Effect.sync(() => branches.delete(JSON.stringify([api.key, write.fullName]))))
+          )
+      })
+    )
 
   return { listRepositories, listBranches, readFile, listFiles, openRemediation }
 }

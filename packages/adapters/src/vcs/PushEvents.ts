@@ -56,7 +56,12 @@ export const webhookSecretOf = (
       if (s.kind === "fixture") return Effect.succeed(s.webhookSecret === "" ? undefined : s.webhookSecret)
       return Effect.flatMap(Effect.serviceOption(SecretBox), (box) =>
         Effect.flatMap(
-          ConnectionSecrets.read("webhook-secret", { sealed: s.sealedWebhookSecret, envName: s.webhookSecretEnv }, env, Option.getOrUndefined(box)),
+          ConnectionSecrets.read(
+            "webhook-secret",
+            { sealed: s.sealedWebhookSecret, envName: s.webhookSecretEnv },
+            env,
+            Option.getOrUndefined(box)
+          ),
           (read) => {
             if (read._tag === "Found") return Effect.succeed(read.value)
             if (read.reason === "not-configured" || read.reason === "empty") return Effect.succeed(undefined)
@@ -85,7 +90,9 @@ const verifyGithub = (secret: string, body: Uint8Array<ArrayBuffer>, header: str
   Effect.promise(async () => {
     const signature = header?.startsWith("sha256=") ? hexBytes(header.slice("sha256=".length)) : undefined
     if (signature === undefined) return false
-    const key = await globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"])
+    const key = await globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "verify"
+    ])
     return globalThis.crypto.subtle.verify("HMAC", key, signature, body)
   })
 

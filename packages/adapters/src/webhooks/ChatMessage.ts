@@ -111,8 +111,7 @@ export const openUrl = (input: Input): string => {
 const escape = (value: string) => value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 const code = (value: string) => `\`${escape(value).replace(/`/g, "'")}\``
 const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`)
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const actionOf = (data: Record<string, unknown>): string => {
   const action = text(data, "action") ?? "changed"

@@ -129,7 +129,12 @@ export const make = (options: Options): typeof WebhookSender.Service => {
   const agents = options.keepAlive === false ? undefined : new Map<string, Transport.Agent>()
 
   /** The keep-alive agent of one pinned address (and where the socket really goes), port and TLS name. */
-  const agentFor = (secure: boolean, pinned: PinnedAddress, dial: { readonly address: string; readonly port: number }, servername: string | undefined) => {
+  const agentFor = (
+    secure: boolean,
+    pinned: PinnedAddress,
+    dial: { readonly address: string; readonly port: number },
+    servername: string | undefined
+  ) => {
     if (agents === undefined) return undefined
     const key = `${secure ? "https" : "http"}|${pinned.address}|${dial.address}|${dial.port}|${servername ?? ""}`
     let agent = agents.get(key)

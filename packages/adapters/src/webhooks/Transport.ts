@@ -61,7 +61,8 @@ export interface Response {
 }
 
 // OpenSSL and Node's TLS layer report certificate and handshake problems under these codes.
-const tlsCode = /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|EPROTO$)/
+const tlsCode =
+  /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|EPROTO$)/
 
 /** "tls" for certificate and handshake failures, "network" for everything else below HTTP. */
 export const classifyError = (
@@ -138,7 +139,10 @@ export const post = (request: Request): Effect.Effect<Response, SendFailure> =>
           return
         }
         const retryAfter = res.headers["retry-after"]
-        const answer = Effect.succeed({ statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined })
+        const answer = Effect.succeed({
+          statusCode: res.statusCode ?? 0,
+          retryAfter: typeof retryAfter === "string" ? retryAfter : undefined
+        })
         // Effect 4 resumes the fiber synchronously, inside this event: the caller's next attempt
         // would start before Node has read the (usually already received) rest of the answer and
         // freed the pooled socket, and would open a second connection. A microtask runs after

@@ -1,7 +1,7 @@
 /** Storage contract: the audit trail (`AuditStore`). */
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { type Contract, type ContractIt, allPages } from "./support.js"
+import { allPages, type Contract, type ContractIt } from "./support.js"
 
 export const audit = (it: ContractIt, { store, newOrg, audit }: Contract) => {
   it.effect("audit events list newest first across pages", () =>

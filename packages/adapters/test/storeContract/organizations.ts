@@ -2,7 +2,7 @@
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, type ContractIt, newId, allPages } from "./support.js"
+import { allPages, type Contract, type ContractIt, newId } from "./support.js"
 
 export const organizations = (it: ContractIt, { store, newOrg, team, routine }: Contract) => {
   it.effect("organizations: insert and get; unknown org is None", () =>

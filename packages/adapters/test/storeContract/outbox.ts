@@ -26,8 +26,14 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       assert.strictEqual(again.length, 1, "an expired lease is claimable again")
 
       const attempt: Outbox.WebhookDeliveryAttempt = {
-        eventId: e.id, webhookId: w.id, attempt: 1, at: "2026-01-01T00:00:42.000Z", statusCode: 503, durationMs: 12,
-        outcome: "retry", errorCode: null
+        eventId: e.id,
+        webhookId: w.id,
+        attempt: 1,
+        at: "2026-01-01T00:00:42.000Z",
+        statusCode: 503,
+        durationMs: 12,
+        outcome: "retry",
+        errorCode: null
       }
       yield* store.outbox.recordAttempt(org.id, attempt, { status: "pending", nextAttemptAt: "2026-01-01T00:05:00.000Z" })
       const early = new Date("2026-01-01T00:04:00.000Z")
@@ -37,7 +43,10 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
         { status: delivery!.status, attempts: delivery!.attempts, lastStatusCode: delivery!.lastStatusCode, next: delivery!.nextAttemptAt },
         { status: "pending", attempts: 1, lastStatusCode: 503, next: "2026-01-01T00:05:00.000Z" }
       )
-      yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 2, at: "2026-01-01T00:05:01.000Z" }, { status: "dead", nextAttemptAt: null })
+      yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 2, at: "2026-01-01T00:05:01.000Z" }, {
+        status: "dead",
+        nextAttemptAt: null
+      })
       assert.deepStrictEqual((yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt), [1, 2])
       const late = new Date("2026-01-02T00:00:00.000Z")
       assert.strictEqual(mine(yield* store.outbox.claim({ worker: "w3", now: late, leaseMs: 1000, limit: 1000 })).length, 0, "dead")
@@ -48,8 +57,15 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
 
       // the webhook was deleted while an attempt was in flight: nothing is recorded for it
       yield* store.webhooks.delete(org.id, w.id)
-      yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 3, at: "2026-01-02T00:00:01.000Z" }, { status: "succeeded", nextAttemptAt: null })
-      assert.deepStrictEqual((yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt), [1, 2], "no attempt without its delivery")
+      yield* store.outbox.recordAttempt(org.id, { ...attempt, attempt: 3, at: "2026-01-02T00:00:01.000Z" }, {
+        status: "succeeded",
+        nextAttemptAt: null
+      })
+      assert.deepStrictEqual(
+        (yield* store.outbox.attempts(org.id, e.id, w.id)).map((a) => a.attempt),
+        [1, 2],
+        "no attempt without its delivery"
+      )
     }))
 
   it.effect("outbox: one append fans every event out to its destinations; a destination's deliveries carry their event's type and attempts", () =>
@@ -71,7 +87,14 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
         [events[0]!.id, "pending", 0, events[0]!.type, []]
       ])
       const attempt = (eventId: typeof events[number]["id"], n: number): Outbox.WebhookDeliveryAttempt => ({
-        eventId, webhookId: w2.id, attempt: n, at: stamp(), statusCode: 503, durationMs: 5, outcome: "retry", errorCode: null
+        eventId,
+        webhookId: w2.id,
+        attempt: n,
+        at: stamp(),
+        statusCode: 503,
+        durationMs: 5,
+        outcome: "retry",
+        errorCode: null
       })
       yield* store.outbox.recordAttempt(org.id, attempt(events[1]!.id, 1), { status: "pending", nextAttemptAt: stamp() })
       yield* store.outbox.recordAttempt(org.id, attempt(events[1]!.id, 2), { status: "dead", nextAttemptAt: null })
@@ -84,8 +107,11 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
         [events[0]!.id, "pending", 1, events[0]!.type, [1]]
       ])
       assert.deepStrictEqual(items[0]!.attemptsDetail, yield* store.outbox.attempts(org.id, events[1]!.id, w2.id))
-      assert.deepStrictEqual((yield* store.outbox.deliveries(org.id, w1.id, { limit: 10 })).items[0]!.attemptsDetail, [],
-        "another destination's attempts are not this one's")
+      assert.deepStrictEqual(
+        (yield* store.outbox.deliveries(org.id, w1.id, { limit: 10 })).items[0]!.attemptsDetail,
+        [],
+        "another destination's attempts are not this one's"
+      )
       const other = yield* newOrg()
       assert.deepStrictEqual((yield* store.outbox.deliveries(other.id, w2.id, { limit: 10 })).items, [])
     }))
@@ -104,7 +130,9 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
           Effect.map(store.outbox.claim({ worker, now, leaseMs: 60_000, limit: 30 }), (cs) =>
             cs.filter((c) => ours.has(c.event.id)).map((c) => c.event.id as string))
         const [a, b] = yield* Effect.all([claim("a"), claim("b")], { concurrency: 2 })
-        const overlap = a.filter((id) => b.includes(id))
+        const overlap = a.filter((id) =>
+          b.includes(id)
+        )
         assert.deepStrictEqual(overlap, [])
       }))
   }

@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import { Id, type Mapping, type PolicyGroup } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, type ContractIt, newId, stamp, allPages } from "./support.js"
+import { allPages, type Contract, type ContractIt, newId, stamp } from "./support.js"
 
 export const policies = (it: ContractIt, { options, store, newOrg, connection, group, draft }: Contract) => {
   it.effect("policy groups, drafts and published mappings", () =>
@@ -15,18 +15,37 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
         phases: [
           { id: p1, name: "Curated", sourceType: "internal", position: 0 },
           {
-            id: p2, name: "Repo", sourceType: "external", position: 1,
-            external: { vcsConnectionId: newId("vcsConnection"), repositoryFullName: "acme/policy", branch: "main",
-              path: "service-mappings.json", pollIntervalSeconds: 300, lastSyncedAt: null, lastError: null, lastVersion: null }
+            id: p2,
+            name: "Repo",
+            sourceType: "external",
+            position: 1,
+            external: {
+              vcsConnectionId: newId("vcsConnection"),
+              repositoryFullName: "acme/policy",
+              branch: "main",
+              path: "service-mappings.json",
+              pollIntervalSeconds: 300,
+              lastSyncedAt: null,
+              lastError: null,
+              lastVersion: null
+            }
           }
         ]
       }
       yield* store.policyGroups.insert(org.id, g)
       assert.deepStrictEqual(Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)), g)
       assert.deepStrictEqual((yield* store.policyGroups.all(org.id)).map((x) => x.id), [g.id])
-      yield* store.policyGroups.setExternalState(org.id, g.id, p2, { lastSyncedAt: "2026-01-02T00:00:00.000Z", lastError: "mappings[0].toImage: not exact", lastVersion: "abc" })
+      yield* store.policyGroups.setExternalState(org.id, g.id, p2, {
+        lastSyncedAt: "2026-01-02T00:00:00.000Z",
+        lastError: "mappings[0].toImage: not exact",
+        lastVersion: "abc"
+      })
       const ext = Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)).phases[1]!.external!
-      assert.deepStrictEqual([ext.lastSyncedAt, ext.lastError, ext.lastVersion], ["2026-01-02T00:00:00.000Z", "mappings[0].toImage: not exact", "abc"])
+      assert.deepStrictEqual([ext.lastSyncedAt, ext.lastError, ext.lastVersion], [
+        "2026-01-02T00:00:00.000Z",
+        "mappings[0].toImage: not exact",
+        "abc"
+      ])
       assert.strictEqual(ext.pollIntervalSeconds, 300, "the poll interval round-trips and survives a sync state update")
       const faster = { ...g, phases: g.phases.map((p) => p.external ? { ...p, external: { ...p.external, pollIntervalSeconds: 10 } } : p) }
       yield* store.policyGroups.insert(org.id, faster)
@@ -54,7 +73,10 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
       assert.deepStrictEqual((yield* store.published.listByGroup(org.id, g.id))[0], external)
 
       // several groups in one read: each list as listByGroup answers it, unknown groups empty
-      yield* store.published.replace(org.id, g.id, [p1], [live(replaced, "2026-01-04T00:00:00.000Z"), live(more[0]!, "2026-01-05T00:00:00.000Z")])
+      yield* store.published.replace(org.id, g.id, [p1], [
+        live(replaced, "2026-01-04T00:00:00.000Z"),
+        live(more[0]!, "2026-01-05T00:00:00.000Z")
+      ])
       const unknown = Id.make("policyGroup", new Uint8Array(16).fill(99)) as Id.PolicyGroupId
       const both = yield* store.published.listByGroups(org.id, [unknown, g.id])
       assert.deepStrictEqual([...both.keys()].sort(), [unknown, g.id].sort())
@@ -62,7 +84,11 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
       assert.deepStrictEqual(both.get(unknown), [])
       assert.strictEqual((yield* store.published.listByGroups(org.id, [])).size, 0)
       const other = yield* newOrg()
-      assert.deepStrictEqual((yield* store.published.listByGroups(other.id, [g.id])).get(g.id), [], "another organization's ids read nothing")
+      assert.deepStrictEqual(
+        (yield* store.published.listByGroups(other.id, [g.id])).get(g.id),
+        [],
+        "another organization's ids read nothing"
+      )
     }))
 
   it.effect("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>
@@ -72,19 +98,40 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
       const c = connection()
       yield* store.vcsConnections.insert(a.id, c, { kind: "fixture", repositories: [], webhookSecret: "s3cret" })
       assert.deepStrictEqual(Option.getOrThrow(yield* store.vcsConnections.locate(c.id)), {
-        orgId: a.id, connection: c, settings: { kind: "fixture", repositories: [], webhookSecret: "s3cret" }
+        orgId: a.id,
+        connection: c,
+        settings: { kind: "fixture", repositories: [], webhookSecret: "s3cret" }
       })
       yield* store.vcsConnections.setStatus(a.id, c.id, "error")
       assert.strictEqual(Option.getOrThrow(yield* store.vcsConnections.locate(c.id)).connection.status, "error")
       assert.isTrue(Option.isNone(yield* store.vcsConnections.locate(newId("vcsConnection"))))
 
       const external = (id: Id.PhaseId, position: number): PolicyGroup.Phase => ({
-        id, name: `E${position}`, sourceType: "external", position,
-        external: { vcsConnectionId: c.id, repositoryFullName: "acme/policy", branch: "main", path: `p${position}.json`,
-          pollIntervalSeconds: 60, lastSyncedAt: null, lastError: null, lastVersion: null }
+        id,
+        name: `E${position}`,
+        sourceType: "external",
+        position,
+        external: {
+          vcsConnectionId: c.id,
+          repositoryFullName: "acme/policy",
+          branch: "main",
+          path: `p${position}.json`,
+          pollIntervalSeconds: 60,
+          lastSyncedAt: null,
+          lastError: null,
+          lastVersion: null
+        }
       })
-      const [e1, e2, e3, i1] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
-      const g1: PolicyGroup.PolicyGroup = { ...group([i1]), phases: [{ id: i1, name: "I", sourceType: "internal", position: 0 }, external(e1, 1), external(e2, 2)] }
+      const [e1, e2, e3, i1] = [
+        newId<Id.PhaseId>("phase"),
+        newId<Id.PhaseId>("phase"),
+        newId<Id.PhaseId>("phase"),
+        newId<Id.PhaseId>("phase")
+      ]
+      const g1: PolicyGroup.PolicyGroup = {
+        ...group([i1]),
+        phases: [{ id: i1, name: "I", sourceType: "internal", position: 0 }, external(e1, 1), external(e2, 2)]
+      }
       const g2: PolicyGroup.PolicyGroup = { ...group([]), phases: [external(e3, 0)] }
       const internalOnly = group([newId<Id.PhaseId>("phase")])
       yield* store.policyGroups.insert(a.id, g1)
@@ -92,11 +139,14 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
       yield* store.policyGroups.insert(b.id, internalOnly)
       const mine = (yield* store.policyGroups.externalPhases()).filter((r) => r.orgId === a.id || r.orgId === b.id)
       const key = (r: { orgId: string; policyGroupId: string; phaseId: string }) => `${r.orgId}/${r.policyGroupId}/${r.phaseId}`
-      assert.deepStrictEqual(mine.map(key).sort(), [
-        { orgId: a.id, policyGroupId: g1.id, phaseId: e1 },
-        { orgId: a.id, policyGroupId: g1.id, phaseId: e2 },
-        { orgId: b.id, policyGroupId: g2.id, phaseId: e3 }
-      ].map(key).sort())
+      assert.deepStrictEqual(
+        mine.map(key).sort(),
+        [
+          { orgId: a.id, policyGroupId: g1.id, phaseId: e1 },
+          { orgId: a.id, policyGroupId: g1.id, phaseId: e2 },
+          { orgId: b.id, policyGroupId: g2.id, phaseId: e3 }
+        ].map(key).sort()
+      )
       // each with its source as stored, so the poll worker needs no other read
       for (const ref of mine) {
         const stored = [...g1.phases, ...g2.phases].find((p) => p.id === ref.phaseId)

@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import type { Remediation } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, type ContractIt, stamp, allPages } from "./support.js"
+import { allPages, type Contract, type ContractIt, stamp } from "./support.js"
 
 export const remediations = (it: ContractIt, { store, newOrg, remediation, trackedRepository }: Contract) => {
   it.effect("remediation requests: put inserts or replaces, get, latest per branch, list newest first", () =>
@@ -12,7 +12,10 @@ export const remediations = (it: ContractIt, { store, newOrg, remediation, track
       const repo = yield* trackedRepository(org.id)
       const r1 = remediation(repo.id, "main")
       const r2: Remediation.RemediationRequest = {
-        ...remediation(repo.id, "release", "failed"), failure: "permission-denied", number: null, url: null
+        ...remediation(repo.id, "release", "failed"),
+        failure: "permission-denied",
+        number: null,
+        url: null
       }
       const r3 = remediation(repo.id, "main")
       for (const r of [r1, r2, r3]) yield* store.remediations.put(org.id, r)

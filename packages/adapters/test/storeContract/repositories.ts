@@ -65,8 +65,10 @@ export const repositories = (it: ContractIt, { options, store, newOrg, team, rou
         const t = newId<Id.TeamId>("team")
         const r = newId<Id.RoutineId>("routine")
         const results = yield* Effect.all(
-          Array.from({ length: 10 }, () =>
-            Effect.result(store.transaction(store.repositories.insert(org.id, repository(c.id, "42", t, r))))),
+          Array.from(
+            { length: 10 },
+            () => Effect.result(store.transaction(store.repositories.insert(org.id, repository(c.id, "42", t, r))))
+          ),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter(Result.isSuccess).length, 1)
@@ -92,11 +94,17 @@ export const repositories = (it: ContractIt, { options, store, newOrg, team, rou
               yield* store.repositories.lock(org.id, repo.id)
               yield* store.assignments.get(org.id, repo.id)
               yield* store.assignments.replace(org.id, repo.id, request)
-            }))),
+            }))
+          ),
           { concurrency: "unbounded" }
         )
         const final = yield* store.assignments.get(org.id, repo.id)
-        assert.isTrue(requests.some((r) => JSON.stringify(r) === JSON.stringify(final)), "one request, whole")
+        assert.isTrue(
+          requests.some((r) =>
+            JSON.stringify(r) === JSON.stringify(final)
+          ),
+          "one request, whole"
+        )
       }))
   }
 }

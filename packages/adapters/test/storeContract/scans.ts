@@ -3,9 +3,13 @@ import { assert } from "@effect/vitest"
 import { type ClaimedScan, Scan, type Scanner } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Contract, type ContractIt, allPages } from "./support.js"
+import { allPages, type Contract, type ContractIt } from "./support.js"
 
-export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, finding, succeeded, failed, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
+export const scans = (
+  it: ContractIt,
+  { options, store, newOrg, routine, scan, finding, succeeded, failed, trackedRepository, branchStatuses, claimOf, claimNow, complete }:
+    Contract
+) => {
   it.effect("scans: enqueue answers the branch's queued or running scan instead of adding a second", () =>
     Effect.gen(function*() {
       const org = yield* newOrg()
@@ -46,9 +50,13 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       const ids = [older.id, newer.id]
       const now = new Date("2026-03-01T00:00:00.000Z")
       const claims = yield* claimOf(ids, "w1", now, 30_000)
-      assert.deepStrictEqual(claims, [older, newer].map((x): ClaimedScan => ({
-        orgId: org.id, scan: { ...x, status: "running", startedAt: now.toISOString(), attempts: 1 }
-      })))
+      assert.deepStrictEqual(
+        claims,
+        [older, newer].map((x): ClaimedScan => ({
+          orgId: org.id,
+          scan: { ...x, status: "running", startedAt: now.toISOString(), attempts: 1 }
+        }))
+      )
       assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["running", "running"])
       assert.deepStrictEqual(yield* claimOf(ids, "w2", new Date(now.getTime() + 29_000)), [], "leased")
       assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, older.id)).status, "running")
@@ -90,7 +98,12 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       assert.isTrue(yield* store.scans.finish(org.id, s.id, "w2", outcome))
       assert.isFalse(yield* store.scans.finish(org.id, s.id, "w2", succeeded([])), "an ended scan cannot end again")
       assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, s.id)), {
-        ...s, status: "failed", failure: "provider-rate-limited", startedAt: now.toISOString(), finishedAt: outcome.at, attempts: 2
+        ...s,
+        status: "failed",
+        failure: "provider-rate-limited",
+        startedAt: now.toISOString(),
+        finishedAt: outcome.at,
+        attempts: 2
       })
       assert.deepStrictEqual(yield* claimOf([s.id], "w3", new Date(now.getTime() + 3_600_000)), [], "an ended scan is never claimed")
     }))
@@ -116,7 +129,8 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
         // each run hangs past its 60 s lease (or its worker dies): the scan is claimed again
         const claims = yield* claimOne(`w${attempt}`, at((attempt - 1) * 61_000))
         assert.deepStrictEqual(claims, [{
-          orgId: org.id, scan: { ...poison, status: "running", startedAt: start.toISOString(), attempts: attempt }
+          orgId: org.id,
+          scan: { ...poison, status: "running", startedAt: start.toISOString(), attempts: attempt }
         }], `claim ${attempt}`)
         assert.strictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)).attempts, attempt)
       }
@@ -125,10 +139,15 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       const giveUp = at(Scan.maxScanAttempts * 61_000)
       const claims = yield* claimOne("w4", giveUp)
       assert.deepStrictEqual(claims, [{
-        orgId: org.id, scan: { ...next, status: "running", startedAt: giveUp.toISOString(), attempts: 1 }
+        orgId: org.id,
+        scan: { ...next, status: "running", startedAt: giveUp.toISOString(), attempts: 1 }
       }], "the abandoned scan is not handed out, and does not take the slot")
       const abandoned: Scan.BranchScan = {
-        ...poison, status: "failed", failure: "abandoned", startedAt: start.toISOString(), finishedAt: giveUp.toISOString(),
+        ...poison,
+        status: "failed",
+        failure: "abandoned",
+        startedAt: start.toISOString(),
+        finishedAt: giveUp.toISOString(),
         attempts: Scan.maxScanAttempts
       }
       assert.deepStrictEqual(Option.getOrThrow(yield* store.scans.get(org.id, poison.id)), abandoned)
@@ -179,8 +198,15 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       const s1 = scan(repo.id, "main", "onboarding")
       const done = yield* complete(org.id, s1, o1)
       assert.deepStrictEqual(done, {
-        ...s1, status: "succeeded", failure: null, commitSha: (o1 as { commitSha: string }).commitSha, fileCount: 4,
-        findingCount: 2, attempts: 1, startedAt: claimNow.toISOString(), finishedAt: o1.at
+        ...s1,
+        status: "succeeded",
+        failure: null,
+        commitSha: (o1 as { commitSha: string }).commitSha,
+        fileCount: 4,
+        findingCount: 2,
+        attempts: 1,
+        startedAt: claimNow.toISOString(),
+        finishedAt: o1.at
       })
       assert.deepStrictEqual(yield* store.scans.allFindings(org.id, repo.id, "main"), [firstFindings[1]!, firstFindings[0]!])
       assert.deepStrictEqual(yield* branchStatuses(org.id, repo.id), ["succeeded", "queued"])
@@ -209,16 +235,28 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       const org = yield* newOrg()
       const repo = yield* trackedRepository(org.id)
       const raw: Scanner.Finding = {
-        kind: "kubernetes", file: "k8s/odd.yaml", line: 2, column: 3, reference: "nginx:1\u0000x",
-        unresolved: ["A\u0000B", "\ud800"], stage: "s\u0000", platform: "linux/amd64"
+        kind: "kubernetes",
+        file: "k8s/odd.yaml",
+        line: 2,
+        column: 3,
+        reference: "nginx:1\u0000x",
+        unresolved: ["A\u0000B", "\ud800"],
+        stage: "s\u0000",
+        platform: "linux/amd64"
       }
       const s = yield* complete(org.id, scan(repo.id, "main"), succeeded([raw, finding("k8s/odd.yaml", 1, 1)]))
       assert.strictEqual(s.status, "succeeded")
       const [first, second] = yield* store.scans.allFindings(org.id, repo.id, "main")
       assert.deepStrictEqual(first, finding("k8s/odd.yaml", 1, 1))
       assert.deepStrictEqual(second, {
-        kind: "kubernetes", file: "k8s/odd.yaml", line: 2, column: 3, reference: "nginx:1\uFFFDx",
-        unresolved: ["A\uFFFDB", "\uFFFD"], stage: "s\uFFFD", platform: "linux/amd64"
+        kind: "kubernetes",
+        file: "k8s/odd.yaml",
+        line: 2,
+        column: 3,
+        reference: "nginx:1\uFFFDx",
+        unresolved: ["A\uFFFDB", "\uFFFD"],
+        stage: "s\uFFFD",
+        platform: "linux/amd64"
       })
     }))
 
@@ -275,11 +313,14 @@ export const scans = (it: ContractIt, { options, store, newOrg, routine, scan, f
       const paused = { ...routine(null, "Paused"), active: false }
       const repo = yield* trackedRepository(org.id, { routine: active })
       const idle = yield* trackedRepository(org.id, { routine: paused })
-      const targets = () =>
-        Effect.map(store.scans.routineTargets(), (all) => all.filter((t) => t.orgId === org.id))
+      const targets = () => Effect.map(store.scans.routineTargets(), (all) => all.filter((t) => t.orgId === org.id))
       const expected = (main: string | null, release: string | null) =>
         [["main", main], ["release", release]].map(([branchName, lastRoutineScanAt]) => ({
-          orgId: org.id, repositoryId: repo.id, branchName: branchName!, intervalDays: 3, trackedAt: repo.createdAt,
+          orgId: org.id,
+          repositoryId: repo.id,
+          branchName: branchName!,
+          intervalDays: 3,
+          trackedAt: repo.createdAt,
           lastRoutineScanAt
         }))
       assert.deepStrictEqual(yield* targets(), expected(null, null))

@@ -5,7 +5,31 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type Contract, type ContractIt, newId } from "./support.js"
 
-export const scoping = (it: ContractIt, { store, newOrg, team, routine, connection, repository, group, draft, webhook, audit, event, scan, finding, succeeded, remediation, trackedRepository, branchStatuses, claimOf, claimNow, complete }: Contract) => {
+export const scoping = (
+  it: ContractIt,
+  {
+    store,
+    newOrg,
+    team,
+    routine,
+    connection,
+    repository,
+    group,
+    draft,
+    webhook,
+    audit,
+    event,
+    scan,
+    finding,
+    succeeded,
+    remediation,
+    trackedRepository,
+    branchStatuses,
+    claimOf,
+    claimNow,
+    complete
+  }: Contract
+) => {
   it.effect("org scoping: another organization sees none of these rows through any method", () =>
     Effect.gen(function*() {
       const a = yield* newOrg()
@@ -44,8 +68,19 @@ export const scoping = (it: ContractIt, { store, newOrg, team, routine, connecti
       assert.isTrue(Option.isNone(yield* store.webhooks.get(b.id, w.id)))
       assert.isTrue(Option.isNone(yield* store.outbox.getEvent(b.id, e.id)))
       assert.strictEqual((yield* store.outbox.deliveries(b.id, w.id, { limit: 50 })).items.length, 0)
-      for (const list of [store.teams.list, store.routines.list, store.vcsConnections.list, store.repositories.list,
-        store.policyGroups.list, store.webhooks.list, store.audit.list, store.apiKeys.list, store.snoozeRequests.list]) {
+      for (
+        const list of [
+          store.teams.list,
+          store.routines.list,
+          store.vcsConnections.list,
+          store.repositories.list,
+          store.policyGroups.list,
+          store.webhooks.list,
+          store.audit.list,
+          store.apiKeys.list,
+          store.snoozeRequests.list
+        ]
+      ) {
         assert.strictEqual((yield* list(b.id, { limit: 200 })).items.length, 0)
       }
     }))

@@ -10,8 +10,15 @@ export const snoozes = (it: ContractIt, { store, newOrg }: Contract) => {
     Effect.gen(function*() {
       const org = yield* newOrg()
       const s: SnoozeRequest.SnoozeRequest = {
-        id: newId("snoozeRequest"), repositoryId: newId("repository"), fromImage: "nginx:1", reason: "vendor",
-        until: "2026-03-01T00:00:00.000Z", status: "pending", createdAt: stamp(), reviewedAt: null, reviewComment: null
+        id: newId("snoozeRequest"),
+        repositoryId: newId("repository"),
+        fromImage: "nginx:1",
+        reason: "vendor",
+        until: "2026-03-01T00:00:00.000Z",
+        status: "pending",
+        createdAt: stamp(),
+        reviewedAt: null,
+        reviewComment: null
       }
       yield* store.snoozeRequests.insert(org.id, s)
       const approved = { ...s, status: "approved" as const, reviewedAt: "2026-01-05T00:00:00.000Z", reviewComment: "ok" }
@@ -21,10 +28,17 @@ export const snoozes = (it: ContractIt, { store, newOrg }: Contract) => {
 
       // one repository's requests, oldest first, whatever their status; nothing of another repository or organization
       const later: SnoozeRequest.SnoozeRequest = {
-        ...s, id: newId<Id.SnoozeRequestId>("snoozeRequest"), fromImage: "redis:7", status: "rejected", createdAt: stamp()
+        ...s,
+        id: newId<Id.SnoozeRequestId>("snoozeRequest"),
+        fromImage: "redis:7",
+        status: "rejected",
+        createdAt: stamp()
       }
       const elsewhere: SnoozeRequest.SnoozeRequest = {
-        ...s, id: newId<Id.SnoozeRequestId>("snoozeRequest"), repositoryId: newId<Id.RepositoryId>("repository"), createdAt: stamp()
+        ...s,
+        id: newId<Id.SnoozeRequestId>("snoozeRequest"),
+        repositoryId: newId<Id.RepositoryId>("repository"),
+        createdAt: stamp()
       }
       for (const r of [later, elsewhere]) yield* store.snoozeRequests.insert(org.id, r)
       assert.deepStrictEqual(yield* store.snoozeRequests.listByRepository(org.id, s.repositoryId), [approved, later])

@@ -26,7 +26,7 @@ import type {
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { allStores, type AllStores } from "../support/stores.js"
+import { type AllStores, allStores } from "../support/stores.js"
 
 let counter = 0
 export const randomBytes = () => {
@@ -90,44 +90,99 @@ export const make = (options: ContractOptions) => {
 
   const team = (name: string): Team.Team => ({ id: newId("team"), name })
   const routine = (teamId: Id.TeamId | null, name = "Weekly"): Routine.Routine => ({
-    id: newId("routine"), teamId, name, active: true, intervalDays: 7
+    id: newId("routine"),
+    teamId,
+    name,
+    active: true,
+    intervalDays: 7
   })
   const connection = (status: VcsConnection.VcsConnection["status"] = "active"): VcsConnection.VcsConnection => ({
-    id: newId("vcsConnection"), provider: "github", externalAccountName: `acme-${next()}`, status
+    id: newId("vcsConnection"),
+    provider: "github",
+    externalAccountName: `acme-${next()}`,
+    status
   })
-  const repository = (vcsConnectionId: Id.VcsConnectionId, externalRepoId: string, t: Id.TeamId, r: Id.RoutineId): Repository.Repository => ({
-    id: newId("repository"), vcsConnectionId, externalRepoId, fullName: `acme/r${externalRepoId}`, defaultBranch: "main",
-    assignedTeamId: t, assignedRoutineId: r,
+  const repository = (
+    vcsConnectionId: Id.VcsConnectionId,
+    externalRepoId: string,
+    t: Id.TeamId,
+    r: Id.RoutineId
+  ): Repository.Repository => ({
+    id: newId("repository"),
+    vcsConnectionId,
+    externalRepoId,
+    fullName: `acme/r${externalRepoId}`,
+    defaultBranch: "main",
+    assignedTeamId: t,
+    assignedRoutineId: r,
     branches: [{ branchName: "main", scan: { status: "queued" } }, { branchName: "release", scan: { status: "queued" } }],
     createdAt: stamp()
   })
   const group = (phaseIds: Array<Id.PhaseId>, name = `G${next()}`): PolicyGroup.PolicyGroup => ({
-    id: newId("policyGroup"), name, applyToAllRepos: false, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+    id: newId("policyGroup"),
+    name,
+    applyToAllRepos: false,
+    notificationRouting: { kind: "inherit" },
+    cooldownSeconds: null,
     phases: phaseIds.map((id, position) => ({ id, name: `P${position}`, sourceType: "internal" as const, position }))
   })
   const draft = (phaseId: Id.PhaseId, from: string, to: string): Mapping.DraftMapping => {
     const at = stamp()
     return {
-      id: newId("mapping"), key: `docker.io/library/${from}|`, fromImage: from, toImage: to, reason: "pin",
-      createdAt: at, updatedAt: at, phaseId
+      id: newId("mapping"),
+      key: `docker.io/library/${from}|`,
+      fromImage: from,
+      toImage: to,
+      reason: "pin",
+      createdAt: at,
+      updatedAt: at,
+      phaseId
     } as Mapping.Mapping & { phaseId: Id.PhaseId }
   }
   const apiKey = (secretHash: string): ApiKey.ApiKey => ({
-    id: newId("apiKey"), serviceAccountId: newId("serviceAccount"), name: "ci", prefix: "ipk_abcdefgh", secretHash,
-    role: "Policy Automation", permissions: [], expiresAt: null, revokedAt: null, lastUsedAt: null, createdAt: stamp()
+    id: newId("apiKey"),
+    serviceAccountId: newId("serviceAccount"),
+    name: "ci",
+    prefix: "ipk_abcdefgh",
+    secretHash,
+    role: "Policy Automation",
+    permissions: [],
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: stamp()
   })
   const webhook = (): Webhook.WebhookDestination => ({
-    id: newId("webhook"), name: "ops", type: "generic", endpointSealed: "v1.iv.ct", endpointPreview: "https://h.example/…/abcd",
-    signingSecretSealed: "v1.iv.ss", audienceTeamId: null, scope: { kind: "organization" },
-    events: ["service.policy_group.published"], status: "active", disabledReason: null, createdAt: stamp()
+    id: newId("webhook"),
+    name: "ops",
+    type: "generic",
+    endpointSealed: "v1.iv.ct",
+    endpointPreview: "https://h.example/…/abcd",
+    signingSecretSealed: "v1.iv.ss",
+    audienceTeamId: null,
+    scope: { kind: "organization" },
+    events: ["service.policy_group.published"],
+    status: "active",
+    disabledReason: null,
+    createdAt: stamp()
   })
   const audit = (action: string): Audit.AuditEvent => ({
-    id: newId("audit"), at: stamp(), actor: { kind: "system", name: "test" }, action, resourceType: "team",
-    resourceId: null, outcome: "success", detail: null
+    id: newId("audit"),
+    at: stamp(),
+    actor: { kind: "system", name: "test" },
+    action,
+    resourceType: "team",
+    resourceId: null,
+    outcome: "success",
+    detail: null
   })
   const event = (time = stamp()): Outbox.OutboxEvent => ({
-    id: newId("event"), type: "service.policy_group.published", subject: "policy_group/pg_x", time,
-    correlationId: "c1", data: { policy_group_id: "pg_x", action: "published", mapping_count: 1, changed_at: time }
+    id: newId("event"),
+    type: "service.policy_group.published",
+    subject: "policy_group/pg_x",
+    time,
+    correlationId: "c1",
+    data: { policy_group_id: "pg_x", action: "published", mapping_count: 1, changed_at: time }
   })
 
   const scan = (
@@ -135,14 +190,35 @@ export const make = (options: ContractOptions) => {
     branchName: string,
     trigger: Scan.ScanTrigger = "manual"
   ): Scan.BranchScan => ({
-    id: newId("scan"), repositoryId, branchName, trigger, status: "queued", failure: null, commitSha: null, fileCount: 0,
-    findingCount: 0, attempts: 0, queuedAt: stamp(), startedAt: null, finishedAt: null
+    id: newId("scan"),
+    repositoryId,
+    branchName,
+    trigger,
+    status: "queued",
+    failure: null,
+    commitSha: null,
+    fileCount: 0,
+    findingCount: 0,
+    attempts: 0,
+    queuedAt: stamp(),
+    startedAt: null,
+    finishedAt: null
   })
   const finding = (file: string, line: number, column: number, reference = "nginx:1.25"): Scanner.Finding => ({
-    kind: "dockerfile", file, line, column, reference, image: reference, normalized: `docker.io/library/${reference}`
+    kind: "dockerfile",
+    file,
+    line,
+    column,
+    reference,
+    image: reference,
+    normalized: `docker.io/library/${reference}`
   })
   const succeeded = (findings: ReadonlyArray<Scanner.Finding>, fileCount = 3): ScanOutcome => ({
-    status: "succeeded", at: stamp(), commitSha: `c${next()}`, fileCount, findings
+    status: "succeeded",
+    at: stamp(),
+    commitSha: `c${next()}`,
+    fileCount,
+    findings
   })
   const failed = (failure: Scan.ScanFailure = "provider-unavailable"): ScanOutcome => ({ status: "failed", at: stamp(), failure })
   const remediation = (
@@ -152,17 +228,35 @@ export const make = (options: ContractOptions) => {
   ): Remediation.RemediationRequest => {
     const at = stamp()
     return {
-      id: newId("remediation"), repositoryId, branchName, headBranch: `image-policy/remediate/${branchName}`, status,
-      failure: null, number: next(), url: `https://github.example/acme/api/pull/${counter}`, scanId: newId("scan"),
+      id: newId("remediation"),
+      repositoryId,
+      branchName,
+      headBranch: `image-policy/remediate/${branchName}`,
+      status,
+      failure: null,
+      number: next(),
+      url: `https://github.example/acme/api/pull/${counter}`,
+      scanId: newId("scan"),
       changes: [{
-        file: "Dockerfile", line: 1, column: 6, from: "nginx:1.25", to: "registry.example/nginx:1.25.4",
-        policyGroupId: newId("policyGroup"), phaseId: newId("phase"), mappingId: newId("mapping"), reason: "pinned by Base"
+        file: "Dockerfile",
+        line: 1,
+        column: 6,
+        from: "nginx:1.25",
+        to: "registry.example/nginx:1.25.4",
+        policyGroupId: newId("policyGroup"),
+        phaseId: newId("phase"),
+        mappingId: newId("mapping"),
+        reason: "pinned by Base"
       }],
-      createdAt: at, updatedAt: at
+      createdAt: at,
+      updatedAt: at
     }
   }
   /** A tracked repository (branches `main` and `release`, or `branches`) with its team, routine and connection. */
-  const trackedRepository = (orgId: Id.OrgId, options: { readonly routine?: Routine.Routine; readonly branches?: ReadonlyArray<string> } = {}) =>
+  const trackedRepository = (
+    orgId: Id.OrgId,
+    options: { readonly routine?: Routine.Routine; readonly branches?: ReadonlyArray<string> } = {}
+  ) =>
     Effect.gen(function*() {
       const t = team("Platform")
       const r = options.routine ?? routine(t.id)
@@ -181,8 +275,7 @@ export const make = (options: ContractOptions) => {
     Effect.map(store.repositories.get(orgId, id), (r) => Option.getOrThrow(r).branches.map((b) => b.scan.status))
   /** Claims run over every organization: a test looks only at its own scans. */
   const claimOf = (ids: ReadonlyArray<string>, worker: string, now: Date, leaseMs = 60_000) =>
-    Effect.map(store.scans.claim({ worker, now, leaseMs, limit: 10_000 }), (claims) =>
-      claims.filter((c) => ids.includes(c.scan.id)))
+    Effect.map(store.scans.claim({ worker, now, leaseMs, limit: 10_000 }), (claims) => claims.filter((c) => ids.includes(c.scan.id)))
   const claimNow = new Date("2026-06-01T00:00:00.000Z")
   /** Queues, claims and finishes one scan; answers it as stored. */
   const complete = (orgId: Id.OrgId, s: Scan.BranchScan, outcome: ScanOutcome) =>
@@ -193,10 +286,31 @@ export const make = (options: ContractOptions) => {
       return Option.getOrThrow(yield* store.scans.get(orgId, s.id))
     })
 
-
   return {
-    options, opened, store, newOrg, team, routine, connection, repository, group, draft, apiKey, webhook, audit,
-    event, scan, finding, succeeded, failed, remediation, trackedRepository, branchStatuses, claimOf, claimNow, complete
+    options,
+    opened,
+    store,
+    newOrg,
+    team,
+    routine,
+    connection,
+    repository,
+    group,
+    draft,
+    apiKey,
+    webhook,
+    audit,
+    event,
+    scan,
+    finding,
+    succeeded,
+    failed,
+    remediation,
+    trackedRepository,
+    branchStatuses,
+    claimOf,
+    claimNow,
+    complete
   }
 }
 

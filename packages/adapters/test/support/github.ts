@@ -3,8 +3,8 @@
  * stub's base URL, the acme/api repository, and the check that no error carries the token nor the
  * provider's text.
  */
-import { VcsProviderError } from "@image-policy/core"
 import { assert } from "@effect/vitest"
+import { VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as GitHub from "../../src/vcs/GitHub.js"
 import * as ProviderHttp from "../../src/vcs/ProviderHttp.js"

@@ -77,8 +77,9 @@ export const postgresTestDatabase = async (name: string): Promise<TestDatabase> 
     url: databaseUrl(serverUrl, database),
     // FORCE (PostgreSQL 13+) ends sessions a test forgot to close instead of failing the drop.
     drop: () =>
-      withClient(serverUrl, (client) =>
-        client.query(`DROP DATABASE IF EXISTS ${Pg.escapeIdentifier(database)} WITH (FORCE)`)).then(() => undefined)
+      withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${Pg.escapeIdentifier(database)} WITH (FORCE)`)).then(() =>
+        undefined
+      )
   }
 }
 

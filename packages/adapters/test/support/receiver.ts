@@ -230,9 +230,23 @@ export const testCertificate = (dnsNames: ReadonlyArray<string>): { readonly key
   const dir = mkdtempSync(join(tmpdir(), "webhook-tls-"))
   try {
     execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2",
-      "-subj", `/CN=${dnsNames[0]}`, "-addext", `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(",")}`
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${dnsNames[0]}`,
+      "-addext",
+      `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(",")}`
     ], { stdio: "pipe" })
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") }
   } finally {

@@ -9,10 +9,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import { layerSeeded } from "./seededIds.js"
 import * as MemoryStore from "../../src/storage/memory/MemoryStore.js"
 import * as FixtureVcs from "../../src/vcs/Fixture.js"
-import { allStores, type AllStores } from "./stores.js"
+import { layerSeeded } from "./seededIds.js"
+import { type AllStores, allStores } from "./stores.js"
 
 export const id = <A>(kind: Id.Kind, n: number) => Id.make(kind, new Uint8Array(16).fill(n)) as A
 export const orgId = id<Id.OrgId>("organization", 1)
@@ -104,19 +104,42 @@ export const settings = {
 
 export const seed = (store: AllStores) =>
   Effect.gen(function*() {
-    yield* store.organizations.insert({ id: orgId, name: "Acme", edition: "enterprise", grants: [], defaultNotificationTeamId: team, cooldownSeconds: 0 })
+    yield* store.organizations.insert({
+      id: orgId,
+      name: "Acme",
+      edition: "enterprise",
+      grants: [],
+      defaultNotificationTeamId: team,
+      cooldownSeconds: 0
+    })
     yield* store.teams.insert(orgId, { id: team, name: "Platform" })
     yield* store.routines.insert(orgId, { id: routineId, teamId: team, name: "Weekly", active: true, intervalDays: 7 })
-    yield* store.vcsConnections.insert(orgId, { id: connectionId, provider: "github", externalAccountName: "acme", status: "active" }, settings)
+    yield* store.vcsConnections.insert(
+      orgId,
+      { id: connectionId, provider: "github", externalAccountName: "acme", status: "active" },
+      settings
+    )
     yield* store.policyGroups.insert(orgId, {
-      id: groupId, name: "Base images", applyToAllRepos: true, notificationRouting: { kind: "inherit" }, cooldownSeconds: null,
+      id: groupId,
+      name: "Base images",
+      applyToAllRepos: true,
+      notificationRouting: { kind: "inherit" },
+      cooldownSeconds: null,
       phases: [{ id: phaseId, name: "Curated", sourceType: "internal", position: 0 }]
     })
     yield* store.webhooks.insert(orgId, {
-      id: hookId, name: "platform", type: "generic", endpointSealed: "sealed", endpointPreview: "https://h.example/…/abcd",
-      signingSecretSealed: "sealed", audienceTeamId: team, scope: { kind: "team", teamId: team },
+      id: hookId,
+      name: "platform",
+      type: "generic",
+      endpointSealed: "sealed",
+      endpointPreview: "https://h.example/…/abcd",
+      signingSecretSealed: "sealed",
+      audienceTeamId: team,
+      scope: { kind: "team", teamId: team },
       events: ["service.remediation_pull_request.created", "service.remediation_pull_request.failed"],
-      status: "active", disabledReason: null, createdAt: "2026-01-01T00:00:00.000Z"
+      status: "active",
+      disabledReason: null,
+      createdAt: "2026-01-01T00:00:00.000Z"
     })
   })
 

@@ -9,7 +9,9 @@ const read = (docs: ReadonlyArray<YNode | null>, f: YamlFindings) => {
     // Compose file format 1 has the services at the top level
     const list = isMap(services)
       ? entriesOf(services)
-      : services === undefined ? entriesOf(doc).filter((e) => !e.key.startsWith("x-") && get(e.value, "image") !== undefined) : []
+      : services === undefined
+      ? entriesOf(doc).filter((e) => !e.key.startsWith("x-") && get(e.value, "image") !== undefined)
+      : []
     for (const { value: service } of list) {
       if (!isMap(service)) continue
       // with `build`, `image` names what compose builds, not an image it pulls

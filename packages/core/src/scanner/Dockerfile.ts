@@ -122,7 +122,7 @@ const argWords = (text: string): Array<string> => {
     if (quote !== undefined) {
       word += c
       if (c === quote) quote = undefined
-    } else if (c === '"' || c === "'") {
+    } else if (c === "\"" || c === "'") {
       word += c
       quote = c
     } else if (isWs(c)) {
@@ -142,7 +142,7 @@ const unquoteArg = (value: string, vars: Vars, escape: string): string | null =>
   if (value.length >= 2 && value[0] === "'" && value.endsWith("'")) {
     literal = value.slice(1, -1)
     expandable = false
-  } else if (value.length >= 2 && value[0] === '"' && value.endsWith('"')) {
+  } else if (value.length >= 2 && value[0] === "\"" && value.endsWith("\"")) {
     literal = value.slice(1, -1)
   } else {
     literal = value

@@ -3,7 +3,7 @@ import type { YamlFindings, YamlFormat } from "./YamlFindings.js"
 import { entriesOf, get, isMap, isSeq, type Maybe, type YNode } from "./YamlTree.js"
 
 const dockerSteps = (steps: Maybe, f: YamlFindings) => {
-  if (isSeq(steps)) for (const step of steps.items) f.add(get(step, "uses"), { prefix: "docker://" })
+  if (isSeq(steps)) { for (const step of steps.items) f.add(get(step, "uses"), { prefix: "docker://" }) }
 }
 
 const readWorkflow = (docs: ReadonlyArray<YNode | null>, f: YamlFindings) => {

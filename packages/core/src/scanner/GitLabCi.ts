@@ -15,7 +15,7 @@ const read = (docs: ReadonlyArray<YNode | null>, f: YamlFindings) => {
     else f.add(node)
   }
   const services = (node: Maybe) => {
-    if (isSeq(node)) for (const s of node.items) f.add(isMap(s) ? get(s, "name") : s)
+    if (isSeq(node)) { for (const s of node.items) f.add(isMap(s) ? get(s, "name") : s) }
   }
   for (const doc of docs) {
     image(get(doc, "image"))

@@ -33,7 +33,15 @@ const composerOptions = { schema: "failsafe", uniqueKeys: false, merge: false, p
 
 /** Lexemes that never open a node: the parser stays at its depth whatever it is given. */
 const neutral = new Set<string>([
-  "byte-order-mark", "doc-mode", "flow-error-end", "doc-start", "doc-end", "newline", "space", "comment", "directive-line"
+  "byte-order-mark",
+  "doc-mode",
+  "flow-error-end",
+  "doc-start",
+  "doc-end",
+  "newline",
+  "space",
+  "comment",
+  "directive-line"
 ])
 
 /**
@@ -132,7 +140,9 @@ class Converter {
     const written = this.file.slice(start, end)
     if (plain && written === "") return null // `key:` without a value
     const multiline = type === Scalar.BLOCK_FOLDED || type === Scalar.BLOCK_LITERAL || /[\n\r]/.test(written)
-    if (plain) return { type: "scalar", value: multiline ? String(node.source ?? "") : written, raw: written, offset: start, plain, multiline }
+    if (plain) {
+      return { type: "scalar", value: multiline ? String(node.source ?? "") : written, raw: written, offset: start, plain, multiline }
+    }
     const quote = written[0]
     const closed = written.length >= 2 && written[written.length - 1] === quote
     if (!closed || multiline || flowScalarTypes[type] === undefined) {

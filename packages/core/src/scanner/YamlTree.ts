@@ -93,4 +93,6 @@ export const entriesOf = (node: Maybe): ReadonlyArray<{ readonly key: string; re
 
 export const isMap = (n: Maybe): n is YMap => n !== null && n !== undefined && n.type === "map"
 export const isSeq = (n: Maybe): n is YSeq => n !== null && n !== undefined && n.type === "seq"
-export const textOf = (n: Maybe): string | undefined => (n !== null && n !== undefined && n.type === "scalar" && !n.multiline ? n.value : undefined)
+export const textOf = (
+  n: Maybe
+): string | undefined => (n !== null && n !== undefined && n.type === "scalar" && !n.multiline ? n.value : undefined)

@@ -1,8 +1,8 @@
 /** Repository policy-group assignments (spec rules 4-6, 10): read and replace. */
 import * as Effect from "effect/Effect"
-import * as Input from "../Input.js"
 import * as Assignment from "../Assignment.js"
 import type { RepositoryId } from "../Id.js"
+import * as Input from "../Input.js"
 import { PolicyStore } from "../ports/PolicyStore.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { transaction } from "../ports/Transaction.js"

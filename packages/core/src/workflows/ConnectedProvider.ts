@@ -10,9 +10,9 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Semaphore from "effect/Semaphore"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Semaphore from "effect/Semaphore"
 import * as ConnectionHealth from "../ConnectionHealth.js"
 import type { OrgId } from "../Id.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"

@@ -9,7 +9,11 @@ import type { Caller } from "./Caller.js"
 /** The group named in a path, or `PolicyGroupNotFound` (404). */
 export const loadGroup = (caller: Caller, groupId: PolicyGroupId) =>
   PolicyStore.use(({ policyGroups }) =>
-    Effect.flatMap(policyGroups.get(caller.orgId, groupId), Option.match({
-      onNone: () => Effect.fail(new PolicyGroupNotFound({ policyGroupId: groupId })),
-      onSome: Effect.succeed
-    })))
+    Effect.flatMap(
+      policyGroups.get(caller.orgId, groupId),
+      Option.match({
+        onNone: () => Effect.fail(new PolicyGroupNotFound({ policyGroupId: groupId })),
+        onSome: Effect.succeed
+      })
+    )
+  )

@@ -4,17 +4,17 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Input from "../Input.js"
 import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
+import * as Input from "../Input.js"
 import * as Onboarding from "../Onboarding.js"
-import { toRepositoryView } from "../Repository.js"
-import { TeamNotFound } from "../Team.js"
-import { type AvailableBranch, type AvailableRepository, type ProviderRepository, VcsConnectionNotFound } from "../VcsConnection.js"
 import type { PageRequest } from "../Page.js"
 import { Ids } from "../ports/Ids.js"
 import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { transaction } from "../ports/Transaction.js"
+import { toRepositoryView } from "../Repository.js"
+import { TeamNotFound } from "../Team.js"
+import { type AvailableBranch, type AvailableRepository, type ProviderRepository, VcsConnectionNotFound } from "../VcsConnection.js"
 import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
 import { connectedProvider } from "./ConnectedProvider.js"
 import { queueScans } from "./Scans.js"
@@ -64,10 +64,13 @@ const loadConnection = (caller: Caller, id: VcsConnectionId) =>
   })
 
 const connectionInPath = (caller: Caller, id: VcsConnectionId) =>
-  Effect.flatMap(loadConnection(caller, id), Option.match({
-    onNone: () => Effect.fail(new VcsConnectionNotFound({ vcsConnectionId: id })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    loadConnection(caller, id),
+    Option.match({
+      onNone: () => Effect.fail(new VcsConnectionNotFound({ vcsConnectionId: id })),
+      onSome: Effect.succeed
+    })
+  )
 
 /**
  * GET /vcs-connections/{id}/available-repos: what the provider lists, each marked `tracked` when this
@@ -124,12 +127,15 @@ export const createRepository = Effect.fnUntraced(function*(
   const { routines, teams } = yield* OrganizationStore
   const { repositories } = yield* RepositoryStore
   const ids = yield* Ids
-  const ctx = yield* Effect.flatMap(loadConnection(caller, request.vcsConnectionId), (c) =>
-    required(c, "vcsConnectionId", "VCS connection"))
-  const team = yield* Effect.flatMap(teams.get(caller.orgId, request.assignedTeamId), (t) =>
-    required(t, "assignedTeamId", "team"))
-  const routine = yield* Effect.flatMap(routines.get(caller.orgId, request.assignedRoutineId), (r) =>
-    required(r, "assignedRoutineId", "routine"))
+  const ctx = yield* Effect.flatMap(
+    loadConnection(caller, request.vcsConnectionId),
+    (c) => required(c, "vcsConnectionId", "VCS connection")
+  )
+  const team = yield* Effect.flatMap(teams.get(caller.orgId, request.assignedTeamId), (t) => required(t, "assignedTeamId", "team"))
+  const routine = yield* Effect.flatMap(
+    routines.get(caller.orgId, request.assignedRoutineId),
+    (r) => required(r, "assignedRoutineId", "routine")
+  )
   const existing = yield* repositories.findByExternalId(caller.orgId, request.vcsConnectionId, request.externalRepoId)
   let repository: ProviderRepository | undefined
   let branches: ReadonlyArray<AvailableBranch> = []

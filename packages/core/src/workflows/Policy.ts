@@ -7,16 +7,16 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type { PhaseId, PolicyGroupId, RepositoryId } from "../Id.js"
 import * as Mapping from "../Mapping.js"
-import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../Page.js"
+import * as PolicyGroup from "../PolicyGroup.js"
+import { Ids } from "../ports/Ids.js"
 import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { PolicyStore } from "../ports/PolicyStore.js"
 import { transaction } from "../ports/Transaction.js"
 import * as Resolution from "../Resolution.js"
-import * as PolicyGroup from "../PolicyGroup.js"
 import { policyForBranch } from "./BranchPolicy.js"
-import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
+import { loadGroup } from "./GroupAccess.js"
 import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
@@ -130,6 +130,10 @@ export const resolve = Effect.fnUntraced(function*(
   const branch = yield* trackedBranch(repository, query.branch, "branch")
   const policy = yield* policyForBranch(caller.orgId, repositoryId, branch)
   const result = Resolution.resolve({ policy, image: query.image, platform: query.platform, now: yield* now })
-  return yield* Effect.fromResult(Result.mapError(result, (e) =>
-    new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message })))
+  return yield* Effect.fromResult(
+    Result.mapError(
+      result,
+      (e) => new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message })
+    )
+  )
 })

@@ -18,17 +18,17 @@ export const policyRouting = (group: PolicyGroup, org: Option.Option<Organizatio
   )
 })
 
-export const mappingEvent = (groupId: PolicyGroupId, changedAt: string, action: "created" | "updated" | "removed") =>
-(m: PublishedMapping) => ({
-  type: `service.policy_mapping.${action}` as const,
-  data: {
-    mapping_id: m.id,
-    policy_group_id: groupId,
-    phase_id: m.phaseId,
-    from_image: m.fromImage,
-    to_image: m.toImage,
-    platform_scope: m.platformScope ?? "",
-    action,
-    changed_at: changedAt
-  }
-})
+export const mappingEvent =
+  (groupId: PolicyGroupId, changedAt: string, action: "created" | "updated" | "removed") => (m: PublishedMapping) => ({
+    type: `service.policy_mapping.${action}` as const,
+    data: {
+      mapping_id: m.id,
+      policy_group_id: groupId,
+      phase_id: m.phaseId,
+      from_image: m.fromImage,
+      to_image: m.toImage,
+      platform_scope: m.platformScope ?? "",
+      action,
+      changed_at: changedAt
+    }
+  })

@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { OrgId } from "../Id.js"
 import * as MappingsFile from "../MappingsFile.js"
-import type { VcsConnection } from "../VcsConnection.js"
 import { PushDeliveryIds } from "../ports/PushDeliveryIds.js"
+import type { VcsConnection } from "../VcsConnection.js"
 import { syncPushed } from "./Sync.js"
 
 /** The delivery id was already received recently, or a delivery that must name one names none. */

@@ -6,27 +6,27 @@
  * audit row and its event are then written together.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type { OrgId, RepositoryId, ScanId } from "../Id.js"
-import type { Repository } from "../Repository.js"
-import { Ids } from "../ports/Ids.js"
 import type { PageRequest } from "../Page.js"
 import type { AuditStore } from "../ports/AuditStore.js"
+import { Ids } from "../ports/Ids.js"
 import type { OutboxStore } from "../ports/OutboxStore.js"
 import type { PolicyStore } from "../ports/PolicyStore.js"
 import { RemediationStore } from "../ports/RemediationStore.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { ScanStore } from "../ports/ScanStore.js"
 import { SnoozeStore } from "../ports/SnoozeStore.js"
-import { transaction, type Transaction } from "../ports/Transaction.js"
+import { type Transaction, transaction } from "../ports/Transaction.js"
 import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import type { WebhookStore } from "../ports/WebhookStore.js"
 import * as Remediation from "../Remediation.js"
+import type { Repository } from "../Repository.js"
 import * as Resolution from "../Resolution.js"
-import * as Text from "../Text.js"
 import type { Finding } from "../Scanner.js"
+import * as Text from "../Text.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
 import { type ConnectedProvider, connectedRepository } from "./ConnectedProvider.js"
@@ -42,7 +42,8 @@ const openRequestOf = (orgId: OrgId, repositoryId: RepositoryId, branchName: str
     Effect.map(
       remediations.latest(orgId, repositoryId, branchName, { excludeFailed: true }),
       Option.filter((r) => r.status === "open")
-    ))
+    )
+  )
 
 /**
  * Reads each changed file at the branch head and rewrites it. Changes whose file is gone or whose
@@ -62,14 +63,20 @@ const rewriteFiles = (
       else list.push(c)
     }
     const rewritten = yield* Effect.forEach([...byFile], ([path, fileChanges]) =>
-      Effect.map(provider.readFile({ fullName: repository.fullName, branch: branchName, path }), Option.flatMap((file) => {
-        const result = Remediation.rewrite(file.content, fileChanges)
-        return result.applied.length === 0
-          ? Option.none()
-          : Option.some({ file: { path, content: result.content, previousVersion: file.version }, applied: result.applied })
-      })), { concurrency: 8 })
+      Effect.map(
+        provider.readFile({ fullName: repository.fullName, branch: branchName, path }),
+        Option.flatMap((file) => {
+          const result = Remediation.rewrite(file.content, fileChanges)
+          return result.applied.length === 0
+            ? Option.none()
+            : Option.some({ file: { path, content: result.content, previousVersion: file.version }, applied: result.applied })
+        })
+      ), { concurrency: 8 })
     const files = rewritten.flatMap(Option.toArray)
-    return { files: files.map((f) => f.file), applied: files.flatMap((f) => f.applied) }
+    return {
+      files: files.map((f) => f.file),
+      applied: files.flatMap((f) => f.applied)
+    }
   })
 
 /** Whether a re-run found exactly the changes already recorded (then it records nothing). */

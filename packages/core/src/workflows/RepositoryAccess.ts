@@ -14,10 +14,14 @@ import { InvalidReferenceInBody } from "./Caller.js"
 /** The repository named in a path, or `RepositoryNotFound` (404). */
 export const loadRepository = (orgId: OrgId, repositoryId: RepositoryId) =>
   RepositoryStore.use(({ repositories }) =>
-    Effect.flatMap(repositories.get(orgId, repositoryId), Option.match({
-      onNone: () => Effect.fail(new RepositoryNotFound({ repositoryId })),
-      onSome: Effect.succeed
-    })))
+    Effect.flatMap(
+      repositories.get(orgId, repositoryId),
+      Option.match({
+        onNone: () => Effect.fail(new RepositoryNotFound({ repositoryId })),
+        onSome: Effect.succeed
+      })
+    )
+  )
 
 export const isTracked = (repository: Repository, branchName: string): boolean =>
   repository.branches.some((b) => b.branchName === branchName)

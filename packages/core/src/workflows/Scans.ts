@@ -5,23 +5,23 @@
  * `Scanner` findings; a provider that cannot answer fails the scan with a reason, never the worker.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type { OrgId, RepositoryId } from "../Id.js"
-import type { Repository } from "../Repository.js"
-import { Ids } from "../ports/Ids.js"
 import type { Page, PageRequest } from "../Page.js"
+import { Ids } from "../ports/Ids.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { type ClaimedScan, ScanStore } from "../ports/ScanStore.js"
-import { transaction, type Transaction } from "../ports/Transaction.js"
+import { type Transaction, transaction } from "../ports/Transaction.js"
+import type { Repository } from "../Repository.js"
 import * as Resolution from "../Resolution.js"
 import * as Scan from "../Scan.js"
 import * as Scanner from "../Scanner.js"
 import { policyForBranch } from "./BranchPolicy.js"
 import { audit, type Caller, now } from "./Caller.js"
 import { connectedRepository } from "./ConnectedProvider.js"
-import { isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
 import { remediateBranch, type RemediateServices } from "./Remediation.js"
+import { isTracked, loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
 /** Files read at once by one scan: a few requests in flight, not the provider's whole quota. */
 const readConcurrency = 8
@@ -83,7 +83,9 @@ export const requestScans = Effect.fnUntraced(function*(
   return yield* transaction(Effect.gen(function*() {
     const repository = yield* loadRepository(caller.orgId, repositoryId)
     if (body.branchNames !== undefined) {
-      yield* Effect.forEach(body.branchNames, (branchName, i) => trackedBranch(repository, branchName, `branchNames[${i}]`), { discard: true })
+      yield* Effect.forEach(body.branchNames, (branchName, i) => trackedBranch(repository, branchName, `branchNames[${i}]`), {
+        discard: true
+      })
     }
     // `remediate` runs the routine now: a routine scan is followed by remediation, and the
     // routine's next interval counts from it
@@ -155,11 +157,14 @@ const scanBranch = (orgId: OrgId, repository: Repository, branchName: string) =>
     // each file is scanned as soon as it is read: at most `readConcurrency` contents are held at once
     const perFile = yield* Effect.forEach(paths.success, (path) =>
       // read at the listed commit, not the branch: a push during the scan cannot mix two commits
-      Effect.map(provider.readFile({ fullName: at.fullName, branch: tree.commitSha, path }), Option.match({
-        // gone since the listing, or over the size limit: skipped
-        onNone: () => undefined,
-        onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
-      })), { concurrency: readConcurrency })
+      Effect.map(
+        provider.readFile({ fullName: at.fullName, branch: tree.commitSha, path }),
+        Option.match({
+          // gone since the listing, or over the size limit: skipped
+          onNone: () => undefined,
+          onSome: (file) => Scan.isFileTooLarge(file.content) ? undefined : Scanner.scanFile(path, file.content)
+        })
+      ), { concurrency: readConcurrency })
     const read = perFile.filter((f) => f !== undefined)
     return { status: "succeeded", commitSha: tree.commitSha, fileCount: read.length, findings: read.flat(), provider } as const
   })

@@ -1,13 +1,13 @@
 /** Snooze requests: create, review, reopen, each with its event (spec 3, 6; contracts 6). */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as Input from "../Input.js"
 import type { SnoozeRequestId } from "../Id.js"
 import { normalizeImageReference } from "../ImageReference.js"
-import { Ids } from "../ports/Ids.js"
+import * as Input from "../Input.js"
 import type { PageRequest } from "../Page.js"
+import { Ids } from "../ports/Ids.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { SnoozeStore } from "../ports/SnoozeStore.js"
 import { transaction } from "../ports/Transaction.js"
@@ -89,7 +89,8 @@ const transition = (
       yield* audit(caller, `snooze_request.${name}`, "snooze_request", id)
       yield* emitTransition(caller, request, event, at)
       return request
-    })))
+    }))
+  )
 
 export const reviewSnoozeRequest = (caller: Caller, id: SnoozeRequestId, decision: SnoozeRequest.SnoozeReviewRequest) =>
   Effect.andThen(

@@ -16,9 +16,9 @@ import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { PolicyStore } from "../ports/PolicyStore.js"
 import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { transaction } from "../ports/Transaction.js"
-import { loadGroup } from "./GroupAccess.js"
 import { audit, type Caller, emit, now } from "./Caller.js"
 import { connectedProvider } from "./ConnectedProvider.js"
+import { loadGroup } from "./GroupAccess.js"
 import { mappingEvent, policyRouting } from "./PolicyEvents.js"
 
 /** What one sync did. `changed`: the phase's published mappings changed. */
@@ -174,7 +174,11 @@ export const syncPushed = Effect.fn("Sync.syncPushed")(function*(
           error: error.message
         })),
       // a group or phase removed since the listing is simply no longer synced
-      Effect.catchTags({ PolicyGroupNotFound: () => Effect.succeed(null), PhaseNotFound: () => Effect.succeed(null), PhaseNotExternal: () => Effect.succeed(null) })
+      Effect.catchTags({
+        PolicyGroupNotFound: () => Effect.succeed(null),
+        PhaseNotFound: () => Effect.succeed(null),
+        PhaseNotExternal: () => Effect.succeed(null)
+      })
     )).pipe(Effect.map((summaries) => summaries.filter((s): s is SyncSummary => s !== null)))
 })
 

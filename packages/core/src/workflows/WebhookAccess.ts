@@ -9,7 +9,11 @@ import type { Caller } from "./Caller.js"
 /** The destination named in a path, or `WebhookNotFound` (404). */
 export const loadDestination = (caller: Caller, id: WebhookId) =>
   WebhookStore.use((webhooks) =>
-    Effect.flatMap(webhooks.get(caller.orgId, id), Option.match({
-      onNone: () => Effect.fail(new WebhookNotFound({ webhookId: id })),
-      onSome: Effect.succeed
-    })))
+    Effect.flatMap(
+      webhooks.get(caller.orgId, id),
+      Option.match({
+        onNone: () => Effect.fail(new WebhookNotFound({ webhookId: id })),
+        onSome: Effect.succeed
+      })
+    )
+  )

@@ -14,8 +14,8 @@ import type { PageRequest } from "../Page.js"
 import { OutboxStore } from "../ports/OutboxStore.js"
 import { SecretBox } from "../ports/SecretBox.js"
 import { transaction } from "../ports/Transaction.js"
-import { WebhookStore } from "../ports/WebhookStore.js"
 import { type SendFailure, WebhookSender } from "../ports/WebhookSender.js"
+import { WebhookStore } from "../ports/WebhookStore.js"
 import * as Webhook from "../Webhook.js"
 import { audit, type Caller, now } from "./Caller.js"
 import { loadDestination } from "./WebhookAccess.js"
@@ -102,14 +102,20 @@ export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed:
     })
   const destination = yield* webhooks.get(orgId, delivery.webhookId)
   if (Option.isNone(destination) || destination.value.status !== "active") {
-    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, { status: "dead", nextAttemptAt: null })
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, {
+      status: "dead",
+      nextAttemptAt: null
+    })
   }
   const opened = yield* Effect.all([
     box.open(destination.value.endpointSealed),
     destination.value.signingSecretSealed === null ? Effect.succeed(null) : box.open(destination.value.signingSecretSealed)
   ]).pipe(Effect.option)
   if (Option.isNone(opened)) {
-    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, { status: "dead", nextAttemptAt: null })
+    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, {
+      status: "dead",
+      nextAttemptAt: null
+    })
   }
   const [endpointUrl, signingSecret] = opened.value
   const result = yield* sender.send({

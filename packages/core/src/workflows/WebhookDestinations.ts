@@ -6,16 +6,16 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Input from "../Input.js"
 import type { WebhookId } from "../Id.js"
+import * as Input from "../Input.js"
 import type { PageRequest } from "../Page.js"
 import { Ids } from "../ports/Ids.js"
 import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { PolicyStore } from "../ports/PolicyStore.js"
 import { SecretBox } from "../ports/SecretBox.js"
 import { transaction } from "../ports/Transaction.js"
-import { WebhookStore } from "../ports/WebhookStore.js"
 import { WebhookSender } from "../ports/WebhookSender.js"
+import { WebhookStore } from "../ports/WebhookStore.js"
 import * as Webhook from "../Webhook.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 import { loadDestination } from "./WebhookAccess.js"
@@ -29,22 +29,34 @@ const checkReferences = (caller: Caller, request: Webhook.WebhookCreateRequest) 
     const { policyGroups } = yield* PolicyStore
     const team = (path: string, id: string) =>
       Effect.flatMap(teams.get(caller.orgId, id as any), (t) =>
-        Option.isNone(t) ? Effect.fail(new InvalidReferenceInBody({ path, message: "no team of this organization has this id" })) : Effect.void)
-    if (request.audienceTeamId !== undefined) yield* team("audienceTeamId", request.audienceTeamId)
+        Option.isNone(t)
+          ? Effect.fail(new InvalidReferenceInBody({ path, message: "no team of this organization has this id" }))
+          : Effect.void)
+    if (request.audienceTeamId !== undefined) {
+      yield* team("audienceTeamId", request.audienceTeamId)
+    }
     if (request.scope.kind === "team") yield* team("scope.teamId", request.scope.teamId)
     if (request.scope.kind === "policyGroup") {
       const group = yield* policyGroups.get(caller.orgId, request.scope.policyGroupId)
       if (Option.isNone(group)) {
-        return yield* new InvalidReferenceInBody({ path: "scope.policyGroupId", message: "no policy group of this organization has this id" })
+        return yield* new InvalidReferenceInBody({
+          path: "scope.policyGroupId",
+          message: "no policy group of this organization has this id"
+        })
       }
     }
   })
 
 /** The SSRF and syntax check of a URL, with its failure named as the `endpointUrl` field. */
 const checkEndpoint = (url: string) =>
-  Effect.flatMap(WebhookSender, (sender) =>
-    Effect.catchTag(sender.checkEndpoint(url), "UnsafeDestination", (e) =>
-      Effect.fail(new InvalidReferenceInBody({ path: "endpointUrl", message: `${e.message}; webhook endpoints must be public HTTPS addresses` }))))
+  Effect.flatMap(
+    WebhookSender,
+    (sender) =>
+      Effect.catchTag(sender.checkEndpoint(url), "UnsafeDestination", (e) =>
+        Effect.fail(
+          new InvalidReferenceInBody({ path: "endpointUrl", message: `${e.message}; webhook endpoints must be public HTTPS addresses` })
+        ))
+  )
 
 const newSigningSecret = Effect.flatMap(Ids, (ids) => Effect.map(ids.randomBytes(SIGNING_SECRET_BYTES), Webhook.formatSigningSecret))
 
@@ -146,4 +158,3 @@ export const testWebhook = Effect.fnUntraced(function*(caller: Caller, id: Webho
     return { eventId: eventId! }
   }))
 })
-

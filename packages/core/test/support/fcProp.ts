@@ -19,7 +19,10 @@ export const prop = <const A extends ReadonlyArray<fc.Arbitrary<unknown>>>(
   options?: PropOptions
 ): void =>
   it(name, () => {
-    fc.assert(fc.property(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), (...values) => body(values as Values<A>)), options?.fastCheck)
+    fc.assert(
+      fc.property(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), (...values) => body(values as Values<A>)),
+      options?.fastCheck
+    )
   }, options?.timeout)
 
 /** v3: it.effect.prop(name, [arbs], ([a]) => Effect.gen(...), { fastCheck }) -- each case runs with the test's services (TestClock, TestConsole) */
@@ -30,11 +33,14 @@ export const effectProp = <const A extends ReadonlyArray<fc.Arbitrary<unknown>>,
   options?: PropOptions
 ): void =>
   it.effect(name, () =>
-    Effect.flatMap(Effect.context<never>(), (context) => // the whole running context: TestClock & TestConsole included
+    Effect.flatMap(Effect.context<never>(), (context) =>
+      // the whole running context: TestClock & TestConsole included
       Effect.promise(() =>
         fc.assert(
-          fc.asyncProperty(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), (...values) =>
-            Effect.runPromiseWith(context)(Effect.scoped(body(values as Values<A>))).then(() => undefined)),
+          fc.asyncProperty(
+            ...(arbitraries as unknown as [fc.Arbitrary<unknown>]),
+            (...values) => Effect.runPromiseWith(context)(Effect.scoped(body(values as Values<A>))).then(() => undefined)
+          ),
           options?.fastCheck
         )
       )), options?.timeout)

@@ -15,7 +15,11 @@ export const gid = Id.make("policyGroup", new Uint8Array(16).fill(1)) as Id.Poli
 export const pid = Id.make("phase", new Uint8Array(16).fill(1)) as Id.PhaseId
 export const repositoryId = Id.make("repository", new Uint8Array(16).fill(1)) as Id.RepositoryId
 let n = 0
-export const mapping = (fromImage: string, toImage: string, extra: Partial<PolicyGroup.PublishedMapping> = {}): PolicyGroup.PublishedMapping => ({
+export const mapping = (
+  fromImage: string,
+  toImage: string,
+  extra: Partial<PolicyGroup.PublishedMapping> = {}
+): PolicyGroup.PublishedMapping => ({
   id: Id.make("mapping", new Uint8Array(16).fill(++n % 250)) as Id.MappingId,
   key: Mapping.mappingKey(fromImage, extra.platformScope),
   fromImage,
@@ -29,7 +33,11 @@ export const mapping = (fromImage: string, toImage: string, extra: Partial<Polic
 export const compile = (published: ReadonlyArray<PolicyGroup.PublishedMapping>) =>
   Resolution.compile([{ group: { id: gid, name: "Base images" }, phases: [{ id: pid, position: 0 }], published }])
 export const now = new Date("2026-06-01T00:00:00Z")
-export const snooze = (fromImage: string, status: SnoozeRequest.SnoozeStatus, until = "2026-07-01T00:00:00.000Z"): SnoozeRequest.SnoozeRequest => ({
+export const snooze = (
+  fromImage: string,
+  status: SnoozeRequest.SnoozeStatus,
+  until = "2026-07-01T00:00:00.000Z"
+): SnoozeRequest.SnoozeRequest => ({
   id: Id.make("snoozeRequest", new Uint8Array(16).fill(++n % 250)) as Id.SnoozeRequestId,
   repositoryId,
   fromImage,

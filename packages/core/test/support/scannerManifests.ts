@@ -36,7 +36,13 @@ const image: fc.Arbitrary<Image> = fc.oneof(
   }),
   fc.constantFrom(
     { image: "", written: "${REGISTRY}/app:${TAG}", offset: 0, reference: "${REGISTRY}/app:${TAG}", unresolved: ["REGISTRY", "TAG"] },
-    { image: "", written: "\"{{ .Values.repo }}:{{ .Values.tag }}\"", offset: 1, reference: "{{ .Values.repo }}:{{ .Values.tag }}", unresolved: ["{{ .Values.repo }}", "{{ .Values.tag }}"] },
+    {
+      image: "",
+      written: "\"{{ .Values.repo }}:{{ .Values.tag }}\"",
+      offset: 1,
+      reference: "{{ .Values.repo }}:{{ .Values.tag }}",
+      unresolved: ["{{ .Values.repo }}", "{{ .Values.tag }}"]
+    },
     { image: "", written: "{{ .Values.image }}", offset: 0, reference: "{{ .Values.image }}", unresolved: ["{{ .Values.image }}"] },
     { image: "", written: "$CI_REGISTRY_IMAGE/app:1", offset: 0, reference: "$CI_REGISTRY_IMAGE/app:1", unresolved: ["CI_REGISTRY_IMAGE"] }
   )
@@ -177,7 +183,11 @@ const kubernetes = fc.record({
 const compose = fc.record({
   style,
   services: fc.array(
-    fc.record({ image, form: fc.constantFrom("block", "flow", "merged", "built", "alias"), platform: fc.constantFrom(undefined, "linux/arm64") }),
+    fc.record({
+      image,
+      form: fc.constantFrom("block", "flow", "merged", "built", "alias"),
+      platform: fc.constantFrom(undefined, "linux/arm64")
+    }),
     { minLength: 1, maxLength: 5 }
   ),
   base: image
@@ -240,7 +250,10 @@ const compose = fc.record({
 
 const workflow = fc.record({
   style,
-  jobs: fc.array(fc.record({ container: fc.option(image), flowContainer: fc.boolean(), service: fc.option(image), step: fc.option(literal) }), { minLength: 1, maxLength: 3 })
+  jobs: fc.array(
+    fc.record({ container: fc.option(image), flowContainer: fc.boolean(), service: fc.option(image), step: fc.option(literal) }),
+    { minLength: 1, maxLength: 3 }
+  )
 }).map(({ jobs, style }): Manifest => {
   const w = new Writer(style)
   const s = style.step

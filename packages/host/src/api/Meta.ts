@@ -1,7 +1,7 @@
 /** Routes without an API key: the OpenAPI contract and the event type catalog (spec 4, 9; contracts 5, 6). */
 import { Event } from "@image-policy/core"
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { PathId } from "./Common.js"
 import { Problem404 } from "./Problem.js"
 

@@ -18,7 +18,9 @@ const renameRefs = (node: unknown, from: string, to: string): void => {
 }
 
 export const make = (options: { readonly publicUrl?: string | undefined } = {}): Record<string, unknown> => {
-  const spec = structuredClone(OpenApi.fromApi(options.publicUrl ? Api.annotate(OpenApi.Servers, [{ url: options.publicUrl }]) : Api)) as any
+  const spec = structuredClone(
+    OpenApi.fromApi(options.publicUrl ? Api.annotate(OpenApi.Servers, [{ url: options.publicUrl }]) : Api)
+  ) as any
   // a schema with a transformation is named after its encoded side (`ScanRequestEncoded`, `ProblemEncoded`):
   // clients know these components by their own names
   const schemas: Record<string, unknown> = spec.components?.schemas ?? {}

@@ -1,7 +1,7 @@
 /** Teams, routines, VCS connections, available repositories and branches (spec 4; contracts 5). */
 import { Routine, Team, VcsConnection } from "@image-policy/core"
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -41,10 +41,12 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
     HttpApiEndpoint.get("listAvailableRepositories", "/org/:orgId/vcs-connections/:connectionId/available-repos", {
       params: ConnectionPath,
       query: {
-        refresh: Schema.optionalKey(Schema.Literals(["1", "0", "true", "false"]).annotate({
-          description:
-            "`1` asks the provider again and spends its API quota; use it once when a recently granted repository is missing, not on every poll"
-        }))
+        refresh: Schema.optionalKey(
+          Schema.Literals(["1", "0", "true", "false"]).annotate({
+            description:
+              "`1` asks the provider again and spends its API quota; use it once when a recently granted repository is missing, not on every poll"
+          })
+        )
       },
       success: Schema.Struct({ items: Schema.Array(VcsConnection.AvailableRepository) })
     }).pipe(requires("vcs:read")),

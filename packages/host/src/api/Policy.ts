@@ -1,7 +1,7 @@
 /** Policy groups, draft mappings, publish and external phase sync (spec 4 rules 7-9; contracts 5). */
 import { Mapping, PolicyGroup } from "@image-policy/core"
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem409, Problem413, Problem503 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"

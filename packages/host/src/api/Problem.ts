@@ -9,9 +9,9 @@
  * its declaration would drop that header).
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
+import * as Schema from "effect/Schema"
 
 export const FieldError = Schema.Struct({
   path: Schema.String.annotate({ description: "JSON path of the offending field, e.g. `branchNames[1]`" }),

@@ -1,7 +1,7 @@
 /** Tracked repositories, their policy group assignments and policy resolution (spec 4 rules 2-6, 10; contracts 5). */
 import { Assignment, Onboarding, PolicyGroup, Repository } from "@image-policy/core"
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem409, Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
@@ -75,7 +75,10 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
       },
       success: ResolutionView
     })
-      .annotate(OpenApi.Description, "Which published mapping applies to an image on a tracked branch (default: the default branch), and why.")
+      .annotate(
+        OpenApi.Description,
+        "Which published mapping applies to an image on a tracked branch (default: the default branch), and why."
+      )
       .pipe(requires("policy:read"))
   )
   .middleware(Authentication)

@@ -4,9 +4,9 @@
  */
 import { Remediation, Scan } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
@@ -33,7 +33,8 @@ const ScanRequest = Schema.Struct({
       .annotate({ description: "Tracked branches to scan; every tracked branch when omitted" })
   ),
   remediate: Schema.optionalKey(Schema.Boolean.annotate({
-    description: "true runs the repository's routine now: each scan is a routine scan, which remediates its branch before it succeeds (default false)"
+    description:
+      "true runs the repository's routine now: each scan is a routine scan, which remediates its branch before it succeeds (default false)"
   }))
 })
 

@@ -14,8 +14,7 @@ export class RequiredPermissions extends Context.Service<RequiredPermissions, Re
 ) {}
 
 /** Annotates an endpoint with the permissions it needs (checked after the key and the organization). */
-export const requires = (...permissions: ReadonlyArray<Permission.Permission>) =>
-<E extends HttpApiEndpoint.Constraint>(endpoint: E): E =>
+export const requires = (...permissions: ReadonlyArray<Permission.Permission>) => <E extends HttpApiEndpoint.Constraint>(endpoint: E): E =>
   (endpoint as unknown as HttpApiEndpoint.Top)
     .annotate(RequiredPermissions, permissions)
     .annotate(OpenApi.Override, { "x-required-permissions": permissions }) as unknown as E

@@ -5,8 +5,8 @@
  * secret), a GitLab one by `X-Gitlab-Token`. Connection ids are global, so the path names no
  * organization.
  */
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { pathId } from "./Common.js"
 import { Problem400, Problem413, problemFor } from "./Problem.js"
 
@@ -40,7 +40,8 @@ export const SyncedPhase = Schema.Struct({
 
 export const PushAccepted = Schema.Struct({
   synced: Schema.Array(SyncedPhase).annotate({
-    description: "The external phases the push concerned, each with what its sync did; empty for another branch, other files or other events"
+    description:
+      "The external phases the push concerned, each with what its sync did; empty for another branch, other files or other events"
   })
 }).pipe(HttpApiSchema.status(202))
 

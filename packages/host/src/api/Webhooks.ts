@@ -1,7 +1,7 @@
 /** Webhook destinations and their deliveries (spec 2, 5.8, 6; contracts 5). Owner and Security Administrator hold `webhooks:manage`. */
 import { Outbox, Webhook } from "@image-policy/core"
-import * as Schema from "effect/Schema"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem409, Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"

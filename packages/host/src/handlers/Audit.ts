@@ -7,5 +7,8 @@ import { withCaller } from "./Call.js"
 
 const { Audit } = Workflows
 
-export const AuditHandlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
-  handlers.handle("listAuditEvents", ({ query }) => withCaller((c) => Effect.map(Audit.listAuditEvents(c, query), toPage))))
+export const AuditHandlers = HttpApiBuilder.group(
+  Api,
+  "audit",
+  (handlers) => handlers.handle("listAuditEvents", ({ query }) => withCaller((c) => Effect.map(Audit.listAuditEvents(c, query), toPage)))
+)

@@ -18,7 +18,13 @@ export const MetaHandlers = (options: { readonly publicUrl?: string | undefined 
       .handle("getEventType", ({ params }) => {
         const entry = byType.get(params.type)
         return entry === undefined
-          ? Effect.fail(Problems.make({ status: 404, type: "/problems/event-type-not-found", detail: "no such event type; see GET /api/v1/event-types" }))
+          ? Effect.fail(
+            Problems.make({
+              status: 404,
+              type: "/problems/event-type-not-found",
+              detail: "no such event type; see GET /api/v1/event-types"
+            })
+          )
           : Effect.succeed(entry)
       })
   })

@@ -12,7 +12,8 @@ export const OrganizationHandlers = HttpApiBuilder.group(Api, "organization", (h
     .handle("listTeams", ({ query }) => withCaller((c) => Effect.map(Onboarding.listTeams(c, query), toPage)))
     .handle("listTeamRoutines", ({ params, query }) =>
       withCaller((c) => Effect.map(Onboarding.listTeamRoutines(c, params.teamId, query), toPage)))
-    .handle("listRoutines", ({ query }) => withCaller((c) => Effect.map(Onboarding.listRoutines(c, query), toPage)))
+    .handle("listRoutines", ({ query }) =>
+      withCaller((c) => Effect.map(Onboarding.listRoutines(c, query), toPage)))
     .handle("listVcsConnections", ({ query }) => withCaller((c) => Effect.map(Onboarding.listVcsConnections(c, query), toPage)))
     .handle("listAvailableRepositories", ({ params, query }) =>
       withCaller((c) =>

@@ -1,8 +1,8 @@
 import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import * as Schema from "effect/Schema"
 import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { DraftMapping } from "../api/Policy.js"
@@ -24,7 +24,8 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
         Effect.flatMap(Policy.upsertDraftMapping(c, params.groupId, params.phaseId, payload), ({ mapping, outcome }) =>
           Effect.map(
             Effect.orDie(encodeDraft(mapping)),
-            (body) => HttpServerResponse.jsonUnsafe(body, { status: outcome === "created" ? 201 : 200 })
+            (body) =>
+              HttpServerResponse.jsonUnsafe(body, { status: outcome === "created" ? 201 : 200 })
           ))
       ))
     .handle("publishPolicyGroup", ({ params }) =>
@@ -35,4 +36,7 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
           changes: { created: changes.created.length, updated: changes.updated.length, removed: changes.removed.length }
         }))
       ))
-    .handle("syncPhase", ({ params }) => withCaller((c) => Policy.syncPhase(c, params.groupId, params.phaseId))))
+    .handle("syncPhase", ({ params }) =>
+      withCaller((c) =>
+        Policy.syncPhase(c, params.groupId, params.phaseId)
+      )))

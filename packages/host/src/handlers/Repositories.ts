@@ -10,9 +10,13 @@ const { Assignments, Onboarding, Policy } = Workflows
 export const RepositoriesHandlers = HttpApiBuilder.group(Api, "repositories", (handlers) =>
   handlers
     .handle("listRepositories", ({ query: { repositoryId, ...page } }) =>
-      withCaller((c) => Effect.map(Onboarding.listRepositories(c, page, repositoryId === undefined ? {} : { repositoryId }), toPage)))
+      withCaller((c) =>
+        Effect.map(Onboarding.listRepositories(c, page, repositoryId === undefined ? {} : { repositoryId }), toPage)
+      ))
     .handle("createRepository", ({ payload }) => withCaller((c) => Onboarding.createRepository(c, payload)))
     .handle("getAssignments", ({ params }) => withCaller((c) => Assignments.getAssignments(c, params.repositoryId)))
-    .handle("replaceAssignments", ({ params, payload }) =>
-      withCaller((c) => Assignments.replaceAssignments(c, params.repositoryId, payload)))
+    .handle(
+      "replaceAssignments",
+      ({ params, payload }) => withCaller((c) => Assignments.replaceAssignments(c, params.repositoryId, payload))
+    )
     .handle("resolve", ({ params, query }) => withCaller((c) => Policy.resolve(c, params.repositoryId, query))))

@@ -14,7 +14,12 @@ export const ScansHandlers = HttpApiBuilder.group(Api, "scans", (handlers) =>
         Effect.map(Scans.listFindings(c, params.repositoryId, { branch }, page), toPage)
       ))
     .handle("listScans", ({ params, query: { branch, ...page } }) =>
-      withCaller((c) => Effect.map(Scans.listScans(c, params.repositoryId, { branch }, page), toPage)))
-    .handle("requestScans", ({ params, payload }) => withCaller((c) => Scans.requestScans(c, params.repositoryId, payload)))
+      withCaller((c) =>
+        Effect.map(Scans.listScans(c, params.repositoryId, { branch }, page), toPage)
+      ))
+    .handle("requestScans", ({ params, payload }) =>
+      withCaller((c) => Scans.requestScans(c, params.repositoryId, payload)))
     .handle("listRemediationRequests", ({ params, query }) =>
-      withCaller((c) => Effect.map(Remediation.listRemediationRequests(c, params.repositoryId, query), toPage))))
+      withCaller((c) =>
+        Effect.map(Remediation.listRemediationRequests(c, params.repositoryId, query), toPage)
+      )))

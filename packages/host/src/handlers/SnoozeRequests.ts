@@ -13,4 +13,5 @@ export const SnoozeRequestsHandlers = HttpApiBuilder.group(Api, "snoozeRequests"
     .handle("createSnoozeRequest", ({ payload }) => withCaller((c) => SnoozeRequests.createSnoozeRequest(c, payload)))
     .handle("reviewSnoozeRequest", ({ params, payload }) =>
       withCaller((c) => SnoozeRequests.reviewSnoozeRequest(c, params.snoozeRequestId, payload)))
-    .handle("reopenSnoozeRequest", ({ params }) => withCaller((c) => SnoozeRequests.reopenSnoozeRequest(c, params.snoozeRequestId))))
+    .handle("reopenSnoozeRequest", ({ params }) =>
+      withCaller((c) => SnoozeRequests.reopenSnoozeRequest(c, params.snoozeRequestId))))

@@ -17,5 +17,10 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     .handle("replaceWebhookEndpoint", ({ params, payload }) =>
       withCaller((c) => WebhookDestinations.replaceWebhookEndpoint(c, params.webhookId, payload)))
     .handle("listWebhookDeliveries", ({ params, query }) =>
-      withCaller((c) => Effect.map(WebhookDeliveries.listWebhookDeliveries(c, params.webhookId, query), toPage)))
-    .handle("replayWebhookDelivery", ({ params }) => withCaller((c) => WebhookDeliveries.replayWebhookDelivery(c, params.webhookId, params.eventId))))
+      withCaller((c) =>
+        Effect.map(WebhookDeliveries.listWebhookDeliveries(c, params.webhookId, query), toPage)
+      ))
+    .handle("replayWebhookDelivery", ({ params }) =>
+      withCaller((c) =>
+        WebhookDeliveries.replayWebhookDelivery(c, params.webhookId, params.eventId)
+      )))

@@ -7,11 +7,11 @@
 import { AccessStore, type Permission, SecretHasher, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import type * as Types from "effect/Types"
-import { HttpRouter, type HttpServerResponse, HttpServerRequest } from "effect/http"
 import type { Problem } from "../api/Problem.js"
 import { Authentication, CurrentCaller, RequiredPermissions } from "../api/Security.js"
 import * as BodyGuard from "./BodyGuard.js"
@@ -37,7 +37,10 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Acce
           // each would be an Effect step of its own, on every request of every organization route)
           Effect.withFiber((fiber) => {
             // fail closed: an organization route without declared permissions is a programming error
-            const required: ReadonlyArray<Permission.Permission> | undefined = Context.getOrUndefined(endpoint.annotations, RequiredPermissions)
+            const required: ReadonlyArray<Permission.Permission> | undefined = Context.getOrUndefined(
+              endpoint.annotations,
+              RequiredPermissions
+            )
             if (required === undefined) {
               return Effect.die(new Error(`no permissions declared for ${endpoint.method} ${endpoint.path}`))
             }

@@ -18,8 +18,7 @@ export const defaultMaxBodyBytes = 1024 * 1024
 export const tooLarge = (limit: number) =>
   Problems.make({ status: 413, type: "/problems/body-too-large", detail: `request bodies are limited to ${limit} bytes` })
 
-const unreadable = () =>
-  Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
+const unreadable = () => Problems.make({ status: 400, type: "/problems/unreadable-body", detail: "the request body could not be read" })
 
 /** 400: a body declared as anything but JSON (contracts 4: the framework's own answer would be a 415). */
 export const unsupportedMediaType = () =>
@@ -41,7 +40,9 @@ export const limitInPlace = (fiber: Fiber.Fiber<unknown, unknown>, limit: number
 /** A body read bounded by `limit`: past it the read fails without buffering more (413). */
 export const bounded = <A, E, R>(read: Effect.Effect<A, E, R>, limit: number): Effect.Effect<A, E, R> =>
   // providing the limit again where it is in place would cost a context change on every request with a body
-  Effect.withFiber((fiber) => limitInPlace(fiber, limit) ? read : Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit)))
+  Effect.withFiber((fiber) =>
+    limitInPlace(fiber, limit) ? read : Effect.provideService(read, HttpServerRequest.MaxBodySize, ByteSize.bytes(limit))
+  )
 
 /** A declared content-length over the limit: refused before anything is read. */
 const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest, limit: number) => {

@@ -5,10 +5,10 @@
  */
 import { Input, type UserError, type VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as Types from "effect/Types"
 import type { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import * as Layer from "effect/Layer"
+import type * as Types from "effect/Types"
 import { type FieldError, Problem, ProblemResponses, render } from "../api/Problem.js"
 import type { PushNotAuthenticated } from "../api/VcsEvents.js"
 import { RequestInfo } from "./RequestInfo.js"
@@ -182,9 +182,7 @@ export const internalError = (): Problem =>
   make({ status: 500, type: "/problems/internal-error", detail: "an unexpected error occurred; quote the correlationId when reporting it" })
 
 /** For handlers: a domain failure becomes its problem; anything else stays a defect. */
-export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> =>
-  Effect.catch(effect, failAsProblem)
-
+export const orProblem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Problem, R> => Effect.catch(effect, failAsProblem)
 
 /**
  * A request the API could not decode (path, query, headers or body): the 400 validation problem

@@ -173,7 +173,9 @@ export const options = {
   store,
   seed: Flag.File("seed", { mustExist: true }).pipe(
     Flag.withMetavar("FILE"),
-    Flag.withDescription("load this seed file (JSON, see docs/cli.md) before serving; organizations with a fixed id that exist are left as they are"),
+    Flag.withDescription(
+      "load this seed file (JSON, see docs/cli.md) before serving; organizations with a fixed id that exist are left as they are"
+    ),
     Flag.optional
   ),
   // a Boolean flag without a default is a required flag in effect/cli 4
@@ -183,7 +185,9 @@ export const options = {
   ),
   publicUrl: Flag.String("public-url").pipe(
     Flag.withMetavar("URL"),
-    Flag.withDescription("base URL clients reach the service at (OpenAPI servers, CloudEvent dataschema); default: IMAGE_POLICY_PUBLIC_URL, else the listening address"),
+    Flag.withDescription(
+      "base URL clients reach the service at (OpenAPI servers, CloudEvent dataschema); default: IMAGE_POLICY_PUBLIC_URL, else the listening address"
+    ),
     Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_PUBLIC_URL")),
     Flag.optional,
     Flag.mapEffect(Option.match({
@@ -257,10 +261,12 @@ export const readSeed = (file: string): Effect.Effect<Seed.SeedFile, StartupErro
     )
     return yield* Result.match(Seed.parse(text), {
       onFailure: (e) =>
-        Effect.fail(new StartupError({
-          message: `invalid seed file ${file} (nothing was written):`,
-          details: e.problems.map((p) => `  ${p.path}: ${p.message}`)
-        })),
+        Effect.fail(
+          new StartupError({
+            message: `invalid seed file ${file} (nothing was written):`,
+            details: e.problems.map((p) => `  ${p.path}: ${p.message}`)
+          })
+        ),
       onSuccess: Effect.succeed
     })
   })

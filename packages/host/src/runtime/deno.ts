@@ -26,12 +26,12 @@ import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
-import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
+import { boot } from "../Boot.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SyncWorker from "../workers/Sync.js"
-import { boot } from "../Boot.js"
-import * as ServeOptions from "./ServeOptions.js"
+import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as JsonLog from "./JsonLog.js"
+import * as ServeOptions from "./ServeOptions.js"
 
 // Only what this file uses, so no Deno type package is needed to build it.
 declare const Deno: {
@@ -118,13 +118,15 @@ const serve = (flags: ServeOptions.Flags) =>
       const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
       // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
       const workerId = `deno-${Deno.hostname()}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`
-      const publicUrl = config.app.publicUrl ?? `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
+      const publicUrl = config.app.publicUrl ??
+        `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
       // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first
-      yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), schedule: config.webhookRetrySchedule }).pipe(
-        Effect.provide(services),
-        Effect.provide(logging),
-        Effect.forkIn(scope)
-      )
+      yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), schedule: config.webhookRetrySchedule })
+        .pipe(
+          Effect.provide(services),
+          Effect.provide(logging),
+          Effect.forkIn(scope)
+        )
       yield* SyncWorker.run(SyncWorker.defaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),

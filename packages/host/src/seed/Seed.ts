@@ -202,7 +202,11 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
       if (c.api?.webhookSecret !== undefined && c.api.webhookSecretEnv !== undefined) {
         problems.push({ path: `${at}.vcsConnections[${i}].api`, message: "give at most one of `webhookSecret` or `webhookSecretEnv`" })
       }
-      unique((c.fixture?.repositories ?? []).map((r) => r.externalRepoId), (j) => `${at}.vcsConnections[${i}].fixture.repositories[${j}].externalRepoId`, "externalRepoId")
+      unique(
+        (c.fixture?.repositories ?? []).map((r) => r.externalRepoId),
+        (j) => `${at}.vcsConnections[${i}].fixture.repositories[${j}].externalRepoId`,
+        "externalRepoId"
+      )
     })
     unique(org.policyGroups.map((g) => g.name), (i) => `${at}.policyGroups[${i}].name`, "policy group")
     org.policyGroups.forEach((g, i) => {
@@ -213,16 +217,25 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
       unique(g.phases.map((p) => p.name), (j) => `${gat}.phases[${j}].name`, "phase")
       g.phases.forEach((p, j) => {
         const pat = `${gat}.phases[${j}]`
-        if (p.source === "internal" && p.file !== undefined) problems.push({ path: `${pat}.file`, message: "only external phases have a file" })
-        if (p.source === "external" && p.file === undefined) problems.push({ path: `${pat}.file`, message: "an external phase needs its file" })
+        if (p.source === "internal" && p.file !== undefined) {
+          problems.push({ path: `${pat}.file`, message: "only external phases have a file" })
+        }
+        if (p.source === "external" && p.file === undefined) {
+          problems.push({ path: `${pat}.file`, message: "an external phase needs its file" })
+        }
         if (p.file !== undefined && !connections.has(p.file.connection)) {
-          problems.push({ path: `${pat}.file.connection`, message: `no VCS connection with externalAccountName ${JSON.stringify(p.file.connection)}` })
+          problems.push({
+            path: `${pat}.file.connection`,
+            message: `no VCS connection with externalAccountName ${JSON.stringify(p.file.connection)}`
+          })
         }
       })
     })
     org.apiKeys.forEach((k, i) => {
       const kat = `${at}.apiKeys[${i}]`
-      if ((k.role === undefined) === (k.permissions === undefined)) problems.push({ path: kat, message: "give exactly one of `role` or `permissions`" })
+      if ((k.role === undefined) === (k.permissions === undefined)) {
+        problems.push({ path: kat, message: "give exactly one of `role` or `permissions`" })
+      }
       // the message names the key, never the secret
       if (secrets.has(k.secret)) problems.push({ path: `${kat}.secret`, message: "the same secret is used by another key" })
       secrets.add(k.secret)
@@ -245,13 +258,18 @@ export const parse = (text: string): Result.Result<SeedFile, InvalidSeed> => {
   }
   const unstorable = JsonValue.unstorableFields(json)
   if (unstorable.length > 0) {
-    return Result.fail(new InvalidSeed({
-      problems: unstorable.map((p) => ({ path: jsonPath(p.path === "(body)" ? "$" : p.path), message: p.message }))
-    }))
+    return Result.fail(
+      new InvalidSeed({
+        problems: unstorable.map((p) => ({ path: jsonPath(p.path === "(body)" ? "$" : p.path), message: p.message }))
+      })
+    )
   }
   const decoded = decode(json, decodeOptions)
   if (Result.isFailure(decoded)) {
-    const problems = Input.fieldErrors(decoded.failure, "$", { withValues: true }).map((e) => ({ path: jsonPath(e.path), message: e.message }))
+    const problems = Input.fieldErrors(decoded.failure, "$", { withValues: true }).map((e) => ({
+      path: jsonPath(e.path),
+      message: e.message
+    }))
     return Result.fail(new InvalidSeed({ problems }))
   }
   const problems = crossCheck(decoded.success)
@@ -305,7 +323,16 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
     for (const org of seed.organizations) {
       const orgId = org.id ?? (yield* ids.next("organization"))
       if (org.id !== undefined && Option.isSome(yield* organizationStore.organizations.get(org.id))) {
-        result.push({ id: orgId, name: org.name, existing: true, teams: {}, routines: {}, vcsConnections: {}, policyGroups: {}, apiKeys: {} })
+        result.push({
+          id: orgId,
+          name: org.name,
+          existing: true,
+          teams: {},
+          routines: {},
+          vcsConnections: {},
+          policyGroups: {},
+          apiKeys: {}
+        })
         continue
       }
       const teams: Record<string, Id.TeamId> = {}
@@ -324,7 +351,13 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
         for (const r of team.routines) {
           const id = yield* ids.next("routine")
           routines[`${team.name}/${r.name}`] = id
-          yield* organizationStore.routines.insert(orgId, { id, teamId: teams[team.name]!, name: r.name, active: r.active, intervalDays: r.intervalDays })
+          yield* organizationStore.routines.insert(orgId, {
+            id,
+            teamId: teams[team.name]!,
+            name: r.name,
+            active: r.active,
+            intervalDays: r.intervalDays
+          })
         }
       }
       for (const r of org.routinesWithoutTeam) {
@@ -343,7 +376,11 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
             ...(c.fixture.webhookSecret !== undefined ? { webhookSecret: c.fixture.webhookSecret } : {})
           }
           : yield* apiSettings(c.api!)
-        yield* vcsConnections.insert(orgId, { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status }, settings)
+        yield* vcsConnections.insert(
+          orgId,
+          { id, provider: c.provider, externalAccountName: c.externalAccountName, status: c.status },
+          settings
+        )
       }
       const groups: Record<string, { id: string; phases: Record<string, string> }> = {}
       for (const g of org.policyGroups) {
@@ -404,7 +441,16 @@ export const load = Effect.fn("Seed.load")(function*(seed: SeedFile) {
           createdAt: now.toISOString()
         })
       }
-      result.push({ id: orgId, name: org.name, existing: false, teams, routines, vcsConnections: connections, policyGroups: groups, apiKeys: keys })
+      result.push({
+        id: orgId,
+        name: org.name,
+        existing: false,
+        teams,
+        routines,
+        vcsConnections: connections,
+        policyGroups: groups,
+        apiKeys: keys
+      })
     }
     return result
   }))

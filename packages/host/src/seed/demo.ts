@@ -13,7 +13,10 @@ export const demoSeed = {
     defaultNotificationTeam: "Platform",
     teams: [
       { name: "Platform", routines: [{ name: "Weekly", active: true, intervalDays: 7 }] },
-      { name: "Payments", routines: [{ name: "Daily", active: true, intervalDays: 1 }, { name: "Paused", active: false, intervalDays: 30 }] }
+      {
+        name: "Payments",
+        routines: [{ name: "Daily", active: true, intervalDays: 1 }, { name: "Paused", active: false, intervalDays: 30 }]
+      }
     ],
     routinesWithoutTeam: [{ name: "Loose", active: true, intervalDays: 30 }],
     vcsConnections: [

@@ -6,5 +6,4 @@
  */
 import type * as Cause from "effect/Cause"
 
-export const kindOf = (cause: Cause.Cause<unknown>): string =>
-  [...new Set(cause.reasons.map((reason) => reason._tag))].join(",") || "Empty"
+export const kindOf = (cause: Cause.Cause<unknown>): string => [...new Set(cause.reasons.map((reason) => reason._tag))].join(",") || "Empty"

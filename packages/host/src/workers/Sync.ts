@@ -93,7 +93,12 @@ export const tick = (options: Options, attempts: Attempts) =>
           // a defect in one phase must not stop the others
           Effect.catchCause((cause) =>
             Effect.logError("external phase sync failed unexpectedly").pipe(
-              Effect.annotateLogs({ orgId: ref.orgId, policyGroupId: ref.policyGroupId, phaseId: ref.phaseId, defect: Defect.kindOf(cause) })
+              Effect.annotateLogs({
+                orgId: ref.orgId,
+                policyGroupId: ref.policyGroupId,
+                phaseId: ref.phaseId,
+                defect: Defect.kindOf(cause)
+              })
             )
           )
         ),

@@ -52,9 +52,7 @@ export const defaults = (publicUrl: string, workerId: string): Options => ({
 const RECORD_MARGIN_MS = 1_000
 
 /** The lease actually used: never shorter than two attempts and their records. */
-export const leaseMs = (options: Options): number =>
-  Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
-
+export const leaseMs = (options: Options): number => Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
 const pass = (options: Options, box: typeof SecretBox.Service) =>
   Effect.gen(function*() {
@@ -103,7 +101,8 @@ export const run = (options: Options) =>
     while (true) {
       const attempted = yield* pass(options, box).pipe(
         Effect.catchCause((cause) =>
-          Effect.as(Effect.logError("webhook worker pass failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0))
+          Effect.as(Effect.logError("webhook worker pass failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0)
+        )
       )
       if (attempted === 0) yield* Effect.sleep(Duration.millis(options.pollIntervalMs))
     }

@@ -33,5 +33,11 @@ export const shiftedClock = (): ShiftedClock => {
     monotonicTimeNanos: system.monotonicTimeNanos,
     sleep: (duration) => system.sleep(duration)
   }
-  return { clock, advance: (ms) => { offset += ms }, now }
+  return {
+    clock,
+    advance: (ms) => {
+      offset += ms
+    },
+    now
+  }
 }

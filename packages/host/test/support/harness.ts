@@ -5,10 +5,10 @@
 import { MemoryStore } from "@image-policy/adapters"
 import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as App from "../../src/App.js"
 import { type Running, start } from "../../src/runtime/node.js"
 import * as Seed from "../../src/seed/Seed.js"
-import * as Result from "effect/Result"
 
 export const secrets = {
   owner: "owner-secret-0123456789abcdefghijklmnopqrstuv",
@@ -22,32 +22,64 @@ export const secrets = {
 } as const
 
 const repo = (externalRepoId: string, fullName: string, branches: Array<string>) => ({
-  externalRepoId, fullName, defaultBranch: branches[0]!, branches, files: {}
+  externalRepoId,
+  fullName,
+  defaultBranch: branches[0]!,
+  branches,
+  files: {}
 })
 
 export const testSeed = {
   organizations: [
     {
-      id: "org_acme", name: "Acme", edition: "enterprise", defaultNotificationTeam: "Platform",
+      id: "org_acme",
+      name: "Acme",
+      edition: "enterprise",
+      defaultNotificationTeam: "Platform",
       teams: [
         { name: "Platform", routines: [{ name: "Weekly", active: true, intervalDays: 7 }] },
         { name: "Payments", routines: [{ name: "Daily", active: true, intervalDays: 1 }] }
       ],
       routinesWithoutTeam: [{ name: "Loose", active: true, intervalDays: 30 }],
       vcsConnections: [
-        { provider: "github", externalAccountName: "acme", status: "active", fixture: { repositories: [
-          repo("1001", "acme/api", ["main", "release", "develop"]),
-          repo("1002", "acme/web", ["main", "develop"]),
-          repo("1003", "acme/policy", ["main"])
-        ] } },
-        { provider: "gitlab", externalAccountName: "acme-old", status: "inactive", fixture: { repositories: [repo("77", "acme-old/legacy", ["master"])] } },
-        { provider: "github", externalAccountName: "acme-enterprise", status: "active", api: { baseUrl: "https://ghe.example.com/api/v3", tokenEnv: "GHE_TOKEN" } }
+        {
+          provider: "github",
+          externalAccountName: "acme",
+          status: "active",
+          fixture: {
+            repositories: [
+              repo("1001", "acme/api", ["main", "release", "develop"]),
+              repo("1002", "acme/web", ["main", "develop"]),
+              repo("1003", "acme/policy", ["main"])
+            ]
+          }
+        },
+        {
+          provider: "gitlab",
+          externalAccountName: "acme-old",
+          status: "inactive",
+          fixture: { repositories: [repo("77", "acme-old/legacy", ["master"])] }
+        },
+        {
+          provider: "github",
+          externalAccountName: "acme-enterprise",
+          status: "active",
+          api: { baseUrl: "https://ghe.example.com/api/v3", tokenEnv: "GHE_TOKEN" }
+        }
       ],
       policyGroups: [
-        { name: "Base images", applyToAllRepos: false, phases: [
-          { name: "Curated", source: "internal" },
-          { name: "From repo", source: "external", file: { connection: "acme", repository: "acme/policy", branch: "main", path: "service-mappings.json" } }
-        ] },
+        {
+          name: "Base images",
+          applyToAllRepos: false,
+          phases: [
+            { name: "Curated", source: "internal" },
+            {
+              name: "From repo",
+              source: "external",
+              file: { connection: "acme", repository: "acme/policy", branch: "main", path: "service-mappings.json" }
+            }
+          ]
+        },
         { name: "Security", applyToAllRepos: false, phases: [{ name: "Pinned", source: "internal" }] },
         { name: "Everywhere", applyToAllRepos: true, notificationTeam: "none", phases: [{ name: "Baseline", source: "internal" }] }
       ],
@@ -59,18 +91,30 @@ export const testSeed = {
       ]
     },
     {
-      id: "org_globex", name: "Globex", edition: "enterprise",
+      id: "org_globex",
+      name: "Globex",
+      edition: "enterprise",
       teams: [{ name: "Ops", routines: [{ name: "Weekly", active: true, intervalDays: 7 }] }],
-      vcsConnections: [{ provider: "gitlab", externalAccountName: "globex", status: "active", fixture: { repositories: [repo("2001", "globex/app", ["main"])] } }],
+      vcsConnections: [{
+        provider: "gitlab",
+        externalAccountName: "globex",
+        status: "active",
+        fixture: { repositories: [repo("2001", "globex/app", ["main"])] }
+      }],
       policyGroups: [{ name: "Globex images", applyToAllRepos: false, phases: [{ name: "Main", source: "internal" }] }],
       apiKeys: [{ name: "owner", secret: secrets.otherOrg, role: "Owner", expiresInDays: null }]
     },
     {
-      id: "org_free", name: "Small", edition: "team",
+      id: "org_free",
+      name: "Small",
+      edition: "team",
       apiKeys: [{ name: "owner", secret: secrets.freeEdition, role: "Owner", expiresInDays: null }]
     },
     {
-      id: "org_granted", name: "Granted", edition: "free", grants: [{ feature: "automation-api", expiresAt: "2999-01-01T00:00:00Z" }],
+      id: "org_granted",
+      name: "Granted",
+      edition: "free",
+      grants: [{ feature: "automation-api", expiresAt: "2999-01-01T00:00:00Z" }],
       apiKeys: [{ name: "owner", secret: secrets.grantOrg, role: "Owner", expiresInDays: null }]
     }
   ]
@@ -79,7 +123,11 @@ export const testSeed = {
 export interface TestHost extends Running {
   readonly ids: ReadonlyArray<Seed.SeededOrganization>
   readonly org: Seed.SeededOrganization
-  readonly request: (method: string, path: string, options?: { readonly key?: string | null; readonly body?: unknown; readonly raw?: string; readonly headers?: Record<string, string> }) => Promise<{ readonly status: number; readonly headers: Headers; readonly body: any; readonly text: string }>
+  readonly request: (
+    method: string,
+    path: string,
+    options?: { readonly key?: string | null; readonly body?: unknown; readonly raw?: string; readonly headers?: Record<string, string> }
+  ) => Promise<{ readonly status: number; readonly headers: Headers; readonly body: any; readonly text: string }>
 }
 
 export const startTestHost = async (options: {

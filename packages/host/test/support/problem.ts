@@ -58,5 +58,4 @@ export type StoreFactory = () => Layer.Layer<Stores, unknown>
 
 export const memoryStore: StoreFactory = () => MemoryStore.layer
 
-export const postgresStore = (url: string): StoreFactory => () =>
-  StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 }))
+export const postgresStore = (url: string): StoreFactory => () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 }))

@@ -65,7 +65,11 @@ export const readAllPages = async (
       ...(options.limit !== undefined ? [`limit=${options.limit}`] : []),
       ...(cursor !== undefined ? [`cursor=${encodeURIComponent(cursor)}`] : [])
     ].join("&")
-    const answer = await host.request("GET", query === "" ? path : `${path}${separator}${query}`, options.key !== undefined ? { key: options.key } : {})
+    const answer = await host.request(
+      "GET",
+      query === "" ? path : `${path}${separator}${query}`,
+      options.key !== undefined ? { key: options.key } : {}
+    )
     const body = expectJson(answer, 200)
     pages++
     items.push(...body.items)

@@ -15,16 +15,36 @@ export const syncSeed = () => {
   const acme = seed.organizations[0]
   acme.vcsConnections[0].fixture.webhookSecret = githubSecret
   acme.vcsConnections.push({
-    provider: "gitlab", externalAccountName: "acme-lab", status: "active",
-    fixture: { repositories: [{ externalRepoId: "501", fullName: "acme/lab-policy", defaultBranch: "main", branches: ["main"] }], webhookSecret: gitlabSecret }
+    provider: "gitlab",
+    externalAccountName: "acme-lab",
+    status: "active",
+    fixture: {
+      repositories: [{ externalRepoId: "501", fullName: "acme/lab-policy", defaultBranch: "main", branches: ["main"] }],
+      webhookSecret: gitlabSecret
+    }
   })
   acme.policyGroups.push(
-    { name: "Delayed", cooldownSeconds: 3600, phases: [
-      { name: "Delayed file", source: "external", file: { connection: "acme", repository: "acme/policy", branch: "main", path: "delayed/mappings.json" } }
-    ] },
-    { name: "Lab", phases: [
-      { name: "Lab file", source: "external", file: { connection: "acme-lab", repository: "acme/lab-policy", branch: "main", path: "service-mappings.json" } }
-    ] }
+    {
+      name: "Delayed",
+      cooldownSeconds: 3600,
+      phases: [
+        {
+          name: "Delayed file",
+          source: "external",
+          file: { connection: "acme", repository: "acme/policy", branch: "main", path: "delayed/mappings.json" }
+        }
+      ]
+    },
+    {
+      name: "Lab",
+      phases: [
+        {
+          name: "Lab file",
+          source: "external",
+          file: { connection: "acme-lab", repository: "acme/lab-policy", branch: "main", path: "service-mappings.json" }
+        }
+      ]
+    }
   )
   return seed
 }

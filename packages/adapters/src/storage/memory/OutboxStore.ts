@@ -1,6 +1,6 @@
 /** The event outbox and its deliveries in the memory state. */
 import type { Outbox, OutboxStore } from "@image-policy/core"
-import { type WebhookDeliveryRow, paginate, push, put, sortBy, type State } from "./State.js"
+import { paginate, push, put, sortBy, type State, type WebhookDeliveryRow } from "./State.js"
 
 const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: WebhookDeliveryRow): Outbox.WebhookDelivery => d
 

@@ -51,8 +51,7 @@ export const make = (s: State): typeof PolicyStore.Service => ({
   },
   published: {
     listByGroup: (orgId, groupId) => s.read(() => s.state(orgId)?.published.get(groupId) ?? []),
-    listByGroups: (orgId, groupIds) =>
-      s.read(() => new Map(groupIds.map((id) => [id, s.state(orgId)?.published.get(id) ?? []] as const))),
+    listByGroups: (orgId, groupIds) => s.read(() => new Map(groupIds.map((id) => [id, s.state(orgId)?.published.get(id) ?? []] as const))),
     replace: (orgId, groupId, phaseIds, mappings) =>
       s.run((undo) => {
         const o = s.need(orgId)

@@ -50,9 +50,7 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
     findByExternalId: (orgId, connectionId, externalRepoId) =>
       s.read(() =>
         Option.fromNullishOr(
-          s.valuesOf(orgId, (o) => o.repositories).find((r) =>
-            r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId
-          )
+          s.valuesOf(orgId, (o) => o.repositories).find((r) => r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId)
         )
       ),
     trackedExternalIds: (orgId, connectionId) =>

@@ -51,7 +51,9 @@ export const make = (s: State): typeof ScanStore.Service => {
         ).pipe(Option.map(publicScan))
       ),
     list: (orgId, repositoryId, page, filter) =>
-      s.read(() => paginate(sortBy(scansOf(orgId, repositoryId, filter?.branchName), byQueued, true).map(publicScan), byQueued, page, true)),
+      s.read(() =>
+        paginate(sortBy(scansOf(orgId, repositoryId, filter?.branchName), byQueued, true).map(publicScan), byQueued, page, true)
+      ),
     claim: ({ leaseMs, limit, now, worker }) =>
       s.run((undo) => {
         const t = now.getTime()

@@ -28,7 +28,9 @@ export const statements = (sql: SqlClient.SqlClient, text: string): Effect.Effec
 
 const init = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* statements(sql, `
+  yield* statements(
+    sql,
+    `
     CREATE TABLE organizations (
       id text PRIMARY KEY,
       doc jsonb NOT NULL
@@ -165,7 +167,8 @@ const init = Effect.gen(function*() {
       doc jsonb NOT NULL,
       PRIMARY KEY (org_id, event_id, webhook_id, attempt)
     );
-  `)
+  `
+  )
 })
 
 /**
@@ -186,7 +189,9 @@ const init = Effect.gen(function*() {
  */
 const scans = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* statements(sql, `
+  yield* statements(
+    sql,
+    `
     CREATE TABLE scans (
       org_id text NOT NULL REFERENCES organizations (id),
       id text COLLATE "C" NOT NULL,
@@ -252,7 +257,8 @@ const scans = Effect.gen(function*() {
     WHERE EXISTS (
       SELECT 1 FROM jsonb_array_elements(doc->'phases') AS x(p)
       WHERE jsonb_typeof(p->'external') = 'object' AND NOT (p->'external' ? 'pollIntervalSeconds'));
-  `)
+  `
+  )
 })
 
 /**

@@ -26,8 +26,15 @@ export const make = (sql: SqlClient.SqlClient): typeof OrganizationStore.Service
     },
     routines: {
       list: (orgId, request, filter) =>
-        docPage("routines", "name", orgId, request, decodeRoutine, (r) => r.name,
-          filter?.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``),
+        docPage(
+          "routines",
+          "name",
+          orgId,
+          request,
+          decodeRoutine,
+          (r) => r.name,
+          filter?.teamId !== undefined ? sql`AND team_id = ${filter.teamId}` : sql``
+        ),
       get: (orgId, id) => one(sql`SELECT doc FROM routines WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRoutine)),
       insert: (orgId, r) =>
         die(sql`INSERT INTO routines (org_id, id, team_id, name, doc)

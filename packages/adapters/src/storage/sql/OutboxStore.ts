@@ -41,7 +41,8 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
     getEvent: (orgId, id) => one(sql`SELECT doc FROM outbox_events WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeEvent)),
     claim: ({ leaseMs, limit, now, worker }) =>
       Effect.map(
-        die(sql`UPDATE deliveries d SET lease_owner = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+        die(
+          sql`UPDATE deliveries d SET lease_owner = ${worker}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
           FROM (
             SELECT org_id, event_id, webhook_id FROM deliveries
             WHERE status = 'pending' AND next_attempt_at <= ${now.toISOString()}::timestamptz
@@ -52,7 +53,8 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
           WHERE d.org_id = c.org_id AND d.event_id = c.event_id AND d.webhook_id = c.webhook_id
             AND e.org_id = d.org_id AND e.id = d.event_id
           RETURNING d.org_id, d.event_id, d.webhook_id, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
-            d.updated_at, e.doc`),
+            d.updated_at, e.doc`
+        ),
         (rows) =>
           rows
             .map((row: any) => ({ orgId: row.orgId as string, delivery: toDelivery(row), event: decodeEvent(row.doc) }))

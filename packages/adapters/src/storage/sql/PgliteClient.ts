@@ -10,10 +10,10 @@
  * aborted transaction fails instead of silently rolling back. Names and types are aligned with
  * `PgClient.ts` (STACK.md trap 6).
  */
-import { PGlite } from "@electric-sql/pglite"
-import type { Results } from "@electric-sql/pglite"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import * as PgTypes from "@effect/sql-pg/PgTypes"
+import { PGlite } from "@electric-sql/pglite"
+import type { Results } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -239,8 +239,7 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
 interface PgJson extends Statement.Custom<"PgJson", unknown> {}
 const PgJson = Statement.custom<PgJson>("PgJson")
 
-const toContext = (client: PgliteClient) =>
-  Context.make(PgliteClient, client).pipe(Context.add(Client.SqlClient, client))
+const toContext = (client: PgliteClient) => Context.make(PgliteClient, client).pipe(Context.add(Client.SqlClient, client))
 
 /** A client over an instance the caller owns (tests share one instance per file: creating one costs seconds). */
 export const layerFromInstance = (

@@ -17,8 +17,7 @@ export const make = (sql: SqlClient.SqlClient): typeof PolicyStore.Service => {
     policyGroups: {
       list: (orgId, request) => docPage("policy_groups", "name", orgId, request, decodeGroup, (g) => g.name),
       all: (orgId) =>
-        Effect.map(die(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} ORDER BY name, id`), (rows) =>
-          rows.map(doc(decodeGroup))),
+        Effect.map(die(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} ORDER BY name, id`), (rows) => rows.map(doc(decodeGroup))),
       get: (orgId, id) => one(sql`SELECT doc FROM policy_groups WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeGroup)),
       insert: (orgId, g) =>
         die(sql`INSERT INTO policy_groups (org_id, id, name, doc) VALUES (${orgId}, ${g.id}, ${g.name}, ${json(g)}::jsonb)

@@ -51,8 +51,15 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
     },
     repositories: {
       list: (orgId, request, filter) =>
-        docPage("repositories", "created_at", orgId, request, decodeRepository, (r) => r.createdAt,
-          filter?.repositoryId !== undefined ? sql`AND id = ${filter.repositoryId}` : sql``),
+        docPage(
+          "repositories",
+          "created_at",
+          orgId,
+          request,
+          decodeRepository,
+          (r) => r.createdAt,
+          filter?.repositoryId !== undefined ? sql`AND id = ${filter.repositoryId}` : sql``
+        ),
       get: (orgId, id) => one(sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRepository)),
       findByExternalId: (orgId, connectionId, externalRepoId) =>
         one(
@@ -88,8 +95,10 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
     assignments: {
       get: (orgId, repositoryId) =>
         Effect.map(
-          one(sql`SELECT doc FROM repository_assignments WHERE org_id = ${orgId} AND repository_id = ${repositoryId}`,
-            doc(decodeAssignments)),
+          one(
+            sql`SELECT doc FROM repository_assignments WHERE org_id = ${orgId} AND repository_id = ${repositoryId}`,
+            doc(decodeAssignments)
+          ),
           Option.getOrElse(() => [])
         ),
       replace: (orgId, repositoryId, assignments) =>

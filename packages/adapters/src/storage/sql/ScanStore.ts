@@ -7,8 +7,8 @@ import {
   type PageRequest,
   type RoutineTarget,
   Scan,
-  type ScanOutcome,
   Scanner,
+  type ScanOutcome,
   type ScanStore
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
@@ -222,8 +222,18 @@ export const make = (sql: SqlClient.SqlClient): typeof ScanStore.Service => {
       // repository rows in one order (abandoned and claimed alike), so two claimers never wait on
       // each other's repositories
       const branches = [
-        ...abandoned.map((row: any) => ({ orgId: row.orgId as string, repositoryId: row.repositoryId as string, branchName: row.branchName as string, status: "failed" as const })),
-        ...claimed.map((c) => ({ orgId: c.orgId as string, repositoryId: c.scan.repositoryId as string, branchName: c.scan.branchName, status: "running" as const }))
+        ...abandoned.map((row: any) => ({
+          orgId: row.orgId as string,
+          repositoryId: row.repositoryId as string,
+          branchName: row.branchName as string,
+          status: "failed" as const
+        })),
+        ...claimed.map((c) => ({
+          orgId: c.orgId as string,
+          repositoryId: c.scan.repositoryId as string,
+          branchName: c.scan.branchName,
+          status: "running" as const
+        }))
       ]
       const key = (b: typeof branches[number]) => `${b.orgId}|${b.repositoryId}|${b.branchName}`
       branches.sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)

@@ -14,7 +14,10 @@ export const make = (sql: SqlClient.SqlClient): typeof WebhookStore.Service => {
       die(sql`INSERT INTO webhooks (org_id, id, created_at, doc) VALUES (${orgId}, ${d.id}, ${d.createdAt}, ${json(d)}::jsonb)`),
     list: (orgId, request) => docPage("webhooks", "created_at", orgId, request, decodeWebhook, (w) => w.createdAt),
     all: (orgId) =>
-      Effect.map(die(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} ORDER BY created_at, id`), (rows) => rows.map(doc(decodeWebhook))),
+      Effect.map(
+        die(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} ORDER BY created_at, id`),
+        (rows) => rows.map(doc(decodeWebhook))
+      ),
     get: (orgId, id) => one(sql`SELECT doc FROM webhooks WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeWebhook)),
     update: (orgId, d) => die(sql`UPDATE webhooks SET doc = ${json(d)}::jsonb WHERE org_id = ${orgId} AND id = ${d.id}`),
     delete: (orgId, id) =>

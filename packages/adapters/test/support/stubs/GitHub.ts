@@ -1,7 +1,20 @@
 /** A local stand-in for the GitHub REST v3 API (GitHub Enterprise Server-like, under `/api/v3`). */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type StubRepository, type StubPullRequest, type StubRequest, type StubAnswer, type Stub, type StubOptions, sha1, gitBlobSha, type Route, serve, page, branchOfRef } from "./Server.js"
+import {
+  branchOfRef,
+  gitBlobSha,
+  page,
+  type Route,
+  serve,
+  sha1,
+  type Stub,
+  type StubAnswer,
+  type StubOptions,
+  type StubPullRequest,
+  type StubRepository,
+  type StubRequest
+} from "./Server.js"
 
 /** Base64 with a line break every 60 characters, as GitHub sends file contents. */
 const githubBase64 = (content: string) => Buffer.from(content, "utf8").toString("base64").replace(/(.{60})/g, "$1\n")
@@ -32,7 +45,10 @@ interface TreeEntry {
  */
 const gitObjects = () => {
   const blobs = new Map<string, string>()
-  const trees = new Map<string, { readonly entries: ReadonlyArray<TreeEntry>; readonly files: Map<string, string>; readonly modes: Map<string, string> }>()
+  const trees = new Map<
+    string,
+    { readonly entries: ReadonlyArray<TreeEntry>; readonly files: Map<string, string>; readonly modes: Map<string, string> }
+  >()
   const commits = new Map<string, { readonly files: Map<string, string>; readonly modes: Map<string, string> }>()
 
   /** The root tree sha of these files; every subtree registered. */
@@ -146,7 +162,10 @@ const githubAnswer = (
         const children = [...files.keys()].filter((p) => p.startsWith(`${path}/`))
         return children.length === 0
           ? notFound
-          : { status: 200, body: children.map((p) => ({ type: "file", name: p.split("/").pop(), path: p, sha: gitBlobSha(files.get(p)!) })) }
+          : {
+            status: 200,
+            body: children.map((p) => ({ type: "file", name: p.split("/").pop(), path: p, sha: gitBlobSha(files.get(p)!) }))
+          }
       }
       const size = Buffer.byteLength(content)
       const large = options.largeFileBytes !== undefined && size > options.largeFileBytes
@@ -166,7 +185,9 @@ const githubAnswer = (
     if (request.method === "PUT") {
       const body = request.body as { message?: string; content?: string; branch?: string; sha?: string }
       const branch = body.branch ?? repo.defaultBranch ?? ""
-      if (typeof body.message !== "string" || typeof body.content !== "string") return { status: 422, body: { message: "Invalid request." } }
+      if (typeof body.message !== "string" || typeof body.content !== "string") {
+        return { status: 422, body: { message: "Invalid request." } }
+      }
       if (!repo.branches.has(branch)) return { status: 404, body: { message: `Branch ${branch} not found` } }
       const files = repo.files.get(branch) ?? new Map<string, string>()
       const existing = files.get(path)
@@ -181,7 +202,10 @@ const githubAnswer = (
       repo.files.set(branch, files)
       const commitSha = sha1(`${branch}:${path}:${content}`)
       repo.branches.set(branch, commitSha)
-      return { status: existing === undefined ? 201 : 200, body: { content: { path, sha: gitBlobSha(content) }, commit: { sha: commitSha } } }
+      return {
+        status: existing === undefined ? 201 : 200,
+        body: { content: { path, sha: gitBlobSha(content) }, commit: { sha: commitSha } }
+      }
     }
   }
   if (rest[0] === "git" && rest[1] === "ref" && rest[2] === "heads" && request.method === "GET") {
@@ -192,7 +216,8 @@ const githubAnswer = (
   if (rest[0] === "git" && rest[1] === "trees" && rest.length === 3 && request.method === "GET") {
     const tree = git.resolveTree(repo, decodeURIComponent(rest[2]!))
     if (tree === undefined) return notFound
-    const recursive = request.query.get("recursive") !== null && request.query.get("recursive") !== "0" && request.query.get("recursive") !== "false"
+    const recursive = request.query.get("recursive") !== null && request.query.get("recursive") !== "0" &&
+      request.query.get("recursive") !== "false"
     const all = recursive ? git.flatten(tree.entries) : [...tree.entries]
     const limit = recursive ? options.truncateTreesOver : undefined
     const truncated = limit !== undefined && all.length > limit
@@ -246,7 +271,9 @@ const githubAnswer = (
     if (typeof body.message !== "string" || tree === undefined || !Array.isArray(body.parents)) {
       return { status: 422, body: { message: "Invalid request." } }
     }
-    if (body.parents.some((p) => git.commitFiles(repo, p) === undefined)) return { status: 422, body: { message: "Parent SHA does not exist" } }
+    if (body.parents.some((p) => git.commitFiles(repo, p) === undefined)) {
+      return { status: 422, body: { message: "Parent SHA does not exist" } }
+    }
     const sha = sha1(`commit ${body.tree} ${body.parents.join(",")} ${body.message} ${git.commits.size}`)
     git.commits.set(sha, { files: tree.files, modes: tree.modes })
     return { status: 201, body: { sha, tree: { sha: body.tree }, parents: body.parents.map((p) => ({ sha: p })), message: body.message } }
@@ -266,7 +293,10 @@ const githubAnswer = (
     for (const files of repo.files.values()) {
       for (const content of files.values()) {
         if (gitBlobSha(content) === rest[2]) {
-          return { status: 200, body: { sha: rest[2], size: Buffer.byteLength(content), encoding: "base64", content: githubBase64(content) } }
+          return {
+            status: 200,
+            body: { sha: rest[2], size: Buffer.byteLength(content), encoding: "base64", content: githubBase64(content) }
+          }
         }
       }
     }
@@ -308,7 +338,10 @@ const githubAnswer = (
       return { status: 422, body: { message: "Validation Failed" } }
     }
     if (pulls.some((p) => p.state === "open" && p.head === body.head && p.base === body.base)) {
-      return { status: 422, body: { message: "Validation Failed", errors: [{ message: `A pull request already exists for ${body.head}.` }] } }
+      return {
+        status: 422,
+        body: { message: "Validation Failed", errors: [{ message: `A pull request already exists for ${body.head}.` }] }
+      }
     }
     const pull: StubPullRequest = {
       fullName: repo.fullName,

@@ -2,7 +2,18 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
-import { type StubRepository, type StubPullRequest, type Stub, type StubOptions, sha1, gitBlobSha, type Route, serve, page, branchOfRef } from "./Server.js"
+import {
+  branchOfRef,
+  gitBlobSha,
+  page,
+  type Route,
+  serve,
+  sha1,
+  type Stub,
+  type StubOptions,
+  type StubPullRequest,
+  type StubRepository
+} from "./Server.js"
 
 const gitlabPages = (number: number, last: number, total: number, perPage: number) => ({
   "x-page": String(number),
@@ -12,7 +23,6 @@ const gitlabPages = (number: number, last: number, total: number, perPage: numbe
   "x-next-page": number < last ? String(number + 1) : "",
   "x-prev-page": number > 1 ? String(number - 1) : ""
 })
-
 
 /** Every file and directory below the root, sorted by path, as GitLab's recursive tree lists them. */
 const gitlabTree = (repo: StubRepository, branch: string) => {
@@ -156,7 +166,9 @@ const gitlabRoute = (options: StubOptions): Route => (request, s, stub) => {
     for (const a of body.actions) {
       const text = a.content === undefined ? "" : a.encoding === "base64" ? Buffer.from(a.content, "base64").toString("utf8") : a.content
       if (a.action === "create" && files.has(a.file_path)) return { status: 400, body: { message: "A file with this name already exists" } }
-      if ((a.action === "update" || a.action === "delete") && !files.has(a.file_path)) return { status: 400, body: { message: "A file with this name doesn't exist" } }
+      if ((a.action === "update" || a.action === "delete") && !files.has(a.file_path)) {
+        return { status: 400, body: { message: "A file with this name doesn't exist" } }
+      }
       if (a.action === "delete") files.delete(a.file_path)
       else files.set(a.file_path, text)
     }
