@@ -24,6 +24,7 @@ const rotated = Signing.generateSigningSecret(new Uint8Array(48).map((_, i) => i
 
 const attemptFor = (endpointUrl: string, overrides: Partial<Attempt> = {}): Attempt => ({
   type: "generic",
+  chatPlatform: null,
   endpointUrl,
   signingSecret: secret,
   orgId: "org_demo",
@@ -181,7 +182,7 @@ describe("answers", () => {
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain", respond: () => ({ status: 200, body: "x".repeat(4 * 1024 * 1024) }) })
       const sender = HttpWebhookSender.make({ allowUnsafeTargets: true, maxResponseBytes: 1024 })
-      const result = yield* sender.send(attemptFor(target.url(), { type: "chat", signingSecret: null }))
+      const result = yield* sender.send(attemptFor(target.url(), { type: "chat", chatPlatform: "slack", signingSecret: null }))
       assert.strictEqual(result.statusCode, 200)
     }))
 })
@@ -274,6 +275,7 @@ describe("TLS (safe mode, pinned through the connect hook)", () => {
 })
 
 describe("chat deliveries", () => {
+  const openUrl = "https://policy.example.com/console/org/org_demo/snooze-requests/snz_0123456789abcdefghjkmnpqrs"
   // Slack Block Kit, as far as this message uses it (limits from Slack's block reference)
   const PlainText = Schema.Struct({
     type: Schema.Literal("plain_text"),
@@ -311,7 +313,7 @@ describe("chat deliveries", () => {
   it.live("sends valid Slack blocks JSON with an Open link, unsigned", () =>
     Effect.gen(function*() {
       const target = yield* receiver({ mode: "plain" })
-      const result = yield* unsafeSender.send(attemptFor(target.url(), { type: "chat", signingSecret: null }))
+      const result = yield* unsafeSender.send(attemptFor(target.url(), { type: "chat", chatPlatform: "slack", signingSecret: null }))
       assert.strictEqual(result.statusCode, 200)
       const request = target.requests[0]!
       assert.strictEqual(request.headers["content-type"], "application/json; charset=utf-8")
@@ -321,10 +323,110 @@ describe("chat deliveries", () => {
       assert.isDefined(actions)
       if (actions?.type === "actions") {
         assert.strictEqual(actions.elements[0]!.text.text, "Open")
-        assert.strictEqual(actions.elements[0]!.url, "https://policy.example.com/api/v1/org/org_demo/snooze-requests")
+        assert.strictEqual(actions.elements[0]!.url, openUrl)
       }
       assert.include(message.text, "|Open>")
       assert.notInclude(request.rawBody, target.url())
+    }))
+
+  // the parts of an Adaptive Card this message uses (adaptivecards.io schema; Teams wraps it in a message activity)
+  const TeamsMessage = Schema.Struct({
+    type: Schema.Literal("message"),
+    attachments: Schema.Tuple([Schema.Struct({
+      contentType: Schema.Literal("application/vnd.microsoft.card.adaptive"),
+      contentUrl: Schema.Null,
+      content: Schema.Struct({
+        $schema: Schema.Literal("http://adaptivecards.io/schemas/adaptive-card.json"),
+        type: Schema.Literal("AdaptiveCard"),
+        version: Schema.String.check(Schema.isPattern(/^1\.[0-5]$/)),
+        body: Schema.Array(Schema.Union([
+          Schema.Struct({
+            type: Schema.Literal("TextBlock"),
+            text: Schema.String.check(Schema.isMinLength(1)),
+            wrap: Schema.Boolean,
+            size: Schema.optionalKey(Schema.Literals(["Small", "Medium", "Large"])),
+            weight: Schema.optionalKey(Schema.Literal("Bolder")),
+            isSubtle: Schema.optionalKey(Schema.Boolean)
+          }),
+          Schema.Struct({
+            type: Schema.Literal("FactSet"),
+            facts: Schema.Array(Schema.Struct({ title: Schema.String.check(Schema.isMinLength(1)), value: Schema.String }))
+          })
+        ])),
+        actions: Schema.Tuple([Schema.Struct({ type: Schema.Literal("Action.OpenUrl"), title: Schema.Literal("Open"), url: Url })])
+      })
+    })])
+  })
+
+  // Google Chat's cardsV2 (Card v1 of the Chat API), as far as this message uses it
+  const GoogleChatMessage = Schema.Struct({
+    cardsV2: Schema.Tuple([Schema.Struct({
+      cardId: Schema.String.check(Schema.isMinLength(1)),
+      card: Schema.Struct({
+        header: Schema.Struct({ title: Schema.String.check(Schema.isMinLength(1)), subtitle: Schema.String }),
+        sections: Schema.Tuple([Schema.Struct({
+          widgets: Schema.Array(Schema.Union([
+            Schema.Struct({ decoratedText: Schema.Struct({ topLabel: Schema.String, text: Schema.String, wrapText: Schema.Boolean }) }),
+            Schema.Struct({
+              buttonList: Schema.Struct({
+                buttons: Schema.Tuple([
+                  Schema.Struct({ text: Schema.Literal("Open"), onClick: Schema.Struct({ openLink: Schema.Struct({ url: Url }) }) })
+                ])
+              })
+            })
+          ])).check(Schema.isMaxLength(100))
+        })])
+      })
+    })])
+  })
+
+  it.live("sends a Microsoft Teams Adaptive Card message with an Open action, unsigned", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver({ mode: "plain", respond: () => ({ status: 202 }) })
+      const result = yield* unsafeSender.send(
+        attemptFor(target.url("/workflows/abc"), { type: "chat", chatPlatform: "teams", signingSecret: null })
+      )
+      assert.strictEqual(result.statusCode, 202)
+      const request = target.requests[0]!
+      assert.strictEqual(request.path, "/workflows/abc")
+      assert.strictEqual(request.headers["content-type"], "application/json; charset=utf-8")
+      assert.isUndefined(request.headers["webhook-signature"])
+      const message = Schema.decodeUnknownSync(TeamsMessage, { onExcessProperty: "error" })(JSON.parse(request.rawBody))
+      assert.strictEqual(message.attachments[0].content.actions[0].url, openUrl)
+      assert.notInclude(request.rawBody, target.url("/workflows/abc"))
+    }))
+
+  it.live("sends a Google Chat cardsV2 message with an Open button, unsigned", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver({ mode: "plain" })
+      const result = yield* unsafeSender.send(
+        attemptFor(target.url("/v1/spaces/AAA/messages?key=k&token=t"), { type: "chat", chatPlatform: "google-chat", signingSecret: null })
+      )
+      assert.strictEqual(result.statusCode, 200)
+      const request = target.requests[0]!
+      assert.strictEqual(request.path, "/v1/spaces/AAA/messages?key=k&token=t")
+      assert.strictEqual(request.headers["content-type"], "application/json; charset=utf-8")
+      assert.isUndefined(request.headers["webhook-signature"])
+      const message = Schema.decodeUnknownSync(GoogleChatMessage, { onExcessProperty: "error" })(JSON.parse(request.rawBody))
+      const button = message.cardsV2[0].card.sections[0].widgets.at(-1)
+      assert.deepStrictEqual(button, { buttonList: { buttons: [{ text: "Open", onClick: { openLink: { url: openUrl } } }] } })
+      assert.notInclude(request.rawBody, "token=t")
+    }))
+
+  it.live("every attempt of one event sends the same bytes, on every platform", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver({ mode: "plain" })
+      for (const chatPlatform of ["slack", "teams", "google-chat"] as const) {
+        const attempt = attemptFor(target.url(`/${chatPlatform}`), { type: "chat", chatPlatform, signingSecret: null })
+        yield* unsafeSender.send(attempt)
+        yield* unsafeSender.send(attempt)
+      }
+      const bodies = target.requests.map((r) => r.rawBody)
+      assert.strictEqual(bodies.length, 6)
+      assert.strictEqual(bodies[0], bodies[1])
+      assert.strictEqual(bodies[2], bodies[3])
+      assert.strictEqual(bodies[4], bodies[5])
+      assert.strictEqual(new Set(bodies).size, 3)
     }))
 })
 

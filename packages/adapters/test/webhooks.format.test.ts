@@ -8,7 +8,6 @@ import * as fc from "fast-check"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import { prop } from "../../core/test/support/fcProp.js"
-import * as ChatMessage from "../src/webhooks/ChatMessage.js"
 import * as WebhookCloudEvent from "../src/webhooks/CloudEvent.js"
 import * as Destination from "../src/webhooks/Destination.js"
 import * as Signing from "../src/webhooks/Signing.js"
@@ -118,92 +117,6 @@ describe("Signing", () => {
     const result = Signing.sign({ secret: "whsec_%%%leaky%%%", id: "evt_1", timestampSeconds: 1, body: "{}" })
     assert.isTrue(Result.isFailure(result))
     if (Result.isFailure(result)) assert.notInclude(result.failure.message, "leaky")
-  })
-})
-
-describe("Chat message", () => {
-  const message = (event: Outbox.OutboxEvent) => ChatMessage.make({ orgId, publicUrl, event })
-  const button = (m: ChatMessage.Message) => {
-    const actions = m.blocks.find((b): b is ChatMessage.ActionsBlock => b.type === "actions")!
-    return actions.elements[0]!
-  }
-
-  it("has a header, subject/action/reference fields, an Open button and a text fallback", () => {
-    const m = message(sampleEvent())
-    assert.deepStrictEqual(m.blocks[0], { type: "header", text: { type: "plain_text", text: "Snooze request created", emoji: false } })
-    const section = m.blocks[1] as ChatMessage.SectionBlock
-    assert.deepStrictEqual(section.fields!.map((f) => f.text.split("\n")[0]), ["*Subject*", "*Action*", "*Reference*", "*Time*"])
-    assert.include(section.fields![0]!.text, "exception_review/snz_0123456789abcdefghjkmnpqrs")
-    assert.include(section.fields![1]!.text, "created (pending)")
-    assert.include(section.fields![2]!.text, "Repository `repo_0123456789abcdefghjkmnpqrs`")
-    assert.deepStrictEqual(button(m), {
-      type: "button",
-      text: { type: "plain_text", text: "Open" },
-      url: "https://policy.example.com/api/v1/org/org_demo/snooze-requests",
-      action_id: "open"
-    })
-    assert.include(m.text, "Snooze request created")
-    assert.include(m.text, "<https://policy.example.com/api/v1/org/org_demo/snooze-requests|Open>")
-  })
-
-  it("links each family to its resource, and to the event-types catalog otherwise", () => {
-    const base = "https://policy.example.com/api/v1/org/org_demo"
-    const cases: ReadonlyArray<readonly [Partial<Outbox.OutboxEvent>, string]> = [
-      [
-        { type: "service.policy_group.published", data: { policy_group_id: "pg_1", action: "published", mapping_count: 3 } },
-        `${base}/policy-groups/pg_1/details`
-      ],
-      [{
-        type: "service.policy_mapping.created",
-        data: { policy_group_id: "pg_1", phase_id: "ph_2", mapping_id: "map_3", action: "created" }
-      }, `${base}/policy-groups/pg_1/phases/ph_2/mappings`],
-      [
-        { type: "service.remediation_pull_request.failed", data: { repository_id: "repo_9", action: "failed" } },
-        `${base}/repositories?repositoryId=repo_9`
-      ],
-      [{ type: "service.webhook.test", data: { webhook_id: "wh_5", action: "test" } }, `${base}/webhooks/wh_5/deliveries`],
-      [{ type: "service.unknown.thing", data: {} }, "https://policy.example.com/api/v1/event-types"],
-      [{ type: "service.policy_group.updated", data: null }, "https://policy.example.com/api/v1/event-types"]
-    ]
-    for (const [overrides, url] of cases) assert.strictEqual(button(message(sampleEvent(overrides))).url, url)
-  })
-
-  it("escapes Slack control characters and never shows keys outside its fixed list", () => {
-    const m = message(sampleEvent({
-      type: "service.policy_mapping.updated",
-      subject: "policy_mapping/<!channel>",
-      data: {
-        policy_group_id: "pg_1",
-        phase_id: "ph_1",
-        action: "updated",
-        from_image: "a&b",
-        to_image: "<c>",
-        actor_id: "sa_secret_actor",
-        token: "ghp_leak",
-        email: "someone@example.com"
-      }
-    }))
-    const json = JSON.stringify(m)
-    assert.notInclude(json, "<!channel>")
-    assert.include(json, "&lt;!channel&gt;")
-    assert.include(json, "a&amp;b")
-    for (const leak of ["sa_secret_actor", "ghp_leak", "someone@example.com"]) assert.notInclude(json, leak)
-  })
-
-  prop("stays within Slack's limits for any catalog type and any strings", [
-    fc.constantFrom(...Event.eventTypes),
-    fc.string({ maxLength: 4000 }),
-    fc.dictionary(
-      fc.constantFrom("policy_group_id", "phase_id", "repository_id", "action", "from_image", "to_image"),
-      fc.string({ maxLength: 3000 })
-    )
-  ], ([type, subject, data]) => {
-    const m = message(sampleEvent({ type, subject, data }))
-    const header = m.blocks[0] as ChatMessage.HeaderBlock
-    assert.isAtMost(header.text.text.length, 150)
-    for (const f of (m.blocks[1] as ChatMessage.SectionBlock).fields!) assert.isAtMost(f.text.length, 2000)
-    assert.isAtMost(button(m).url.length, 3000)
-    assert.isAtMost(m.text.length, 3000)
   })
 })
 

@@ -18,6 +18,7 @@ const secret = Signing.generateSigningSecret(new Uint8Array(32).map((_, i) => i 
 
 const attemptFor = (endpointUrl: string, id = "evt_0123456789abcdefghjkmnpqrs"): Attempt => ({
   type: "generic",
+  chatPlatform: null,
   endpointUrl,
   signingSecret: secret,
   orgId: "org_demo",

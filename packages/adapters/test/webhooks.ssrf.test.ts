@@ -19,6 +19,7 @@ const certificate = testCertificate(["hooks.rebind.test", "localhost", "public.e
 
 const attemptFor = (endpointUrl: string): Attempt => ({
   type: "generic",
+  chatPlatform: null,
   endpointUrl,
   signingSecret: secret,
   orgId: "org_demo",

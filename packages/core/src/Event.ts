@@ -151,6 +151,8 @@ export const EventType = Schema.Literals(eventTypes as [EventType, ...Array<Even
 
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof definitions)[T]["data"]>
 
+export const familyOf = (type: EventType): Family => definitions[type].family
+
 /** Keys that must never appear in event data (spec 6); the closed schemas make them impossible. */
 export const forbiddenDataKeys = [
   "token",

@@ -12,6 +12,19 @@ import { storable } from "./Text.js"
 export const WebhookType = Schema.Literals(["generic", "chat"])
 export type WebhookType = typeof WebhookType.Type
 
+/** The native message format of a chat destination (docs/webhooks.md "Chat destinations"). */
+export const ChatPlatform = Schema.Literals(["slack", "teams", "google-chat"])
+export type ChatPlatform = typeof ChatPlatform.Type
+
+/**
+ * The message format a destination is sent: null for generic destinations (CloudEvents). A chat
+ * destination stored before chat platforms existed has none and was a Slack destination.
+ */
+export const chatPlatformOf = (d: {
+  readonly type: WebhookType
+  readonly chatPlatform?: ChatPlatform | undefined
+}): ChatPlatform | null => d.type === "chat" ? d.chatPlatform ?? "slack" : null
+
 export const WebhookScope = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("organization") }),
   Schema.Struct({ kind: Schema.Literal("team"), teamId: TeamId }),
@@ -26,6 +39,8 @@ export const WebhookDestination = Schema.Struct({
   id: WebhookId,
   name: Schema.String,
   type: WebhookType,
+  /** Chat destinations only; absent on rows written before it existed (Slack then, `chatPlatformOf`). */
+  chatPlatform: Schema.optionalKey(ChatPlatform),
   endpointSealed: Schema.String,
   endpointPreview: Schema.String,
   signingSecretSealed: Schema.NullOr(Schema.String),
@@ -87,9 +102,23 @@ export const notificationTeam = (
 
 const eventTypeNames = eventTypes as ReadonlyArray<string>
 
+/**
+ * A create request names a chat platform only for a chat destination (default `slack`, so requests
+ * written before platforms existed keep their meaning); on a generic destination it is refused,
+ * naming the field, rather than ignored.
+ */
+export const chatPlatformIssue = (request: {
+  readonly type: WebhookType
+  readonly chatPlatform?: ChatPlatform | undefined
+}): { readonly path: ReadonlyArray<PropertyKey>; readonly issue: string } | undefined =>
+  request.type === "generic" && request.chatPlatform !== undefined
+    ? { path: ["chatPlatform"], issue: "only chat destinations have a chat platform; omit it for a generic destination" }
+    : undefined
+
 export const WebhookCreateRequest = Schema.Struct({
   name: storable(Schema.Trim.check(Schema.isMinLength(1), Schema.isMaxLength(100))),
   type: WebhookType,
+  chatPlatform: Schema.optionalKey(ChatPlatform),
   endpointUrl: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2048)),
   audienceTeamId: Schema.optionalKey(TeamId),
   scope: WebhookScope,
@@ -98,7 +127,7 @@ export const WebhookCreateRequest = Schema.Struct({
       Schema.makeFilter((t) => eventTypeNames.includes(t) || "not an event type of the catalog (GET /api/v1/event-types)")
     )
   ).check(Schema.isMaxLength(eventTypeNames.length))
-})
+}).check(Schema.makeFilter((request) => chatPlatformIssue(request) ?? true))
 export type WebhookCreateRequest = typeof WebhookCreateRequest.Type
 
 export const EndpointReplaceRequest = Schema.Struct({
@@ -111,6 +140,8 @@ export const WebhookView = Schema.Struct({
   id: WebhookId,
   name: Schema.String,
   type: WebhookType,
+  /** Present exactly on chat destinations. */
+  chatPlatform: Schema.optionalKey(ChatPlatform),
   endpointPreview: Schema.String,
   audienceTeamId: Schema.NullOr(TeamId),
   scope: WebhookScope,
@@ -125,18 +156,22 @@ export type WebhookView = typeof WebhookView.Type
 export const WebhookCreated = Schema.Struct({ ...WebhookView.fields, signingSecret: Schema.optionalKey(Schema.String) })
 export type WebhookCreated = typeof WebhookCreated.Type
 
-export const toView = (d: WebhookDestination): WebhookView => ({
-  id: d.id,
-  name: d.name,
-  type: d.type,
-  endpointPreview: d.endpointPreview,
-  audienceTeamId: d.audienceTeamId,
-  scope: d.scope,
-  events: d.events,
-  status: d.status,
-  ...(d.disabledReason !== null ? { disabledReason: d.disabledReason } : {}),
-  createdAt: d.createdAt
-})
+export const toView = (d: WebhookDestination): WebhookView => {
+  const chatPlatform = chatPlatformOf(d)
+  return {
+    id: d.id,
+    name: d.name,
+    type: d.type,
+    ...(chatPlatform !== null ? { chatPlatform } : {}),
+    endpointPreview: d.endpointPreview,
+    audienceTeamId: d.audienceTeamId,
+    scope: d.scope,
+    events: d.events,
+    status: d.status,
+    ...(d.disabledReason !== null ? { disabledReason: d.disabledReason } : {}),
+    createdAt: d.createdAt
+  }
+}
 
 /**
  * `https://hooks.example.com/…/a1b2`: enough to recognise a destination, too little to use it

@@ -1,6 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as Id from "../src/Id.js"
+import * as Input from "../src/Input.js"
 import * as Webhook from "../src/Webhook.js"
 import { prop } from "./support/fcProp.js"
 
@@ -86,5 +91,51 @@ describe("Webhook.route (contracts section 5, Routing)", () => {
       assert.strictEqual(d.status, "active")
       assert.isTrue(d.events.includes(type))
     }
+  })
+})
+
+describe("Webhook chat platforms (docs/webhooks.md, Chat destinations)", () => {
+  const request = (type: Webhook.WebhookType, chatPlatform?: Webhook.ChatPlatform) => ({
+    name: "d",
+    type,
+    ...(chatPlatform !== undefined ? { chatPlatform } : {}),
+    endpointUrl: "https://hooks.example.com/x",
+    scope: { kind: "organization" },
+    events: ["service.webhook.test"]
+  })
+  const decode = Schema.decodeUnknownExit(Webhook.WebhookCreateRequest)
+  const platform = fc.option(fc.constantFrom(...Webhook.ChatPlatform.literals), { nil: undefined })
+
+  prop("a create request names a chat platform only for a chat destination, and then any of them or none", [
+    fc.constantFrom(...Webhook.WebhookType.literals),
+    platform
+  ], ([type, chatPlatform]) => {
+    const exit = decode(request(type, chatPlatform))
+    const refused = type === "generic" && chatPlatform !== undefined
+    assert.strictEqual(Exit.isFailure(exit), refused)
+    assert.strictEqual(Webhook.chatPlatformIssue({ type, chatPlatform })?.path.join("."), refused ? "chatPlatform" : undefined)
+    if (refused && Exit.isFailure(exit)) {
+      const error = Cause.findErrorOption(exit.cause)
+      assert.isTrue(Option.isSome(error))
+      if (Option.isSome(error)) {
+        assert.deepStrictEqual(Input.fieldErrors(error.value).map((e) => e.path), ["chatPlatform"])
+      }
+    }
+  })
+
+  it("refuses a platform that is not one of slack, teams, google-chat", () => {
+    assert.isTrue(Exit.isFailure(decode({ ...request("chat"), chatPlatform: "discord" })))
+  })
+
+  prop("every destination has exactly one format: chat ones a platform (slack when none was stored), generic ones none", [
+    fc.constantFrom(...Webhook.WebhookType.literals),
+    platform
+  ], ([type, chatPlatform]) => {
+    const d = destination(9, { kind: "organization" }, { type, ...(chatPlatform !== undefined ? { chatPlatform } : {}) })
+    const format = Webhook.chatPlatformOf(d)
+    assert.strictEqual(format, type === "generic" ? null : chatPlatform ?? "slack")
+    const view = Webhook.toView(d)
+    assert.strictEqual(view.chatPlatform, format ?? undefined)
+    assert.strictEqual("chatPlatform" in view, type === "chat")
   })
 })

@@ -133,15 +133,80 @@ describe("webhooks over HTTP", () => {
     })
     expect(c.status).toBe(201)
     expect(c.body.signingSecret).toBeUndefined()
+    // a request without chatPlatform (as before platforms existed) is a Slack destination
+    expect(c.body.chatPlatform).toBe("slack")
     const before = generic.deliveries.length
     const test = await host.request("POST", `${api}/webhooks/${c.body.id}/test`)
     expect(test.status).toBe(202)
     const request = await until("the chat message", () => chat.requests[0])
     const message = JSON.parse(request.rawBody)
     expect(message.text).toContain("Test delivery")
-    expect(JSON.stringify(message.blocks)).toContain("Open")
+    const open = `${host.url}/console/org/org_acme/webhooks/${c.body.id}`
+    expect(message.blocks).toContainEqual({
+      type: "actions",
+      elements: [{ type: "button", text: { type: "plain_text", text: "Open" }, url: open, action_id: "open" }]
+    })
+    expect(message.text).toContain(`<${open}|Open>`)
     expect(generic.deliveries.length).toBe(before)
     expect((await host.request("POST", `${api}/webhooks/${c.body.id}/rotate-secret`)).status).toBe(409)
+  })
+
+  it("Microsoft Teams and Google Chat destinations get their own card, with an Open link to the console", async () => {
+    const create = (chatPlatform: string, path: string) =>
+      host.request("POST", `${api}/webhooks`, {
+        body: {
+          name: chatPlatform,
+          type: "chat",
+          chatPlatform,
+          endpointUrl: chat.url(path),
+          scope: { kind: "organization" },
+          events: ["service.webhook.test"]
+        }
+      })
+    const teams = await create("teams", "/teams/workflow-secret-sig")
+    const google = await create("google-chat", "/v1/spaces/AAA/messages?key=k&token=google-secret-token")
+    for (const [r, platform] of [[teams, "teams"], [google, "google-chat"]] as const) {
+      expect(r.status).toBe(201)
+      expect(r.body).toMatchObject({ type: "chat", chatPlatform: platform, status: "active" })
+      expect(r.body.signingSecret).toBeUndefined()
+    }
+    expect(teams.text).not.toContain("workflow-secret")
+    expect(google.text).not.toContain("google-secret-token")
+    const list = await host.request("GET", `${api}/webhooks?limit=200`)
+    const listed = (id: string) => list.body.items.find((w: any) => w.id === id)
+    expect(listed(teams.body.id)).toMatchObject({ type: "chat", chatPlatform: "teams" })
+    expect(listed(google.body.id)).toMatchObject({ type: "chat", chatPlatform: "google-chat" })
+    expect(list.body.items.filter((w: any) => w.type === "generic").every((w: any) => !("chatPlatform" in w))).toBe(true)
+    expect(list.text).not.toContain("secret-token")
+
+    expect((await host.request("POST", `${api}/webhooks/${teams.body.id}/test`)).status).toBe(202)
+    expect((await host.request("POST", `${api}/webhooks/${google.body.id}/test`)).status).toBe(202)
+    const teamsRequest = await until("the Teams message", () => chat.requests.find((r) => r.path.startsWith("/teams/")))
+    const card = JSON.parse(teamsRequest.rawBody)
+    expect(card).toMatchObject({ type: "message", attachments: [{ contentType: "application/vnd.microsoft.card.adaptive" }] })
+    expect(card.attachments[0].content.type).toBe("AdaptiveCard")
+    expect(card.attachments[0].content.actions).toEqual([
+      { type: "Action.OpenUrl", title: "Open", url: `${host.url}/console/org/org_acme/webhooks/${teams.body.id}` }
+    ])
+    const googleRequest = await until("the Google Chat message", () => chat.requests.find((r) => r.path.startsWith("/v1/spaces/")))
+    const googleCard = JSON.parse(googleRequest.rawBody).cardsV2[0].card
+    expect(googleCard.header.title).toBe("Test delivery")
+    expect(googleCard.sections[0].widgets.at(-1)).toEqual({
+      buttonList: {
+        buttons: [{ text: "Open", onClick: { openLink: { url: `${host.url}/console/org/org_acme/webhooks/${google.body.id}` } } }]
+      }
+    })
+    for (const r of [teamsRequest, googleRequest]) expect(r.headers["webhook-signature"]).toBeUndefined()
+  })
+
+  it("refuses a chat platform on a generic destination, and an unknown platform, naming chatPlatform", async () => {
+    const body = { name: "x", endpointUrl: chat.url(), scope: { kind: "organization" }, events: ["service.webhook.test"] }
+    expectProblem(await host.request("POST", `${api}/webhooks`, { body: { ...body, type: "generic", chatPlatform: "teams" } }), 400, {
+      paths: ["chatPlatform"]
+    })
+    expectProblem(await host.request("POST", `${api}/webhooks`, { body: { ...body, type: "chat", chatPlatform: "discord" } }), 400, {
+      paths: ["chatPlatform"]
+    })
   })
 
   it("failures show on the deliveries list; exhausted retries dead-letter and a replay keeps the CloudEvent id", async () => {

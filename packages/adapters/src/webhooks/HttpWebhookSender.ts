@@ -4,8 +4,8 @@
  * 1. parse the endpoint URL (https only unless unsafe mode, no credentials);
  * 2. resolve the host ONCE (IP literals in any spelling are not resolved at all);
  * 3. check every answer with the core's SSRF rules (skipped in unsafe mode);
- * 4. format the body (CloudEvents JSON signed with Standard Webhooks with a fresh timestamp, or a
- *    Slack message) and POST it to the pinned address with the original Host header and TLS name;
+ * 4. format the body (CloudEvents JSON signed with Standard Webhooks with a fresh timestamp, or the
+ *    chat platform's message: Slack, Microsoft Teams or Google Chat) and POST it to the pinned address with the original Host header and TLS name;
  * 5. return the status, the raw `Retry-After` and the duration; the core classifies the answer
  *    (a 3xx is an answer like any other: redirects are never followed).
  *
@@ -97,7 +97,9 @@ export class UnrenderableAttempt extends Data.TaggedError("UnrenderableAttempt")
 export const render = (attempt: Attempt, timestampSeconds: number): Result.Result<Rendered, UnrenderableAttempt> => {
   const input = { orgId: attempt.orgId, publicUrl: attempt.publicUrl, event: attempt.event }
   if (attempt.type === "chat") {
-    return Result.succeed({ body: ChatMessage.body(input), headers: { "content-type": ChatMessage.CONTENT_TYPE } })
+    // a chat attempt without a platform is a Slack one, as for stored destinations (Webhook.chatPlatformOf)
+    const body = ChatMessage.body(attempt.chatPlatform ?? "slack", input)
+    return Result.succeed({ body, headers: { "content-type": ChatMessage.CONTENT_TYPE } })
   }
   if (attempt.signingSecret === null) return Result.fail(new UnrenderableAttempt({ reason: "missing-signing-secret" }))
   const secret = attempt.signingSecret

@@ -3,7 +3,7 @@ import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { UnsafeDestination } from "../Address.js"
 import type { OutboxEvent } from "../Outbox.js"
-import type { WebhookType } from "../Webhook.js"
+import type { ChatPlatform, WebhookType } from "../Webhook.js"
 
 /**
  * Why an attempt got no HTTP answer. A short code for delivery records, never a raw error text
@@ -40,6 +40,8 @@ export class InvalidEndpoint extends Schema.TaggedError<InvalidEndpoint>()("Inva
 
 export interface Attempt {
   readonly type: WebhookType
+  /** The chat message format (`Webhook.chatPlatformOf`); null for generic destinations. */
+  readonly chatPlatform: ChatPlatform | null
   /** The opened endpoint URL: only the sender ever sees it in clear. */
   readonly endpointUrl: string
   /** `whsec_…` for generic destinations; null for chat. */
@@ -60,7 +62,7 @@ export interface AttemptResult {
 
 /**
  * Delivers one attempt of one event to one destination: formats it (CloudEvents JSON, signed with
- * Standard Webhooks, or a chat message), resolves the host once, refuses unsafe addresses, and
+ * Standard Webhooks, or a Slack, Teams or Google Chat message), resolves the host once, refuses unsafe addresses, and
  * connects to the pinned address without following redirects.
  */
 export class WebhookSender extends Context.Service<WebhookSender, {

@@ -120,6 +120,7 @@ export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed:
   const [endpointUrl, signingSecret] = opened.value
   const result = yield* sender.send({
     type: destination.value.type,
+    chatPlatform: Webhook.chatPlatformOf(destination.value),
     endpointUrl,
     signingSecret,
     orgId,

@@ -72,6 +72,7 @@ export const createWebhook = Effect.fnUntraced(function*(caller: Caller, request
     id: yield* ids.next("webhook"),
     name: request.name,
     type: request.type,
+    ...(request.type === "chat" ? { chatPlatform: request.chatPlatform ?? "slack" } : {}),
     endpointSealed: yield* box.seal(request.endpointUrl),
     endpointPreview: Webhook.endpointPreview(request.endpointUrl),
     signingSecretSealed: signingSecret === null ? null : yield* box.seal(signingSecret),

@@ -30,7 +30,8 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .annotate(
         OpenApi.Description,
         "The endpoint must be a public HTTPS URL; it is stored encrypted and only `endpointPreview` is ever shown. " +
-          "Generic destinations answer their `signingSecret` here, once."
+          "Generic destinations answer their `signingSecret` here, once. A chat destination's `chatPlatform` " +
+          "(`slack`, the default, `teams` or `google-chat`) chooses its native message format; a generic one has none."
       )
       .pipe(requires("webhooks:manage")),
     HttpApiEndpoint.delete("deleteWebhook", "/org/:orgId/webhooks/:webhookId", {
