@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { Id, OrganizationStore, PolicyStore, ScanStore } from "@image-policy/core"
+import { Id, OrganizationStore, PolicyStore, ScanStore, SnoozeStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -36,7 +36,8 @@ describe("migrations", () => {
         "1_init",
         "2_scans",
         "3_scan_attempts",
-        "4_snoozes_by_repository"
+        "4_snoozes_by_repository",
+        "7_admin_ops"
       ])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
@@ -99,7 +100,7 @@ describe("migrations", () => {
         }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository"])
+      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository", "7_admin_ops"])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
         group.phases[0],
@@ -137,7 +138,7 @@ describe("migrations", () => {
         return { ran: ran.map(([id, name]) => `${id}_${name}`), before, claimed }
       })
       const { before, claimed, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["3_scan_attempts", "4_snoozes_by_repository"])
+      assert.deepStrictEqual(ran, ["3_scan_attempts", "4_snoozes_by_repository", "7_admin_ops"])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
     } finally {
@@ -171,6 +172,55 @@ describe("migrations", () => {
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
       assert.deepStrictEqual(ran, [])
       assert.deepStrictEqual(Option.getOrThrow(read), org)
+    } finally {
+      await pglite.close()
+    }
+  })
+
+  it("0007 copies each stored snooze request's status and until into the columns the filters and the expiry worker read", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
+      const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+      const snooze = (n: number, status: string, until: string) => ({
+        id: Id.make("snoozeRequest", new Uint8Array(16).fill(n)),
+        repositoryId: Id.make("repository", new Uint8Array(16).fill(9)),
+        fromImage: "nginx:1",
+        reason: "r",
+        until,
+        status,
+        createdAt: `2026-01-0${n}T00:00:00.000Z`,
+        reviewedAt: null,
+        reviewComment: null
+      })
+      // approved and past, approved beyond year 9999 (written with a sign), pending and past
+      const rows = [
+        snooze(1, "approved", "2026-02-01T00:00:00.000Z"),
+        snooze(2, "approved", "+010000-01-01T00:00:00.000Z"),
+        snooze(3, "pending", "2026-02-01T00:00:00.000Z")
+      ]
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { "0007_admin_ops": _, ...before } = Migrations.migrations
+        yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: Migrations.table })
+        yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
+        for (const r of rows) {
+          yield* sql`INSERT INTO snooze_requests (org_id, id, created_at, doc) VALUES (${orgId}, ${r.id}, ${r.createdAt}, ${
+            JSON.stringify(r)
+          }::jsonb)`
+        }
+        const ran = yield* Migrations.run
+        const snoozes = Context.get(yield* SqlStore.make, SnoozeStore)
+        return {
+          ran: ran.map(([id, name]) => `${id}_${name}`),
+          due: yield* snoozes.dueForExpiry({ now: new Date("2030-01-01T00:00:00.000Z"), limit: 10 }),
+          approved: yield* snoozes.list(orgId, { limit: 10 }, { status: "approved" })
+        }
+      })
+      const { approved, due, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, ["7_admin_ops"])
+      assert.deepStrictEqual(due, [{ orgId, id: rows[0]!.id as Id.SnoozeRequestId }])
+      assert.deepStrictEqual(approved.items.map((r) => r.id), [rows[0]!.id, rows[1]!.id])
     } finally {
       await pglite.close()
     }

@@ -119,3 +119,17 @@ export const reopen = (request: SnoozeRequest): TransitionResult =>
 /** Whether an approved request suppresses remediation for its image at `now`. */
 export const isActive = (request: SnoozeRequest, now: Date): boolean =>
   request.status === "approved" && Date.parse(request.until) > now.getTime()
+
+/**
+ * The filters of the snooze request list (`GET /snooze-requests?status=&repositoryId=`): every
+ * filter given must match. A repository id that names nothing simply matches nothing.
+ */
+export const SnoozeFilter = Schema.Struct({
+  status: Schema.optionalKey(SnoozeStatus),
+  repositoryId: Schema.optionalKey(StorableString.check(Schema.isMaxLength(200)))
+})
+export type SnoozeFilter = typeof SnoozeFilter.Type
+
+export const matchesFilter = (filter: SnoozeFilter, request: SnoozeRequest): boolean =>
+  (filter.status === undefined || request.status === filter.status) &&
+  (filter.repositoryId === undefined || request.repositoryId === filter.repositoryId)

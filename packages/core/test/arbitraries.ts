@@ -4,7 +4,10 @@
  * them through their own `test/arbitraries.ts`.
  */
 import * as fc from "fast-check"
+import type * as Audit from "../src/Audit.js"
 import type * as Mapping from "../src/Mapping.js"
+import type * as Outbox from "../src/Outbox.js"
+import type * as SnoozeRequest from "../src/SnoozeRequest.js"
 
 // text ------------------------------------------------------------------------------------------
 
@@ -60,4 +63,68 @@ export const mappingsFileEntry = fc.record({
 export const mappingsFileEntries = fc.uniqueArray(mappingsFileEntry, {
   selector: (entry) => `${entry.fromImage}|${entry.platformScope ?? ""}`,
   maxLength: 8
+})
+
+// audit rows, snooze requests and deliveries ----------------------------------------------------
+
+const minMs = Date.parse("1990-01-01T00:00:00.000Z")
+const maxMs = Date.parse("2100-01-01T00:00:00.000Z")
+
+/** An instant as rows store it (`toISOString`). */
+export const storedInstant = fc.integer({ min: minMs, max: maxMs }).map((ms) => new Date(ms).toISOString())
+
+/**
+ * Any date-time a request can write (years 0000..9999 as written, any zone offset), so also the
+ * instants that fall just outside years 0..9999 in UTC.
+ */
+export const anyInstantText = fc.tuple(
+  fc.integer({ min: Date.parse("0000-01-01T00:00:00.000Z"), max: Date.parse("9999-12-31T23:59:59.999Z") }),
+  fc.integer({ min: -14, max: 14 })
+)
+  .map(([local, hours]) => {
+    // `local` is the wall-clock time as written; the instant is that time minus the offset
+    const shifted = new Date(local).toISOString().replace(/Z$/, "")
+    const sign = hours < 0 ? "-" : "+"
+    return `${shifted}${sign}${String(Math.abs(hours)).padStart(2, "0")}:00`
+  })
+
+const name = fc.constantFrom("a", "b", "c")
+
+export const auditEvent: fc.Arbitrary<Audit.AuditEvent> = fc.record({
+  id: fc.constantFrom("aud_1", "aud_2", "aud_3") as fc.Arbitrary<any>,
+  at: storedInstant,
+  actor: fc.oneof(
+    fc.record({
+      kind: fc.constant("apiKey" as const),
+      apiKeyId: fc.constantFrom("key_a", "key_b") as fc.Arbitrary<any>,
+      serviceAccountId: fc.constant("sa_a") as fc.Arbitrary<any>
+    }),
+    fc.record({ kind: fc.constant("system" as const), name: fc.constantFrom("key_a", "snooze-expiry") })
+  ),
+  action: name,
+  resourceType: name,
+  resourceId: fc.option(name, { nil: null }),
+  outcome: fc.constantFrom("success" as const, "rejected" as const),
+  detail: fc.constant(null)
+})
+
+export const auditFilter: fc.Arbitrary<Audit.AuditFilter> = fc.record({
+  actor: fc.constantFrom("key_a", "key_b", "snooze-expiry"),
+  action: name,
+  resourceType: name,
+  resourceId: name,
+  from: storedInstant,
+  to: storedInstant
+}, { requiredKeys: [] })
+
+export const snoozeStatus = fc.constantFrom<SnoozeRequest.SnoozeStatus>("pending", "approved", "rejected", "expired")
+
+export const webhookDelivery: fc.Arbitrary<Outbox.WebhookDelivery> = fc.record({
+  eventId: fc.constantFrom("evt_1", "evt_2") as fc.Arbitrary<any>,
+  webhookId: fc.constantFrom("wh_1", "wh_2") as fc.Arbitrary<any>,
+  status: fc.constantFrom<Outbox.WebhookDeliveryStatus>("pending", "succeeded", "dead", "cancelled"),
+  attempts: fc.nat({ max: 9 }),
+  nextAttemptAt: fc.option(storedInstant, { nil: null }),
+  lastStatusCode: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
+  updatedAt: storedInstant
 })

@@ -183,7 +183,9 @@ describe("OpenAPI document and event catalog", () => {
       for (const { method, operation, path } of operations()) {
         for (const [status, response] of Object.entries<any>(operation.responses)) {
           if (Number(status) < 400) {
-            expect(Object.keys(response.content ?? { "application/json": {} }), `${method} ${path} ${status}`).toEqual(["application/json"])
+            // the audit export alone answers NDJSON (one audit event per line)
+            const media = path.endsWith("/audit-events/export") ? "application/x-ndjson" : "application/json"
+            expect(Object.keys(response.content ?? { [media]: {} }), `${method} ${path} ${status}`).toEqual([media])
             continue
           }
           expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(["application/problem+json"])

@@ -1,6 +1,6 @@
 /** Storage contract: the event outbox and its deliveries (`OutboxStore`). */
 import { assert } from "@effect/vitest"
-import type { Outbox } from "@image-policy/core"
+import { Outbox } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { allPages, type Contract, type ContractIt, newId, stamp } from "./support.js"
@@ -114,6 +114,83 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       )
       const other = yield* newOrg()
       assert.deepStrictEqual((yield* store.outbox.deliveries(other.id, w2.id, { limit: 10 })).items, [])
+    }))
+
+  it.effect("outbox: the organization's failing deliveries, every destination, newest first, with destination, type and last error", () =>
+    Effect.gen(function*() {
+      const org = yield* newOrg()
+      const [w1, w2] = [{ ...webhook(), name: "ops" }, { ...webhook(), name: "chat" }]
+      for (const w of [w1, w2]) yield* store.webhooks.insert(org.id, w)
+      const events = [event(), event(), event(), event()]
+      yield* store.outbox.append(org.id, [
+        { event: events[0]!, destinations: [w1.id, w2.id] },
+        { event: events[1]!, destinations: [w1.id] },
+        { event: events[2]!, destinations: [w2.id] },
+        { event: events[3]!, destinations: [w1.id] }
+      ])
+      const attempt = (
+        e: Outbox.OutboxEvent,
+        w: { readonly id: typeof w1.id },
+        n: number,
+        statusCode: number | null,
+        errorCode: string | null
+      ) => ({
+        eventId: e.id,
+        webhookId: w.id,
+        attempt: n,
+        at: stamp(),
+        statusCode,
+        durationMs: 3,
+        outcome: statusCode === 200 ? "success" : "retry",
+        errorCode
+      })
+      // events[0] to w1: failed twice, dead; to w2: failed once, retry pending; events[1]: succeeded;
+      // events[2]: failed once (timeout), pending; events[3]: never tried
+      yield* store.outbox.recordAttempt(org.id, attempt(events[0]!, w1, 1, 503, null), { status: "pending", nextAttemptAt: stamp() })
+      yield* store.outbox.recordAttempt(org.id, attempt(events[1]!, w1, 1, 200, null), { status: "succeeded", nextAttemptAt: null })
+      yield* store.outbox.recordAttempt(org.id, attempt(events[0]!, w2, 1, 500, null), { status: "pending", nextAttemptAt: stamp() })
+      yield* store.outbox.recordAttempt(org.id, attempt(events[2]!, w2, 1, null, "timeout"), { status: "pending", nextAttemptAt: stamp() })
+      const last = attempt(events[0]!, w1, 2, 502, null)
+      yield* store.outbox.recordAttempt(org.id, last, { status: "dead", nextAttemptAt: null })
+
+      const list = (filter: Outbox.FailingDeliveryFilter, limit = 1) =>
+        Effect.map(
+          allPages((p) => store.outbox.failingDeliveries(org.id, filter, p), limit),
+          ({ items }) => items.map((d) => [d.eventId, d.destinationId, d.status])
+        )
+      // newest first: the dead letter (its last attempt is the latest), then events[2] to w2, then events[0] to w2
+      assert.deepStrictEqual(yield* list({}), [
+        [events[0]!.id, w1.id, "dead"],
+        [events[2]!.id, w2.id, "failed"],
+        [events[0]!.id, w2.id, "failed"]
+      ])
+      assert.deepStrictEqual(yield* list({ status: "dead" }), [[events[0]!.id, w1.id, "dead"]])
+      assert.deepStrictEqual(yield* list({ status: "failed" }, 10), [[events[2]!.id, w2.id, "failed"], [events[0]!.id, w2.id, "failed"]])
+      assert.deepStrictEqual(yield* list({ webhookId: w1.id }), [[events[0]!.id, w1.id, "dead"]])
+      assert.deepStrictEqual(yield* list({ webhookId: w2.id, status: "dead" }), [])
+      assert.deepStrictEqual(yield* list({ webhookId: "wh_unknown" }), [])
+
+      const [dead] = (yield* store.outbox.failingDeliveries(org.id, { status: "dead" }, { limit: 10 })).items
+      assert.deepStrictEqual(dead, {
+        eventId: events[0]!.id,
+        destinationId: w1.id,
+        destinationName: "ops",
+        type: events[0]!.type,
+        status: "dead",
+        attempts: 2,
+        nextAttemptAt: null,
+        lastStatusCode: 502,
+        updatedAt: last.at,
+        lastError: { at: last.at, statusCode: 502, outcome: "retry", errorCode: null }
+      })
+      const timedOut = (yield* store.outbox.failingDeliveries(org.id, { webhookId: w2.id }, { limit: 1 })).items[0]!
+      assert.deepStrictEqual([timedOut.destinationName, timedOut.lastError?.errorCode, timedOut.lastStatusCode], ["chat", "timeout", null])
+
+      // a replayed dead letter is pending again after its failures: still failing, now "failed"
+      assert.isTrue(yield* store.outbox.requeue(org.id, events[0]!.id, w1.id, new Date(Date.parse(stamp()))))
+      assert.deepStrictEqual(yield* list({ webhookId: w1.id }), [[events[0]!.id, w1.id, "failed"]])
+      const other = yield* newOrg()
+      assert.deepStrictEqual((yield* store.outbox.failingDeliveries(other.id, {}, { limit: 10 })).items, [])
     }))
 
   if (options.concurrency) {

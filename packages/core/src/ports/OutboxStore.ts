@@ -8,6 +8,8 @@ import type * as Option from "effect/Option"
 import type { EventId, OrgId, WebhookId } from "../Id.js"
 import type {
   ClaimedWebhookDelivery,
+  FailingDelivery,
+  FailingDeliveryFilter,
   OutboxEvent,
   WebhookDelivery,
   WebhookDeliveryAttempt,
@@ -47,6 +49,12 @@ export class OutboxStore extends Context.Service<OutboxStore, {
    * one read: never one read per delivery.
    */
   readonly deliveries: (orgId: OrgId, webhookId: WebhookId, page: PageRequest) => Effect.Effect<Page<WebhookDeliveryWithAttempts>>
+  /**
+   * The organization's failing deliveries (`Outbox.matchesFailing`), every destination at once,
+   * newest first (`Outbox.failingKey`), each with its destination's name, its event's type and its
+   * last attempt, in one read.
+   */
+  readonly failingDeliveries: (orgId: OrgId, filter: FailingDeliveryFilter, page: PageRequest) => Effect.Effect<Page<FailingDelivery>>
   /** One delivery's attempts, oldest first. */
   readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<WebhookDeliveryAttempt>>
   /** Puts a dead delivery back to pending, due now (replay keeps the CloudEvent id). */

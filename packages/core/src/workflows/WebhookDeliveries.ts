@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as DeliveryPolicy from "../DeliveryPolicy.js"
 import type { EventId, WebhookId } from "../Id.js"
-import type { ClaimedWebhookDelivery, WebhookDeliveryAttempt } from "../Outbox.js"
+import type { ClaimedWebhookDelivery, FailingDeliveryFilter, WebhookDeliveryAttempt } from "../Outbox.js"
 import type { PageRequest } from "../Page.js"
 import { OutboxStore } from "../ports/OutboxStore.js"
 import { SecretBox } from "../ports/SecretBox.js"
@@ -25,6 +25,16 @@ export const listWebhookDeliveries = Effect.fnUntraced(function*(caller: Caller,
   const outbox = yield* OutboxStore
   yield* loadDestination(caller, id)
   return yield* outbox.deliveries(caller.orgId, id, page)
+})
+
+/**
+ * The organization's failing deliveries, every destination in one list, newest first: each with
+ * its destination, event type, attempt count and last error (`GET /deliveries`). A `webhookId`
+ * that names no destination of the organization matches nothing.
+ */
+export const listDeliveries = Effect.fnUntraced(function*(caller: Caller, filter: FailingDeliveryFilter, page: PageRequest) {
+  const outbox = yield* OutboxStore
+  return yield* outbox.failingDeliveries(caller.orgId, filter, page)
 })
 
 /** Puts a dead letter back in the queue, due now; it is sent with the same CloudEvent id. */

@@ -9,9 +9,14 @@ const { SnoozeRequests } = Workflows
 
 export const SnoozeRequestsHandlers = HttpApiBuilder.group(Api, "snoozeRequests", (handlers) =>
   handlers
-    .handle("listSnoozeRequests", ({ query }) => withCaller((c) => Effect.map(SnoozeRequests.listSnoozeRequests(c, query), toPage)))
+    .handle("listSnoozeRequests", ({ query: { cursor, limit, ...filter } }) =>
+      withCaller((c) =>
+        Effect.map(SnoozeRequests.listSnoozeRequests(c, { cursor, limit }, filter), toPage)
+      ))
+    .handle("getSnoozeRequest", ({ params }) => withCaller((c) => SnoozeRequests.getSnoozeRequest(c, params.snoozeRequestId)))
     .handle("createSnoozeRequest", ({ payload }) => withCaller((c) => SnoozeRequests.createSnoozeRequest(c, payload)))
     .handle("reviewSnoozeRequest", ({ params, payload }) =>
-      withCaller((c) => SnoozeRequests.reviewSnoozeRequest(c, params.snoozeRequestId, payload)))
-    .handle("reopenSnoozeRequest", ({ params }) =>
-      withCaller((c) => SnoozeRequests.reopenSnoozeRequest(c, params.snoozeRequestId))))
+      withCaller((c) =>
+        SnoozeRequests.reviewSnoozeRequest(c, params.snoozeRequestId, payload)
+      ))
+    .handle("reopenSnoozeRequest", ({ params }) => withCaller((c) => SnoozeRequests.reopenSnoozeRequest(c, params.snoozeRequestId))))

@@ -23,4 +23,8 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     .handle("replayWebhookDelivery", ({ params }) =>
       withCaller((c) =>
         WebhookDeliveries.replayWebhookDelivery(c, params.webhookId, params.eventId)
+      ))
+    .handle("listDeliveries", ({ query: { cursor, destinationId, limit, status } }) =>
+      withCaller((c) =>
+        Effect.map(WebhookDeliveries.listDeliveries(c, { status, webhookId: destinationId }, { cursor, limit }), toPage)
       )))

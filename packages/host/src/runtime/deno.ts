@@ -28,6 +28,7 @@ import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import { boot } from "../Boot.js"
 import * as ScanWorker from "../workers/Scan.js"
+import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as JsonLog from "./JsonLog.js"
@@ -138,6 +139,11 @@ const serve = (flags: ServeOptions.Flags) =>
         Effect.forkIn(scope)
       )
       yield* ScanWorker.runRoutine(ScanWorker.routineDefaults(workerId)).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
+      yield* SnoozeExpiryWorker.run(SnoozeExpiryWorker.defaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

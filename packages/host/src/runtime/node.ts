@@ -20,6 +20,7 @@ import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as ScanWorker from "../workers/Scan.js"
+import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import { loggerLayer } from "./JsonLog.js"
@@ -41,6 +42,8 @@ export interface StartOptions extends BootOptions {
   readonly scanWorker?: Partial<ScanWorker.Options> | false | undefined
   /** The routine tick of this process (every 60 s by default); `false` runs none. */
   readonly routineWorker?: Partial<ScanWorker.RoutineOptions> | false | undefined
+  /** The snooze expiry worker of this process (every 30 s by default); `false` runs none. */
+  readonly snoozeExpiryWorker?: Partial<SnoozeExpiryWorker.Options> | false | undefined
   /**
    * The clock of the whole host (requests and workers); default the system clock. Tests pass one
    * that runs ahead of the system clock to let days pass (routines, cooldowns) without waiting.
@@ -99,6 +102,12 @@ export const start = (options: StartOptions): Promise<Running> => {
     }
     if (options.routineWorker !== false) {
       yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(workerId), ...options.routineWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
+    if (options.snoozeExpiryWorker !== false) {
+      yield* SnoozeExpiryWorker.run({ ...SnoozeExpiryWorker.defaults(workerId), ...options.snoozeExpiryWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )

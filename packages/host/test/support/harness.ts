@@ -143,6 +143,8 @@ export const startTestHost = async (options: {
   readonly scanWorker?: Parameters<typeof start>[0]["scanWorker"]
   /** The routine tick; off unless given. */
   readonly routineWorker?: Parameters<typeof start>[0]["routineWorker"]
+  /** The snooze expiry worker; off unless given. */
+  readonly snoozeExpiryWorker?: Parameters<typeof start>[0]["snoozeExpiryWorker"]
   /** The host's clock, e.g. `shiftedClock()` to let days pass. */
   readonly clock?: Parameters<typeof start>[0]["clock"]
   /** Instead of `testSeed`. */
@@ -160,6 +162,7 @@ export const startTestHost = async (options: {
     syncWorker: options.syncWorker ?? false,
     scanWorker: options.scanWorker ?? false,
     routineWorker: options.routineWorker ?? false,
+    snoozeExpiryWorker: options.snoozeExpiryWorker ?? false,
     clock: options.clock
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {

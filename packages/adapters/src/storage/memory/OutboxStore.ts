@@ -1,5 +1,5 @@
 /** The event outbox and its deliveries in the memory state. */
-import type { Outbox, OutboxStore } from "@image-policy/core"
+import { Outbox, type OutboxStore } from "@image-policy/core"
 import { paginate, push, put, sortBy, type State, type WebhookDeliveryRow } from "./State.js"
 
 const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: WebhookDeliveryRow): Outbox.WebhookDelivery => d
@@ -75,6 +75,30 @@ export const make = (s: State): typeof OutboxStore.Service => ({
         items: listed.items.map((d) => ({ ...d, type: o?.events.get(d.eventId)?.type ?? null, attemptsDetail: onPage.get(d.eventId)! })),
         nextCursor: listed.nextCursor
       }
+    }),
+  failingDeliveries: (orgId, filter, page) =>
+    s.read(() => {
+      const o = s.state(orgId)
+      const rows = [...s.deliveries.values()].filter((d) => d.orgId === orgId && Outbox.matchesFailing(filter, d))
+      // each listed delivery's last attempt, from one pass over the organization's attempts
+      const last = new Map<string, Outbox.WebhookDeliveryAttempt>()
+      for (const a of o?.attempts ?? []) {
+        const k = deliveryKey(a.eventId, a.webhookId)
+        if ((last.get(k)?.attempt ?? 0) < a.attempt) last.set(k, a)
+      }
+      const items = rows.map((d): Outbox.FailingDelivery => ({
+        eventId: d.eventId,
+        destinationId: d.webhookId,
+        destinationName: o?.webhooks.get(d.webhookId)?.name ?? null,
+        type: o?.events.get(d.eventId)?.type ?? null,
+        status: Outbox.failingStatus(d)!,
+        attempts: d.attempts,
+        nextAttemptAt: d.nextAttemptAt,
+        lastStatusCode: d.lastStatusCode,
+        updatedAt: d.updatedAt,
+        lastError: Outbox.lastErrorOf(last.get(deliveryKey(d.eventId, d.webhookId)))
+      }))
+      return paginate(sortBy(items, Outbox.failingKey, true), Outbox.failingKey, page, true)
     }),
   attempts: (orgId, eventId, webhookId) =>
     s.read(() => (s.state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),

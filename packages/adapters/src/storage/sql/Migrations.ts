@@ -276,11 +276,48 @@ const snoozesByRepository = Effect.gen(function*() {
   yield* statements(sql, `CREATE INDEX snooze_requests_repository ON snooze_requests (org_id, (doc->>'repositoryId'), created_at, id);`)
 })
 
+/**
+ * Issue 15 (snooze expiry, audit filters, the organization's failing deliveries):
+ * - `snooze_requests.status` and `until_at` repeat the document's status and `until` (as an
+ *   instant), so the list filters on status, transitions compare-and-set on it, and the expiry
+ *   worker finds approved requests past their `until` through a partial index instead of reading
+ *   every document. An `until` past year 9999 (`+010000-…`, which PostgreSQL does not read) is
+ *   stored as `infinity`; the stores write `until_at` from the instant itself.
+ * - audit rows are filtered by actor (key id or system name), action and resource, newest first.
+ * - an organization's failing deliveries (dead, or pending after a failed attempt), newest first
+ *   in byte order (the memory store's order).
+ */
+const adminOps = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    ALTER TABLE snooze_requests ADD COLUMN status text;
+    ALTER TABLE snooze_requests ADD COLUMN until_at timestamptz;
+    UPDATE snooze_requests SET status = doc->>'status', until_at = CASE
+      WHEN doc->>'until' LIKE '+%' THEN 'infinity'::timestamptz ELSE (doc->>'until')::timestamptz END;
+    ALTER TABLE snooze_requests ALTER COLUMN status SET NOT NULL;
+    ALTER TABLE snooze_requests ALTER COLUMN until_at SET NOT NULL;
+    CREATE INDEX snooze_requests_status ON snooze_requests (org_id, status, created_at, id);
+    CREATE INDEX snooze_requests_expiry ON snooze_requests (until_at) WHERE status = 'approved';
+    CREATE INDEX audit_events_actor
+      ON audit_events (org_id, (COALESCE(doc->'actor'->>'apiKeyId', doc->'actor'->>'name')), at DESC, id DESC);
+    CREATE INDEX audit_events_action ON audit_events (org_id, (doc->>'action'), at DESC, id DESC);
+    CREATE INDEX audit_events_resource
+      ON audit_events (org_id, (doc->>'resourceType'), (doc->>'resourceId'), at DESC, id DESC);
+    CREATE INDEX deliveries_failing
+      ON deliveries (org_id, updated_at DESC, event_id COLLATE "C" DESC, webhook_id COLLATE "C" DESC)
+      WHERE status = 'dead' OR (status = 'pending' AND attempts > 0);
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
   "0003_scan_attempts": scanAttempts,
-  "0004_snoozes_by_repository": snoozesByRepository
+  "0004_snoozes_by_repository": snoozesByRepository,
+  "0007_admin_ops": adminOps
 }
 
 export const table = "image_policy_migrations"

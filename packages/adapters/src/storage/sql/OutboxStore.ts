@@ -96,6 +96,55 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
         (d) => [d.updatedAt, d.eventId] as const,
         request
       ),
+    // `Outbox.matchesFailing` in SQL, newest first on (updated_at, event_id, webhook_id) in byte order
+    // (`Outbox.failingKey`: the cursor's id is "eventId webhookId"), with the destination's name, the
+    // event's type and the last attempt joined in the same query
+    failingDeliveries: (orgId, filter, request) =>
+      page(
+        (after, limit) => {
+          const [eventId = "", webhookId = ""] = after?.id.split(" ") ?? []
+          return sql`SELECT d.event_id, d.webhook_id, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.updated_at,
+              e.doc->>'type' AS type, w.doc->>'name' AS destination_name,
+              (SELECT a.doc FROM delivery_attempts a
+                WHERE a.org_id = d.org_id AND a.event_id = d.event_id AND a.webhook_id = d.webhook_id
+                ORDER BY a.attempt DESC LIMIT 1) AS last_attempt
+            FROM deliveries d
+              LEFT JOIN outbox_events e ON e.org_id = d.org_id AND e.id = d.event_id
+              LEFT JOIN webhooks w ON w.org_id = d.org_id AND w.id = d.webhook_id
+            WHERE d.org_id = ${orgId}
+              AND ${
+            filter.status === "dead"
+              ? sql`d.status = 'dead'`
+              : filter.status === "failed"
+              ? sql`(d.status = 'pending' AND d.attempts > 0)`
+              : sql`(d.status = 'dead' OR (d.status = 'pending' AND d.attempts > 0))`
+          }
+              ${filter.webhookId !== undefined ? sql`AND d.webhook_id = ${filter.webhookId}` : sql``}
+              ${
+            after
+              ? sql`AND (d.updated_at, d.event_id COLLATE "C", d.webhook_id COLLATE "C") < (${after.sortKey}, ${eventId}, ${webhookId})`
+              : sql``
+          }
+            ORDER BY d.updated_at DESC, d.event_id COLLATE "C" DESC, d.webhook_id COLLATE "C" DESC LIMIT ${limit}`
+        },
+        (row: any): Outbox.FailingDelivery => {
+          const delivery = toDelivery(row)
+          return {
+            eventId: delivery.eventId,
+            destinationId: delivery.webhookId,
+            destinationName: row.destinationName ?? null,
+            type: row.type ?? null,
+            status: Outbox.failingStatus(delivery)!,
+            attempts: delivery.attempts,
+            nextAttemptAt: delivery.nextAttemptAt,
+            lastStatusCode: delivery.lastStatusCode,
+            updatedAt: delivery.updatedAt,
+            lastError: Outbox.lastErrorOf(row.lastAttempt === null ? undefined : decodeAttempt(row.lastAttempt))
+          }
+        },
+        Outbox.failingKey,
+        request
+      ),
     attempts: (orgId, eventId, webhookId) =>
       Effect.map(
         die(sql`SELECT doc FROM delivery_attempts WHERE org_id = ${orgId} AND event_id = ${eventId}

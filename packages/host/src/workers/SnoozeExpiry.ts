@@ -1,0 +1,52 @@
+/**
+ * The snooze expiry worker (contracts 6): every `tickMs` (default 30 s) it expires the approved
+ * snooze requests of every organization whose `until` has passed, each in its own transaction with
+ * its audit row (`snooze_request.expire`, actor `system`/`snooze-expiry`) and its
+ * `service.snooze_request.status_changed` event (previous `approved`, current `expired`).
+ *
+ * Nothing waits for it: an approved request stops counting the moment its `until` passes, since
+ * every reader compares `until` with the clock itself (`SnoozeRequest.isActive`); the worker makes
+ * the stored status and the event follow. Several hosts may run it at once: each expiry is a
+ * compare-and-set on the request's status (a conditional UPDATE on PostgreSQL), so a request
+ * expires, and is announced, once.
+ */
+import { Workflows } from "@image-policy/core"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Defect from "./Defect.js"
+
+export interface Options {
+  readonly workerId: string
+  /** How often the worker looks for approved requests past their `until`. */
+  readonly tickMs: number
+  /** Requests expired per tick at most; a larger backlog continues on the next tick. */
+  readonly batch: number
+}
+
+export const defaults = (workerId: string): Options => ({ workerId, tickMs: 30_000, batch: 100 })
+
+/** One tick: answers how many requests it expired. */
+export const tick = (options: Options) =>
+  Effect.gen(function*() {
+    const nowMs = yield* Clock.currentTimeMillis
+    const expired = yield* Workflows.SnoozeRequests.expireDueSnoozeRequests({
+      limit: options.batch,
+      correlationId: `snooze-expiry-${options.workerId}-${nowMs}`
+    })
+    if (expired > 0) yield* Effect.logInfo("snooze requests expired").pipe(Effect.annotateLogs({ expired }))
+    return expired
+  })
+
+/** Runs until interrupted: a tick at once, then one every `tickMs`. */
+export const run = (options: Options) =>
+  Effect.gen(function*() {
+    while (true) {
+      yield* tick(options).pipe(
+        Effect.catchCause((cause) =>
+          Effect.logError("snooze expiry tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) }))
+        )
+      )
+      yield* Effect.sleep(Duration.millis(options.tickMs))
+    }
+  })
