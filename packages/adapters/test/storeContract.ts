@@ -12,6 +12,7 @@ import { organizations } from "./storeContract/organizations.js"
 import { outbox } from "./storeContract/outbox.js"
 import { policies } from "./storeContract/policies.js"
 import { remediations } from "./storeContract/remediations.js"
+import { reports } from "./storeContract/reports.js"
 import { repositories } from "./storeContract/repositories.js"
 import { scans } from "./storeContract/scans.js"
 import { scoping } from "./storeContract/scoping.js"
@@ -39,7 +40,8 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         transactions,
         outbox,
         scans,
-        remediations
+        remediations,
+        reports
       ]
     ) register(it, contract)
   })

@@ -199,7 +199,7 @@ export const isFileTooLarge = (content: string): boolean =>
  */
 export const resolveFinding = (
   policy: Resolution.CompiledPolicy,
-  finding: Finding,
+  finding: Pick<Finding, "normalized" | "platform" | "unresolved">,
   now: Date
 ): Resolution.FindingResolution | null => {
   if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null

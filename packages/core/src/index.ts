@@ -63,3 +63,6 @@ export type { Page, PageRequest } from "./Page.js"
 export type { RoutineTarget, ScanOutcome } from "./Scan.js"
 export { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
 export * as Workflows from "./workflows/index.js"
+// compliance reporting (issue 15)
+export { ReportStore } from "./ports/ReportStore.js"
+export * as Reports from "./Reports.js"

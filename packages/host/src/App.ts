@@ -14,6 +14,7 @@ import { AuditHandlers } from "./handlers/Audit.js"
 import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
+import { ReportsHandlers } from "./handlers/Reports.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
 import { ScansHandlers } from "./handlers/Scans.js"
 import { SnoozeRequestsHandlers } from "./handlers/SnoozeRequests.js"
@@ -58,7 +59,8 @@ export const apiLayer = (options: Options) =>
         SnoozeRequestsHandlers,
         AuditHandlers,
         WebhooksHandlers,
-        VcsEventsHandlers(options)
+        VcsEventsHandlers(options),
+        ReportsHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),

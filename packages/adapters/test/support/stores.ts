@@ -10,6 +10,7 @@ import {
   OutboxStore,
   PolicyStore,
   RemediationStore,
+  ReportStore,
   RepositoryStore,
   ScanStore,
   SnoozeStore,
@@ -39,7 +40,8 @@ export const allStores = Effect.gen(function*() {
     apiKeys: yield* AccessStore,
     audit: yield* AuditStore,
     webhooks: yield* WebhookStore,
-    outbox: yield* OutboxStore
+    outbox: yield* OutboxStore,
+    reports: yield* ReportStore
   }
 })
 

@@ -9,6 +9,7 @@ import type { OrganizationStore } from "./OrganizationStore.js"
 import type { OutboxStore } from "./OutboxStore.js"
 import type { PolicyStore } from "./PolicyStore.js"
 import type { RemediationStore } from "./RemediationStore.js"
+import type { ReportStore } from "./ReportStore.js"
 import type { RepositoryStore } from "./RepositoryStore.js"
 import type { ScanStore } from "./ScanStore.js"
 import type { SnoozeStore } from "./SnoozeStore.js"
@@ -27,3 +28,4 @@ export type Stores =
   | SnoozeStore
   | Transaction
   | WebhookStore
+  | ReportStore

@@ -10,6 +10,7 @@ import { MetaGroup } from "./Meta.js"
 import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { ProblemResponses } from "./Problem.js"
+import { ReportsGroup } from "./Reports.js"
 import { RepositoriesGroup } from "./Repositories.js"
 import { ScansGroup } from "./Scans.js"
 import { SnoozeRequestsGroup } from "./SnoozeRequests.js"
@@ -27,7 +28,8 @@ export class Api extends HttpApi.make("image-policy")
     SnoozeRequestsGroup,
     AuditGroup,
     WebhooksGroup,
-    VcsEventsGroup
+    VcsEventsGroup,
+    ReportsGroup
   )
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)

@@ -27,6 +27,7 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import { boot } from "../Boot.js"
+import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -144,6 +145,11 @@ const serve = (flags: ServeOptions.Flags) =>
         Effect.forkIn(scope)
       )
       yield* SnoozeExpiryWorker.run(SnoozeExpiryWorker.defaults(workerId)).pipe(
+        Effect.provide(services),
+        Effect.provide(logging),
+        Effect.forkIn(scope)
+      )
+      yield* ComplianceSnapshotWorker.run(ComplianceSnapshotWorker.defaults(workerId)).pipe(
         Effect.provide(services),
         Effect.provide(logging),
         Effect.forkIn(scope)

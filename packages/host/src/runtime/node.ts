@@ -19,6 +19,7 @@ import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -44,6 +45,8 @@ export interface StartOptions extends BootOptions {
   readonly routineWorker?: Partial<ScanWorker.RoutineOptions> | false | undefined
   /** The snooze expiry worker of this process (every 30 s by default); `false` runs none. */
   readonly snoozeExpiryWorker?: Partial<SnoozeExpiryWorker.Options> | false | undefined
+  /** The daily compliance snapshot worker of this process (looks every 10 min); `false` runs none. */
+  readonly snapshotWorker?: Partial<ComplianceSnapshotWorker.Options> | false | undefined
   /**
    * The clock of the whole host (requests and workers); default the system clock. Tests pass one
    * that runs ahead of the system clock to let days pass (routines, cooldowns) without waiting.
@@ -108,6 +111,12 @@ export const start = (options: StartOptions): Promise<Running> => {
     }
     if (options.snoozeExpiryWorker !== false) {
       yield* SnoozeExpiryWorker.run({ ...SnoozeExpiryWorker.defaults(workerId), ...options.snoozeExpiryWorker }).pipe(
+        Effect.provide(services),
+        Effect.forkScoped
+      )
+    }
+    if (options.snapshotWorker !== false) {
+      yield* ComplianceSnapshotWorker.run({ ...ComplianceSnapshotWorker.defaults(workerId), ...options.snapshotWorker }).pipe(
         Effect.provide(services),
         Effect.forkScoped
       )

@@ -145,6 +145,8 @@ export const startTestHost = async (options: {
   readonly routineWorker?: Parameters<typeof start>[0]["routineWorker"]
   /** The snooze expiry worker; off unless given. */
   readonly snoozeExpiryWorker?: Parameters<typeof start>[0]["snoozeExpiryWorker"]
+  /** The daily compliance snapshot worker; off unless given. */
+  readonly snapshotWorker?: Parameters<typeof start>[0]["snapshotWorker"]
   /** The host's clock, e.g. `shiftedClock()` to let days pass. */
   readonly clock?: Parameters<typeof start>[0]["clock"]
   /** Instead of `testSeed`. */
@@ -163,6 +165,7 @@ export const startTestHost = async (options: {
     scanWorker: options.scanWorker ?? false,
     routineWorker: options.routineWorker ?? false,
     snoozeExpiryWorker: options.snoozeExpiryWorker ?? false,
+    snapshotWorker: options.snapshotWorker ?? false,
     clock: options.clock
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {

@@ -9,6 +9,7 @@ import {
   OutboxStore,
   PolicyStore,
   RemediationStore,
+  ReportStore,
   RepositoryStore,
   ScanStore,
   SnoozeStore,
@@ -25,6 +26,7 @@ import * as Organizations from "./OrganizationStore.js"
 import * as Outbox from "./OutboxStore.js"
 import * as Policies from "./PolicyStore.js"
 import * as Remediations from "./RemediationStore.js"
+import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
 import * as Scans from "./ScanStore.js"
 import * as Snoozes from "./SnoozeStore.js"
@@ -44,7 +46,8 @@ export const make: Effect.Effect<Context.Context<Stores>> = Effect.sync(() => {
     Context.add(AccessStore, Access.make(s)),
     Context.add(AuditStore, Audit.make(s)),
     Context.add(WebhookStore, Webhooks.make(s)),
-    Context.add(OutboxStore, Outbox.make(s))
+    Context.add(OutboxStore, Outbox.make(s)),
+    Context.add(ReportStore, Reports.make(s))
   )
 })
 

@@ -312,12 +312,33 @@ const adminOps = Effect.gen(function*() {
   )
 })
 
+/**
+ * Compliance reporting (issue 15): one snapshot of the organization's report per UTC day, written
+ * by the snapshot worker of any host (the first one wins: `ON CONFLICT DO NOTHING` on the key), so
+ * the history chart reads rows instead of rescanning.
+ */
+const complianceSnapshots = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    CREATE TABLE compliance_snapshots (
+      org_id text NOT NULL REFERENCES organizations (id),
+      day text COLLATE "C" NOT NULL,
+      doc jsonb NOT NULL,
+      PRIMARY KEY (org_id, day)
+    );
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
   "0003_scan_attempts": scanAttempts,
   "0004_snoozes_by_repository": snoozesByRepository,
-  "0007_admin_ops": adminOps
+  "0007_admin_ops": adminOps,
+  "0010_compliance_snapshots": complianceSnapshots
 }
 
 export const table = "image_policy_migrations"

@@ -11,6 +11,7 @@ import {
   OutboxStore,
   PolicyStore,
   RemediationStore,
+  ReportStore,
   RepositoryStore,
   ScanStore,
   SnoozeStore,
@@ -27,6 +28,7 @@ import * as Organizations from "./OrganizationStore.js"
 import * as Outbox from "./OutboxStore.js"
 import * as Policies from "./PolicyStore.js"
 import * as Remediations from "./RemediationStore.js"
+import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
 import * as Rows from "./Rows.js"
 import * as Scans from "./ScanStore.js"
@@ -47,6 +49,7 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(AccessStore, Access.make(sql)),
       Context.add(AuditStore, Audit.make(sql)),
       Context.add(WebhookStore, Webhooks.make(sql)),
-      Context.add(OutboxStore, Outbox.make(sql))
+      Context.add(OutboxStore, Outbox.make(sql)),
+      Context.add(ReportStore, Reports.make(sql))
     )
 )

@@ -1,0 +1,85 @@
+/**
+ * Compliance reporting (issue 15): GET /reports/compliance computes the report now;
+ * GET /reports/compliance/history answers the daily snapshots the snapshot worker
+ * (`snapshotCompliance`) keeps, so a chart never rescans.
+ */
+import * as Effect from "effect/Effect"
+import type { OrgId } from "../Id.js"
+import { OrganizationStore } from "../ports/OrganizationStore.js"
+import { PolicyStore } from "../ports/PolicyStore.js"
+import { ReportStore } from "../ports/ReportStore.js"
+import * as Reports from "../Reports.js"
+import type { Team } from "../Team.js"
+import { type Caller, now } from "./Caller.js"
+
+/** Every team of the organization (a page at a time: the store's pages are bounded). */
+const allTeams = (orgId: OrgId) =>
+  Effect.gen(function*() {
+    const { teams } = yield* OrganizationStore
+    const out: Array<Team> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* teams.list(orgId, { limit: 200, ...(cursor === undefined ? {} : { cursor }) })
+      out.push(...page.items)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return out
+  })
+
+/** The organization's report at `at`: a few bulk reads, then the core's aggregation. */
+export const complianceReport = (orgId: OrgId, at: Date) =>
+  Effect.gen(function*() {
+    const reports = yield* ReportStore
+    const { policyGroups, published } = yield* PolicyStore
+    const [groups, repositories, teams, snoozes] = yield* Effect.all([
+      policyGroups.all(orgId),
+      reports.repositories(orgId),
+      allTeams(orgId),
+      reports.liveSnoozes(orgId)
+    ])
+    const plan = Reports.plan({ groups, repositories })
+    const [findingCounts, branchStates, live] = yield* Effect.all([
+      reports.findingCounts(orgId, plan.branches),
+      reports.branchStates(orgId, plan.branches),
+      published.listByGroups(orgId, groups.map((g) => g.id))
+    ])
+    return Reports.aggregate({
+      now: at,
+      plan,
+      groups,
+      published: live,
+      teams,
+      repositoryTeams: new Map(repositories.map(({ repository }) => [repository.id, repository.assignedTeamId] as const)),
+      findingCounts,
+      branchStates,
+      snoozes
+    })
+  })
+
+/** GET /reports/compliance. */
+export const getComplianceReport = Effect.fnUntraced(function*(caller: Caller) {
+  return yield* complianceReport(caller.orgId, yield* now)
+})
+
+/** GET /reports/compliance/history?days=N: one point per day that has a snapshot, oldest first. */
+export const getComplianceHistory = Effect.fnUntraced(function*(caller: Caller, query: { readonly days: number }) {
+  const reports = yield* ReportStore
+  const { from, to } = Reports.historyRange(yield* now, query.days)
+  const snapshots = yield* reports.snapshots(caller.orgId, from, to)
+  return { days: query.days, from, to, items: snapshots.map(Reports.toHistoryPoint) }
+})
+
+/**
+ * The snapshot worker's step for one organization: computes and stores today's snapshot unless
+ * the organization has one already; answers whether this call stored it. Several hosts may run
+ * it at once: the store keeps the first snapshot of a day.
+ */
+export const snapshotCompliance = (orgId: OrgId) =>
+  Effect.gen(function*() {
+    const reports = yield* ReportStore
+    const at = yield* now
+    const day = Reports.dayOf(at)
+    if ((yield* reports.snapshots(orgId, day, day)).length > 0) return false
+    const report = yield* complianceReport(orgId, at)
+    return yield* reports.putSnapshot(orgId, { day, report })
+  })
