@@ -37,6 +37,7 @@ describe("migrations", () => {
         "2_scans",
         "3_scan_attempts",
         "4_snoozes_by_repository",
+        "6_organization_admin",
         "7_admin_ops",
         "10_compliance_snapshots"
       ])
@@ -101,7 +102,14 @@ describe("migrations", () => {
         }
       })
       const { ran, read } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["2_scans", "3_scan_attempts", "4_snoozes_by_repository", "7_admin_ops", "10_compliance_snapshots"])
+      assert.deepStrictEqual(ran, [
+        "2_scans",
+        "3_scan_attempts",
+        "4_snoozes_by_repository",
+        "6_organization_admin",
+        "7_admin_ops",
+        "10_compliance_snapshots"
+      ])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
         group.phases[0],
@@ -139,7 +147,13 @@ describe("migrations", () => {
         return { ran: ran.map(([id, name]) => `${id}_${name}`), before, claimed }
       })
       const { before, claimed, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["3_scan_attempts", "4_snoozes_by_repository", "7_admin_ops", "10_compliance_snapshots"])
+      assert.deepStrictEqual(ran, [
+        "3_scan_attempts",
+        "4_snoozes_by_repository",
+        "6_organization_admin",
+        "7_admin_ops",
+        "10_compliance_snapshots"
+      ])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
     } finally {

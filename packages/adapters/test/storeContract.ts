@@ -20,6 +20,8 @@ import { snoozes } from "./storeContract/snoozes.js"
 import * as Support from "./storeContract/support.js"
 import { transactions } from "./storeContract/transactions.js"
 import { webhooks } from "./storeContract/webhooks.js"
+// organization administration (issue 15)
+import { administration } from "./storeContract/administration.js"
 
 export type { ContractOptions } from "./storeContract/support.js"
 
@@ -41,7 +43,8 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         outbox,
         scans,
         remediations,
-        reports
+        reports,
+        administration
       ]
     ) register(it, contract)
   })

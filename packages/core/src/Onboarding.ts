@@ -134,6 +134,40 @@ export const OnboardingError = Schema.Union([
 // Rule
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The branch rules of onboarding and of a repository's update, in this order: no duplicate, the
+ * default branch included (spec 4.2), each branch on the provider, except those in `known` (tracked
+ * already: a branch kept needs no provider call).
+ */
+const checkBranches = (
+  branchNames: ReadonlyArray<string>,
+  defaultBranch: string,
+  onProvider: ReadonlyArray<AvailableBranch> | undefined,
+  known: ReadonlySet<string>
+): DuplicateBranchName | DefaultBranchNotIncluded | BranchNotAvailable | undefined => {
+  const seen = new Set<string>()
+  for (const [i, branchName] of branchNames.entries()) {
+    if (seen.has(branchName)) return new DuplicateBranchName({ branchName, path: `branchNames[${i}]` })
+    seen.add(branchName)
+  }
+  if (!seen.has(defaultBranch)) return new DefaultBranchNotIncluded({ defaultBranch, path: "branchNames" })
+  if (onProvider === undefined) return undefined
+  const listed = new Set(onProvider.map((b) => b.name))
+  for (const [i, branchName] of branchNames.entries()) {
+    if (!known.has(branchName) && !listed.has(branchName)) return new BranchNotAvailable({ branchName, path: `branchNames[${i}]` })
+  }
+  return undefined
+}
+
+/** spec 4.2: the routine has a team, and it is the repository's team. */
+const checkRoutine = (routine: Routine, teamId: TeamId): RoutineWithoutTeam | RoutineTeamMismatch | undefined => {
+  if (routine.teamId === null) return new RoutineWithoutTeam({ routineId: routine.id })
+  if (routine.teamId !== teamId) {
+    return new RoutineTeamMismatch({ routineId: routine.id, routineTeamId: routine.teamId, assignedTeamId: teamId })
+  }
+  return undefined
+}
+
 export interface OnboardingPlan {
   readonly externalRepoId: string
   readonly fullName: string
@@ -180,34 +214,10 @@ export const validateOnboarding = (input: OnboardingInput): Result.Result<Onboar
   if (existing !== undefined) {
     return Result.fail(new RepositoryAlreadyTracked({ externalRepoId: request.externalRepoId, repositoryId: existing.id }))
   }
-  const seen = new Set<string>()
-  for (const [i, branchName] of request.branchNames.entries()) {
-    if (seen.has(branchName)) {
-      return Result.fail(new DuplicateBranchName({ branchName, path: `branchNames[${i}]` }))
-    }
-    seen.add(branchName)
-  }
-  if (!seen.has(repository.defaultBranch)) {
-    return Result.fail(new DefaultBranchNotIncluded({ defaultBranch: repository.defaultBranch, path: "branchNames" }))
-  }
-  const onProvider = new Set(branches.map((b) => b.name))
-  for (const [i, branchName] of request.branchNames.entries()) {
-    if (!onProvider.has(branchName)) {
-      return Result.fail(new BranchNotAvailable({ branchName, path: `branchNames[${i}]` }))
-    }
-  }
-  if (routine.teamId === null) {
-    return Result.fail(new RoutineWithoutTeam({ routineId: routine.id }))
-  }
-  if (routine.teamId !== request.assignedTeamId) {
-    return Result.fail(
-      new RoutineTeamMismatch({
-        routineId: routine.id,
-        routineTeamId: routine.teamId,
-        assignedTeamId: request.assignedTeamId
-      })
-    )
-  }
+  const branchProblem = checkBranches(request.branchNames, repository.defaultBranch, branches, new Set())
+  if (branchProblem !== undefined) return Result.fail(branchProblem)
+  const routineProblem = checkRoutine(routine, request.assignedTeamId)
+  if (routineProblem !== undefined) return Result.fail(routineProblem)
   return Result.succeed({
     externalRepoId: repository.externalRepoId,
     fullName: repository.fullName,
@@ -239,3 +249,82 @@ export const OnboardResult = Schema.Struct({
   scans: Schema.Array(Schema.Struct({ branchName: Schema.String, status: Schema.Literal("queued") }))
 })
 export type OnboardResult = typeof OnboardResult.Type
+
+// ---------------------------------------------------------------------------------------------
+// Update of a tracked repository (PATCH /repositories/{id}, issue 15)
+// ---------------------------------------------------------------------------------------------
+
+/** Body of PATCH /repositories/{id}: the fields given change. `branchNames` is the complete new list. */
+export const RepositoryPatch = Schema.Struct({
+  assignedTeamId: Schema.optionalKey(TeamId),
+  assignedRoutineId: Schema.optionalKey(RoutineId),
+  branchNames: Schema.optionalKey(OnboardRequest.fields.branchNames)
+})
+export type RepositoryPatch = typeof RepositoryPatch.Type
+
+export interface RepositoryPatchInput {
+  readonly repository: Repository
+  readonly patch: RepositoryPatch
+  /**
+   * The routine the repository will have (the patch's, else its current one); needed only when the
+   * patch names a team or a routine, the only case it is checked.
+   */
+  readonly routine: Routine | undefined
+  /**
+   * Branches the provider reports for the repository, asked only when the patch adds branches
+   * (branches kept are not checked again). `undefined`: not asked yet, added branches are not
+   * checked (a first pass, so that a request the other rules refuse costs no provider call).
+   */
+  readonly providerBranches: ReadonlyArray<AvailableBranch> | undefined
+}
+
+export interface RepositoryPatchPlan {
+  readonly repository: Repository
+  /** Branches the patch adds (their scans are queued), in request order. */
+  readonly added: ReadonlyArray<string>
+  /** Branches the patch removes (their assignments, scans and findings go). */
+  readonly removed: ReadonlyArray<string>
+}
+
+/** The branches a patch adds to the repository (those the provider must list). */
+export const addedBranches = (repository: Repository, patch: RepositoryPatch): ReadonlyArray<string> => {
+  const tracked = new Set(repository.branches.map((b) => b.branchName))
+  return [...new Set(patch.branchNames ?? [])].filter((b) => !tracked.has(b))
+}
+
+/**
+ * Validates PATCH /repositories/{id} with onboarding's rules, in onboarding's order: branches (no
+ * duplicate, the default branch kept, each added branch on the provider), then the routine (has a
+ * team, and it is the repository's team, the patch's or the current one). Kept branches keep their
+ * scan status; added ones are queued.
+ */
+export const validateRepositoryPatch = (
+  input: RepositoryPatchInput
+): Result.Result<
+  RepositoryPatchPlan,
+  DuplicateBranchName | DefaultBranchNotIncluded | BranchNotAvailable | RoutineWithoutTeam | RoutineTeamMismatch
+> => {
+  const { patch, repository, routine } = input
+  const current = new Map(repository.branches.map((b) => [b.branchName, b]))
+  const branchNames = patch.branchNames ?? repository.branches.map((b) => b.branchName)
+  if (patch.branchNames !== undefined) {
+    const problem = checkBranches(branchNames, repository.defaultBranch, input.providerBranches, new Set(current.keys()))
+    if (problem !== undefined) return Result.fail(problem)
+  }
+  const teamId = patch.assignedTeamId ?? repository.assignedTeamId
+  if (routine !== undefined && (patch.assignedTeamId !== undefined || patch.assignedRoutineId !== undefined)) {
+    const problem = checkRoutine(routine, teamId)
+    if (problem !== undefined) return Result.fail(problem)
+  }
+  const wanted = new Set(branchNames)
+  return Result.succeed({
+    repository: {
+      ...repository,
+      assignedTeamId: teamId,
+      assignedRoutineId: routine?.id ?? repository.assignedRoutineId,
+      branches: branchNames.map((branchName) => current.get(branchName) ?? { branchName, scan: { status: "queued" } })
+    },
+    added: branchNames.filter((b) => !current.has(b)),
+    removed: repository.branches.map((b) => b.branchName).filter((b) => !wanted.has(b))
+  })
+}

@@ -50,3 +50,39 @@ export const checkAutomationApi = (
   org.edition === "enterprise" || org.grants.some((g) => activeGrant(g, nowMs))
     ? Result.void
     : Result.fail(new AutomationApiNotIncluded({ orgId: org.id }))
+
+/** GET /settings: what an organization's owner may change, and what only operators change (read-only). */
+export const Settings = Schema.Struct({
+  id: OrgId,
+  name: Schema.String,
+  /** Read-only through the API: operators change it with the CLI (or a seed). */
+  edition: Edition,
+  /** Read-only through the API, like `edition`. */
+  grants: Schema.Array(Grant),
+  defaultNotificationTeamId: Schema.NullOr(TeamId),
+  cooldownSeconds: Schema.Int
+})
+export type Settings = typeof Settings.Type
+
+export const toSettings = (org: Organization): Settings => ({
+  id: org.id,
+  name: org.name,
+  edition: org.edition,
+  grants: org.grants,
+  defaultNotificationTeamId: org.defaultNotificationTeamId,
+  cooldownSeconds: org.cooldownSeconds
+})
+
+/** Body of PATCH /settings: the fields given change (`defaultNotificationTeamId: null` clears it). */
+export const SettingsPatch = Schema.Struct({
+  defaultNotificationTeamId: Schema.optionalKey(Schema.NullOr(TeamId)),
+  cooldownSeconds: Schema.optionalKey(CooldownSeconds)
+})
+export type SettingsPatch = typeof SettingsPatch.Type
+
+/** The organization a settings patch makes; edition, grants, name and id are never touched. */
+export const applySettings = (org: Organization, patch: SettingsPatch): Organization => ({
+  ...org,
+  ...(patch.defaultNotificationTeamId !== undefined ? { defaultNotificationTeamId: patch.defaultNotificationTeamId } : {}),
+  ...(patch.cooldownSeconds !== undefined ? { cooldownSeconds: patch.cooldownSeconds } : {})
+})

@@ -20,7 +20,10 @@ export const allPermissions = [
   "webhooks:manage",
   "api-keys:manage",
   "audit:read",
-  "reports:read"
+  "reports:read",
+  // teams, routines and organization settings (issue 15; docs/api.md): Owner and Security
+  // Administrator hold it, Policy Automation and Read Only do not
+  "organization:manage"
 ] as const
 
 export const Permission = Schema.Literals(allPermissions)

@@ -39,9 +39,10 @@ export type RemediationChange = typeof RemediationChange.Type
 /**
  * `open`: the provider holds an open request for the branch (`number`, `url`). `failed`: the last
  * attempt failed (`failure`); `superseded`: a later request replaced it (the provider's request was
- * merged or closed, so a new one was opened).
+ * merged or closed, so a new one was opened). `closed`: the service stopped following it because its
+ * branch or repository is no longer tracked (the provider's request itself is left to its owners).
  */
-export const RemediationStatus = Schema.Literals(["open", "failed", "superseded"])
+export const RemediationStatus = Schema.Literals(["open", "failed", "superseded", "closed"])
 export type RemediationStatus = typeof RemediationStatus.Type
 
 export const RemediationRequest = Schema.Struct({

@@ -38,6 +38,10 @@ import type { OrganizationNotFound, Unauthenticated } from "./workflows/ApiKeys.
 import type { InvalidReferenceInBody } from "./workflows/Caller.js"
 import type { PushReplayed, PushStale } from "./workflows/PushEvents.js"
 import type { SnoozeRequestNotFound } from "./workflows/SnoozeRequests.js"
+// organization administration (issue 15): teams and routines, VCS connections
+import type { RoutineInUse, RoutineNotFound } from "./Routine.js"
+import type { TeamInUse } from "./Team.js"
+import type { VcsConnectionHasNoToken, VcsConnectionInUse } from "./VcsConnection.js"
 
 export type UserError =
   // authentication and authority
@@ -89,3 +93,9 @@ export type UserError =
   // provider pushes
   | PushReplayed
   | PushStale
+  // organization administration (issue 15)
+  | RoutineNotFound
+  | TeamInUse
+  | RoutineInUse
+  | VcsConnectionHasNoToken
+  | VcsConnectionInUse

@@ -20,6 +20,10 @@ import { ScansHandlers } from "./handlers/Scans.js"
 import { SnoozeRequestsHandlers } from "./handlers/SnoozeRequests.js"
 import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
 import { WebhooksHandlers } from "./handlers/Webhooks.js"
+// organization administration (issue 15)
+import { SettingsHandlers } from "./handlers/Settings.js"
+import { TeamsHandlers } from "./handlers/Teams.js"
+import { VcsConnectionsHandlers } from "./handlers/VcsConnections.js"
 import * as Auth from "./http/Auth.js"
 import * as BodyGuard from "./http/BodyGuard.js"
 import * as Lifecycle from "./http/Lifecycle.js"
@@ -60,7 +64,11 @@ export const apiLayer = (options: Options) =>
         AuditHandlers,
         WebhooksHandlers,
         VcsEventsHandlers(options),
-        ReportsHandlers
+        ReportsHandlers,
+        // organization administration (issue 15)
+        TeamsHandlers,
+        VcsConnectionsHandlers,
+        SettingsHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),

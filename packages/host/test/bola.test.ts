@@ -107,6 +107,24 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         case "PUT /webhooks/{webhookId}/endpoint":
         case "PUT /webhooks/{id}/endpoint":
           return { query: "", body: { endpointUrl: "https://hooks.example.com/bola" } }
+        // organization administration (issue 15): valid bodies, so only the path decides the answer
+        case "POST /teams":
+        case "PATCH /teams/{teamId}":
+          return { query: "", body: { name: "bola" } }
+        case "POST /teams/{teamId}/routines":
+          return { query: "", body: { name: "bola", intervalDays: 7 } }
+        case "PATCH /routines/{routineId}":
+          return { query: "", body: { active: false } }
+        case "POST /vcs-connections":
+          return { query: "", body: { provider: "github", externalAccountName: "bola", token: "ghp_bola" } }
+        case "PUT /vcs-connections/{connectionId}/token":
+          return { query: "", body: { token: "ghp_bola" } }
+        case "PATCH /vcs-connections/{connectionId}":
+          return { query: "", body: { status: "inactive" } }
+        case "PATCH /repositories/{repositoryId}":
+          return { query: "", body: { branchNames: ["main"] } }
+        case "PATCH /settings":
+          return { query: "", body: { cooldownSeconds: 5 } }
         default:
           return route.method === "GET" || route.method === "DELETE" ? { query: "" } : { query: "", body: {} }
       }
@@ -170,7 +188,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         groupId: baseImages.id,
         phaseId: baseImages.phases["Curated"]!,
         keyId: apiKey.id,
-        snoozeRequestId: snooze.id
+        snoozeRequestId: snooze.id,
+        // organization administration (issue 15)
+        routineId: acme().routines["Platform/Weekly"]!
       })
       // some state to protect: an assignment and a draft
       expectJson(

@@ -80,7 +80,8 @@ const permissions = [
   "webhooks:manage",
   "api-keys:manage",
   "audit:read",
-  "reports:read"
+  "reports:read",
+  "organization:manage"
 ]
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]

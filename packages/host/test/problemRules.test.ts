@@ -17,6 +17,7 @@ import {
   Permission,
   PolicyGroup,
   Repository,
+  Routine,
   SecretUnavailable,
   SnoozeRequest,
   Team,
@@ -74,7 +75,13 @@ const classes: { readonly [K in Tag]: Schema.Codec<Extract<Problems.EdgeError, {
   NotGenericWebhook: Webhook.NotGenericWebhook,
   PushReplayed: Workflows.PushEvents.PushReplayed,
   PushStale: Workflows.PushEvents.PushStale,
-  PushNotAuthenticated
+  PushNotAuthenticated,
+  // organization administration (issue 15)
+  RoutineNotFound: Routine.RoutineNotFound,
+  TeamInUse: Team.TeamInUse,
+  RoutineInUse: Routine.RoutineInUse,
+  VcsConnectionHasNoToken: VcsConnection.VcsConnectionHasNoToken,
+  VcsConnectionInUse: VcsConnection.VcsConnectionInUse
 }
 
 const kebab = (tag: string) => `/problems/${tag.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`

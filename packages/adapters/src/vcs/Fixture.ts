@@ -7,7 +7,7 @@
  * base branch, makes the head branch hold the base's files plus the new ones, and opens a request
  * (or updates the branch's open one); the handle of `make()` reads them back.
  */
-import { type ConnectionContext, Onboarding, VcsProvider, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
+import { type ConnectionContext, Onboarding, VcsConnection, VcsProvider, VcsProviderError, VcsWriteRejected } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -44,14 +44,8 @@ export const ConnectionSettings = Schema.Union([
     repositories: Schema.Array(FixtureRepository),
     webhookSecret: Schema.optional(Schema.String)
   }),
-  Schema.Struct({
-    kind: Schema.Literal("api"),
-    baseUrl: Schema.String,
-    tokenEnv: Schema.optional(Schema.String),
-    sealedToken: Schema.optional(Schema.String),
-    webhookSecretEnv: Schema.optional(Schema.String),
-    sealedWebhookSecret: Schema.optional(Schema.String)
-  })
+  // the core's: connections created through the API store the same shape
+  VcsConnection.ApiSettings
 ])
 export type ConnectionSettings = typeof ConnectionSettings.Type
 

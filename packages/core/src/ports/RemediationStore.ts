@@ -17,6 +17,15 @@ export class RemediationStore extends Context.Service<RemediationStore, {
     branchName: string,
     options?: { readonly excludeFailed?: boolean }
   ) => Effect.Effect<Option.Option<RemediationRequest>>
+  /**
+   * Sets every request of the repository (of the named branches, or all) that is not `closed` yet
+   * to `closed`, `updatedAt` = `at`; answers how many it closed.
+   */
+  readonly close: (
+    orgId: OrgId,
+    repositoryId: RepositoryId,
+    options: { readonly at: string; readonly branchNames?: ReadonlyArray<string> }
+  ) => Effect.Effect<number>
   /** A repository's requests, newest first by (createdAt, id). */
   readonly list: (orgId: OrgId, repositoryId: RepositoryId, page: PageRequest) => Effect.Effect<Page<RemediationRequest>>
 }>()("@image-policy/core/RemediationStore") {}

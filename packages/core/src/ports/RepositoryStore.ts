@@ -6,7 +6,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { RepositoryAssignment } from "../Assignment.js"
-import type { OrgId, RepositoryId, VcsConnectionId } from "../Id.js"
+import type { OrgId, RepositoryId, RoutineId, TeamId, VcsConnectionId } from "../Id.js"
 import type { Page, PageRequest } from "../Page.js"
 import type { Repository, RepositoryAlreadyTracked } from "../Repository.js"
 import type { VcsConnection } from "../VcsConnection.js"
@@ -18,6 +18,13 @@ export interface LocatedConnection {
   readonly settings: unknown
 }
 
+/** What a tracked repository uses: its team, its routine, the connection it is read through. */
+export interface RepositoryUse {
+  readonly teamId?: TeamId
+  readonly routineId?: RoutineId
+  readonly vcsConnectionId?: VcsConnectionId
+}
+
 export class RepositoryStore extends Context.Service<RepositoryStore, {
   readonly vcsConnections: {
     readonly list: (orgId: OrgId, page: PageRequest) => Effect.Effect<Page<VcsConnection>>
@@ -26,6 +33,10 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
     /** Adapter settings of the connection (fixture data or API base URL and token reference). */
     readonly settings: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<Option.Option<unknown>>
     readonly setStatus: (orgId: OrgId, id: VcsConnectionId, status: VcsConnection["status"]) => Effect.Effect<void>
+    /** Replaces the adapter settings (a new sealed token); the connection's status is left alone. */
+    readonly setSettings: (orgId: OrgId, id: VcsConnectionId, settings: unknown) => Effect.Effect<void>
+    /** Removes the connection and its settings; an unknown id changes nothing. */
+    readonly delete: (orgId: OrgId, id: VcsConnectionId) => Effect.Effect<void>
     /**
      * The status a provider's answers gave the connection (`ConnectionHealth`): written only over
      * `active` or `error`, never over the owner's `inactive`, however stale the caller's view.
@@ -55,6 +66,12 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
     readonly insert: (orgId: OrgId, repository: Repository) => Effect.Effect<void, RepositoryAlreadyTracked>
     /** Takes the repository's row lock until the transaction ends (serializes assignment writers). */
     readonly lock: (orgId: OrgId, id: RepositoryId) => Effect.Effect<void>
+    /** Replaces the stored repository with the same id (team, routine, branches); an unknown id changes nothing. */
+    readonly update: (orgId: OrgId, repository: Repository) => Effect.Effect<void>
+    /** Removes the repository and its assignments (untracking); an unknown id changes nothing. */
+    readonly delete: (orgId: OrgId, id: RepositoryId) => Effect.Effect<void>
+    /** How many tracked repositories use the team, routine or connection named (all given must match). */
+    readonly count: (orgId: OrgId, filter: RepositoryUse) => Effect.Effect<number>
   }
   readonly assignments: {
     readonly get: (orgId: OrgId, repositoryId: RepositoryId) => Effect.Effect<ReadonlyArray<RepositoryAssignment>>

@@ -69,6 +69,12 @@ export class ScanStore extends Context.Service<ScanStore, {
   ) => Effect.Effect<Page<Finding>>
   /** All of the branch's current findings, same order (remediation reads them whole). */
   readonly allFindings: (orgId: OrgId, repositoryId: RepositoryId, branchName: string) => Effect.Effect<ReadonlyArray<Finding>>
+  /**
+   * Removes the scans and current findings of the named branches of a repository, or of all its
+   * branches when none are named (a branch no longer tracked, a repository untracked). A worker
+   * holding one of those scans loses it: its `finish` answers false.
+   */
+  readonly remove: (orgId: OrgId, repositoryId: RepositoryId, branchNames?: ReadonlyArray<string>) => Effect.Effect<void>
   /** Unscoped: every tracked branch of every repository whose routine is active. */
   readonly routineTargets: () => Effect.Effect<ReadonlyArray<RoutineTarget>>
 }>()("@image-policy/core/ScanStore") {}

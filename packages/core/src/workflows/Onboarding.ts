@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { RepositoryId, TeamId, VcsConnectionId } from "../Id.js"
+import type { RepositoryId, RoutineId, TeamId, VcsConnectionId } from "../Id.js"
 import * as Input from "../Input.js"
 import * as Onboarding from "../Onboarding.js"
 import type { PageRequest } from "../Page.js"
@@ -115,6 +115,20 @@ const required = <A>(found: Option.Option<A>, path: string, what: string) =>
   })
 
 /**
+ * Locks the routine a repository is given until the transaction ends, and fails when it is gone: a
+ * team or routine deleted meanwhile (they are deleted only while no repository uses them, and their
+ * deletion waits for this lock) is never left named by a tracked repository.
+ */
+export const holdRoutine = (caller: Caller, routineId: RoutineId) =>
+  Effect.gen(function*() {
+    const { routines } = yield* OrganizationStore
+    yield* routines.lock(caller.orgId, routineId)
+    if (Option.isNone(yield* routines.get(caller.orgId, routineId))) {
+      return yield* new InvalidReferenceInBody({ path: "assignedRoutineId", message: "no routine of this organization has this id" })
+    }
+  })
+
+/**
  * POST /repositories: one repository per request (rule 2), checked by the core's rule in its
  * documented order; the repository and its queued scans are written with their audit row at once.
  * The provider is asked only when the connection is usable, so a bad request costs no quota.
@@ -160,6 +174,7 @@ export const createRepository = Effect.fnUntraced(function*(
     now: yield* now
   })
   yield* transaction(Effect.gen(function*() {
+    yield* holdRoutine(caller, request.assignedRoutineId)
     yield* repositories.insert(caller.orgId, created)
     yield* queueScans(caller, created, "onboarding")
     yield* audit(caller, "repository.create", "repository", created.id)

@@ -14,3 +14,8 @@ export * as SnoozeRequests from "./SnoozeRequests.js"
 export * as Sync from "./Sync.js"
 export * as WebhookDeliveries from "./WebhookDeliveries.js"
 export * as WebhookDestinations from "./WebhookDestinations.js"
+// organization administration (issue 15): teams and routines, VCS connections, repositories, settings
+export * as Repositories from "./Repositories.js"
+export * as Settings from "./Settings.js"
+export * as Teams from "./Teams.js"
+export * as VcsConnections from "./VcsConnections.js"

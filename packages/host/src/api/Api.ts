@@ -16,6 +16,10 @@ import { ScansGroup } from "./Scans.js"
 import { SnoozeRequestsGroup } from "./SnoozeRequests.js"
 import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
+// organization administration (issue 15)
+import { SettingsGroup } from "./Settings.js"
+import { TeamsGroup } from "./Teams.js"
+import { VcsConnectionsGroup } from "./VcsConnections.js"
 
 export class Api extends HttpApi.make("image-policy")
   .add(
@@ -29,7 +33,11 @@ export class Api extends HttpApi.make("image-policy")
     AuditGroup,
     WebhooksGroup,
     VcsEventsGroup,
-    ReportsGroup
+    ReportsGroup,
+    // organization administration (issue 15)
+    TeamsGroup,
+    VcsConnectionsGroup,
+    SettingsGroup
   )
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)

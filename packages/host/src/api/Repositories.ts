@@ -79,6 +79,31 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
         OpenApi.Description,
         "Which published mapping applies to an image on a tracked branch (default: the default branch), and why."
       )
-      .pipe(requires("policy:read"))
+      .pipe(requires("policy:read")),
+    // organization administration (issue 15)
+    HttpApiEndpoint.patch("updateRepository", "/org/:orgId/repositories/:repositoryId", {
+      params: RepositoryPath,
+      payload: Onboarding.RepositoryPatch,
+      success: Onboarding.OnboardResult,
+      error: Problem413
+    })
+      .annotate(OpenApi.Summary, "Change a repository's team, routine or tracked branches")
+      .annotate(
+        OpenApi.Description,
+        "Onboarding's rules: the routine belongs to the team, `branchNames` (the complete list) keeps the default branch. " +
+          "A removed branch leaves the assignments, its scans and findings go and its remediation requests are closed; " +
+          "an added branch must exist on the provider and its scan is queued (`scans`)."
+      )
+      .pipe(requires("repositories:manage")),
+    HttpApiEndpoint.delete("deleteRepository", "/org/:orgId/repositories/:repositoryId", {
+      params: RepositoryPath,
+      success: HttpApiSchema.NoContent
+    })
+      .annotate(OpenApi.Summary, "Untrack a repository")
+      .annotate(
+        OpenApi.Description,
+        "Its assignments, scans and findings are deleted; its remediation requests are kept as `closed`."
+      )
+      .pipe(requires("repositories:manage"))
   )
   .middleware(Authentication)

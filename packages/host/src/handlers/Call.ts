@@ -43,6 +43,7 @@ const resourceKinds: ReadonlyArray<readonly [string, string]> = [
   ["groupId", "policy_group"],
   ["repositoryId", "repository"],
   ["connectionId", "vcs_connection"],
+  ["routineId", "routine"],
   ["teamId", "team"]
 ]
 

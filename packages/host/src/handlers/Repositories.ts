@@ -5,7 +5,7 @@ import { Api } from "../api/Api.js"
 import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
 
-const { Assignments, Onboarding, Policy } = Workflows
+const { Assignments, Onboarding, Policy, Repositories } = Workflows
 
 export const RepositoriesHandlers = HttpApiBuilder.group(Api, "repositories", (handlers) =>
   handlers
@@ -19,4 +19,6 @@ export const RepositoriesHandlers = HttpApiBuilder.group(Api, "repositories", (h
       "replaceAssignments",
       ({ params, payload }) => withCaller((c) => Assignments.replaceAssignments(c, params.repositoryId, payload))
     )
-    .handle("resolve", ({ params, query }) => withCaller((c) => Policy.resolve(c, params.repositoryId, query))))
+    .handle("resolve", ({ params, query }) => withCaller((c) => Policy.resolve(c, params.repositoryId, query)))
+    .handle("updateRepository", ({ params, payload }) => withCaller((c) => Repositories.updateRepository(c, params.repositoryId, payload)))
+    .handle("deleteRepository", ({ params }) => withCaller((c) => Repositories.deleteRepository(c, params.repositoryId))))

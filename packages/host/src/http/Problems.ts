@@ -83,7 +83,13 @@ export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   // unsigned caller learns nothing about which connection ids exist
   PushNotAuthenticated: { status: 401, detail: "the delivery is not signed with the webhook secret of this VCS connection" },
   PushReplayed: { status: 401, detail: "this delivery was already received, or names no delivery id; it was ignored" },
-  PushStale: { status: 401, detail: "the push is more than 5 minutes old; old deliveries are refused" }
+  PushStale: { status: 401, detail: "the push is more than 5 minutes old; old deliveries are refused" },
+  // organization administration (issue 15)
+  RoutineNotFound: { status: 404, detail: "no such routine in this organization" },
+  TeamInUse: { status: 409 },
+  RoutineInUse: { status: 409 },
+  VcsConnectionHasNoToken: { status: 409 },
+  VcsConnectionInUse: { status: 409 }
 }
 
 /** Provider trouble is answered by its reason. */

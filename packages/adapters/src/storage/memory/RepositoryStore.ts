@@ -2,7 +2,7 @@
 import { Repository, type RepositoryStore, VcsConnection } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { byCreated, paginate, put, sortBy, type State } from "./State.js"
+import { byCreated, paginate, put, remove, sortBy, type State } from "./State.js"
 
 export const make = (s: State): typeof RepositoryStore.Service => ({
   vcsConnections: {
@@ -20,6 +20,17 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
         const o = s.state(orgId)
         const row = o?.connections.get(id)
         if (o && row) put(undo, o.connections, id, { ...row, connection: { ...row.connection, status } })
+      }),
+    setSettings: (orgId, id, settings) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        const row = o?.connections.get(id)
+        if (o && row) put(undo, o.connections, id, { ...row, settings })
+      }),
+    delete: (orgId, id) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        if (o) remove(undo, o.connections, id)
       }),
     setHealth: (orgId, id, status) =>
       s.run((undo) => {
@@ -71,7 +82,27 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
         put(undo, o.repositories, repository.id, repository)
         return Effect.void
       })),
-    lock: () => Effect.void // the memory state serializes every transaction already
+    lock: () => Effect.void, // the memory state serializes every transaction already
+    update: (orgId, repository) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        if (o?.repositories.has(repository.id)) put(undo, o.repositories, repository.id, repository)
+      }),
+    delete: (orgId, id) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        if (o === undefined) return
+        remove(undo, o.repositories, id)
+        remove(undo, o.assignments, id)
+      }),
+    count: (orgId, filter) =>
+      s.read(() =>
+        s.valuesOf(orgId, (o) => o.repositories).filter((r) =>
+          (filter.teamId === undefined || r.assignedTeamId === filter.teamId) &&
+          (filter.routineId === undefined || r.assignedRoutineId === filter.routineId) &&
+          (filter.vcsConnectionId === undefined || r.vcsConnectionId === filter.vcsConnectionId)
+        ).length
+      )
   },
   assignments: {
     get: (orgId, repositoryId) => s.read(() => s.state(orgId)?.assignments.get(repositoryId) ?? []),

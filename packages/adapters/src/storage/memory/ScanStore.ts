@@ -3,7 +3,7 @@ import { type ClaimedScan, Cursor, type RoutineTarget, Scan, type ScanStore, Tex
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Storable from "../Storable.js"
-import { branchKey, byCreated, type OrgState, paginate, put, type ScanRow, sortBy, type State, type Undo } from "./State.js"
+import { branchKey, byCreated, type OrgState, paginate, put, remove, type ScanRow, sortBy, type State, type Undo } from "./State.js"
 
 const publicScan = ({ leaseUntil: _u, leaseWorker: _w, ...scan }: ScanRow): Scan.BranchScan => scan
 
@@ -123,6 +123,19 @@ export const make = (s: State): typeof ScanStore.Service => {
       }),
     allFindings: (orgId, repositoryId, branchName) =>
       s.read(() => (s.state(orgId)?.findings.get(branchKey(repositoryId, branchName)) ?? []).map((p) => p.finding)),
+    remove: (orgId, repositoryId, branchNames) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        if (o === undefined) return
+        const named = branchNames === undefined ? undefined : new Set(branchNames)
+        for (const row of [...o.scans.values()]) {
+          if (row.repositoryId === repositoryId && (named === undefined || named.has(row.branchName))) remove(undo, o.scans, row.id)
+        }
+        for (const key of [...o.findings.keys()]) {
+          const branchName = key.slice(repositoryId.length + 1)
+          if (key.startsWith(`${repositoryId}|`) && (named === undefined || named.has(branchName))) remove(undo, o.findings, key)
+        }
+      }),
     routineTargets: () =>
       s.read(() => {
         const targets: Array<RoutineTarget> = []

@@ -332,11 +332,27 @@ const complianceSnapshots = Effect.gen(function*() {
   )
 })
 
+/**
+ * Organization administration (issue 15): a team, routine or connection is deleted only while no
+ * tracked repository uses it, and the check reads repositories by their team and routine.
+ */
+const organizationAdmin = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    CREATE INDEX repositories_team ON repositories (org_id, (doc->>'assignedTeamId'));
+    CREATE INDEX repositories_routine ON repositories (org_id, (doc->>'assignedRoutineId'));
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
   "0003_scan_attempts": scanAttempts,
   "0004_snoozes_by_repository": snoozesByRepository,
+  "0006_organization_admin": organizationAdmin,
   "0007_admin_ops": adminOps,
   "0010_compliance_snapshots": complianceSnapshots
 }

@@ -1,5 +1,6 @@
 /** Remediation requests over SQL. */
 import { Remediation, type RemediationStore } from "@image-policy/core"
+import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Storable from "../Storable.js"
 import * as Rows from "./Rows.js"
@@ -24,6 +25,16 @@ export const make = (sql: SqlClient.SqlClient): typeof RemediationStore.Service 
           ORDER BY created_at DESC, id DESC LIMIT 1`,
         doc(decodeRemediation)
       ),
+    close: (orgId, repositoryId, { at, branchNames }) => {
+      if (branchNames !== undefined && branchNames.length === 0) return Effect.succeed(0)
+      return Effect.map(
+        die(sql`UPDATE remediation_requests
+          SET status = 'closed', doc = doc || jsonb_build_object('status', 'closed', 'updatedAt', ${at}::text)
+          WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND status <> 'closed'
+          ${branchNames !== undefined ? sql`AND ${sql.in("branch_name", branchNames)}` : sql``} RETURNING id`),
+        (rows) => rows.length
+      )
+    },
     list: (orgId, repositoryId, request) =>
       page(
         (after, limit) =>

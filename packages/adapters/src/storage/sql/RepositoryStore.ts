@@ -32,6 +32,9 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
       setStatus: (orgId, id, status) =>
         die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
           WHERE org_id = ${orgId} AND id = ${id}`),
+      setSettings: (orgId, id, settings) =>
+        die(sql`UPDATE vcs_connections SET settings = ${json(settings ?? null)}::jsonb WHERE org_id = ${orgId} AND id = ${id}`),
+      delete: (orgId, id) => die(sql`DELETE FROM vcs_connections WHERE org_id = ${orgId} AND id = ${id}`),
       setHealth: (orgId, id, status) =>
         die(sql`UPDATE vcs_connections SET doc = jsonb_set(doc, '{status}', ${json(status)}::jsonb)
           WHERE org_id = ${orgId} AND id = ${id} AND doc->>'status' NOT IN (${status}, 'inactive')`),
@@ -90,7 +93,23 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
             })
           )
         }),
-      lock: (orgId, id) => Effect.asVoid(die(sql`SELECT id FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`))
+      lock: (orgId, id) => Effect.asVoid(die(sql`SELECT id FROM repositories WHERE org_id = ${orgId} AND id = ${id} FOR UPDATE`)),
+      // the connection and provider id never change: only the document does
+      update: (orgId, repo) => die(sql`UPDATE repositories SET doc = ${json(repo)}::jsonb WHERE org_id = ${orgId} AND id = ${repo.id}`),
+      delete: (orgId, id) =>
+        Effect.gen(function*() {
+          yield* die(sql`DELETE FROM repository_assignments WHERE org_id = ${orgId} AND repository_id = ${id}`)
+          yield* die(sql`DELETE FROM repositories WHERE org_id = ${orgId} AND id = ${id}`)
+        }),
+      // indexed by 0006_organization_admin
+      count: (orgId, filter) =>
+        Effect.map(
+          die(sql<{ n: number | string }>`SELECT count(*) AS n FROM repositories WHERE org_id = ${orgId}
+            ${filter.teamId !== undefined ? sql`AND doc->>'assignedTeamId' = ${filter.teamId}` : sql``}
+            ${filter.routineId !== undefined ? sql`AND doc->>'assignedRoutineId' = ${filter.routineId}` : sql``}
+            ${filter.vcsConnectionId !== undefined ? sql`AND vcs_connection_id = ${filter.vcsConnectionId}` : sql``}`),
+          (rows) => Number(rows[0]?.n ?? 0)
+        )
     },
     assignments: {
       get: (orgId, repositoryId) =>

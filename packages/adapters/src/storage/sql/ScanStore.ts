@@ -279,6 +279,13 @@ export const make = (sql: SqlClient.SqlClient): typeof ScanStore.Service => {
           ORDER BY file, line, col, seq`),
         (rows) => rows.map((row) => toPositioned(row).finding)
       ),
+    remove: (orgId, repositoryId, branchNames) =>
+      Effect.gen(function*() {
+        if (branchNames !== undefined && branchNames.length === 0) return
+        const only = branchNames !== undefined ? sql`AND ${sql.in("branch_name", branchNames)}` : sql``
+        yield* die(sql`DELETE FROM scans WHERE org_id = ${orgId} AND repository_id = ${repositoryId} ${only}`)
+        yield* die(sql`DELETE FROM scan_findings WHERE org_id = ${orgId} AND repository_id = ${repositoryId} ${only}`)
+      }),
     routineTargets: () =>
       Effect.map(
         die(sql`SELECT r.org_id, r.id AS repository_id, x.b->>'branchName' AS branch_name,
