@@ -4,7 +4,7 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { MappingId, type PhaseId } from "./Id.js"
+import { MappingId, PhaseId, PolicyGroupId } from "./Id.js"
 import { formatImagePattern, isExactReference, isPattern, normalizedText, parseImagePattern } from "./ImageReference.js"
 import type * as Input from "./Input.js"
 import { IsoDateTime } from "./IsoDateTime.js"
@@ -48,6 +48,17 @@ export class InvalidMapping extends Schema.TaggedError<InvalidMapping>()("Invali
 }) {
   override get message() {
     return this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+  }
+}
+
+/** A mapping id in a path that names no draft (nor, on an external phase, published mapping) of the phase. */
+export class MappingNotFound extends Schema.TaggedError<MappingNotFound>()("MappingNotFound", {
+  policyGroupId: PolicyGroupId,
+  phaseId: PhaseId,
+  mappingId: Schema.String
+}) {
+  override get message() {
+    return `no mapping ${this.mappingId} in this phase`
   }
 }
 

@@ -189,6 +189,40 @@ export interface PublishChanges {
   readonly removed: ReadonlyArray<PublishedMapping>
 }
 
+/** A draft mapping against the published mapping in its slot (same phase, same key). */
+export type DraftStep =
+  | { readonly kind: "added"; readonly draft: DraftMapping }
+  | { readonly kind: "changed"; readonly draft: DraftMapping; readonly previous: PublishedMapping }
+  | { readonly kind: "unchanged"; readonly draft: DraftMapping; readonly previous: PublishedMapping }
+
+/**
+ * The group's draft against its published state, internal phases only (external phases follow
+ * their files and have no draft): one step per draft mapping, in draft order, and the published
+ * mappings no draft holds any more (they go on the next publish). Publish and the draft view
+ * (GET .../draft) both read it, so the view shows exactly what a publish would do.
+ */
+export const diffDraft = (input: {
+  readonly group: PolicyGroup
+  readonly drafts: ReadonlyArray<DraftMapping>
+  readonly published: ReadonlyArray<PublishedMapping>
+}): { readonly steps: ReadonlyArray<DraftStep>; readonly removed: ReadonlyArray<PublishedMapping> } => {
+  const internal = new Set(input.group.phases.filter((p) => p.sourceType === "internal").map((p) => p.id))
+  const slot = (m: { readonly phaseId: string; readonly key: string }) => `${m.phaseId}\u0000${m.key}`
+  const before = new Map(input.published.filter((m) => internal.has(m.phaseId)).map((m) => [slot(m), m]))
+  const steps: Array<DraftStep> = []
+  for (const draft of input.drafts) {
+    if (!internal.has(draft.phaseId)) continue
+    const previous = before.get(slot(draft))
+    before.delete(slot(draft))
+    steps.push(
+      previous === undefined
+        ? { kind: "added", draft }
+        : { kind: sameContent(previous, draft) ? "unchanged" : "changed", draft, previous }
+    )
+  }
+  return { steps, removed: [...before.values()] }
+}
+
 /**
  * Spec rule 9 and the states table: the complete draft of the group's internal phases becomes its
  * published policy, unrelated draft changes included; drafts removed since the last publish vanish.
@@ -202,25 +236,21 @@ export const publish = (input: {
   readonly now: Date
 }): { readonly published: ReadonlyArray<PublishedMapping>; readonly changes: PublishChanges } => {
   const internal = new Set(input.group.phases.filter((p) => p.sourceType === "internal").map((p) => p.id))
-  const slot = (m: { readonly phaseId: string; readonly key: string }) => `${m.phaseId}\u0000${m.key}`
-  const before = new Map(input.published.filter((m) => internal.has(m.phaseId)).map((m) => [slot(m), m]))
+  const diff = diffDraft(input)
   const now = input.now.toISOString()
   const created: Array<PublishedMapping> = []
   const updated: Array<PublishedMapping> = []
   const next: Array<PublishedMapping> = input.published.filter((m) => !internal.has(m.phaseId))
-  for (const draft of input.drafts) {
-    if (!internal.has(draft.phaseId)) continue
-    const previous = before.get(slot(draft))
-    before.delete(slot(draft))
-    if (previous && sameContent(previous, draft)) {
-      next.push(previous)
+  for (const step of diff.steps) {
+    if (step.kind === "unchanged") {
+      next.push(step.previous)
       continue
     }
-    const live: PublishedMapping = { ...draft, activeFrom: now }
-    ;(previous ? updated : created).push(live)
+    const live: PublishedMapping = { ...step.draft, activeFrom: now }
+    ;(step.kind === "changed" ? updated : created).push(live)
     next.push(live)
   }
-  return { published: next, changes: { created, updated, removed: [...before.values()] } }
+  return { published: next, changes: { created, updated, removed: diff.removed } }
 }
 
 /** POST .../sync on a phase managed through the API: there is no file to follow. */

@@ -42,6 +42,9 @@ import type { SnoozeRequestNotFound } from "./workflows/SnoozeRequests.js"
 import type { RoutineInUse, RoutineNotFound } from "./Routine.js"
 import type { TeamInUse } from "./Team.js"
 import type { VcsConnectionHasNoToken, VcsConnectionInUse } from "./VcsConnection.js"
+// policy administration (issue 15)
+import type { MappingNotFound } from "./Mapping.js"
+import type { PhaseNameTaken, PolicyGroupAssigned, PolicyGroupNameTaken } from "./PolicyAdministration.js"
 
 export type UserError =
   // authentication and authority
@@ -99,3 +102,8 @@ export type UserError =
   | RoutineInUse
   | VcsConnectionHasNoToken
   | VcsConnectionInUse
+  // policy administration (issue 15)
+  | PolicyGroupNameTaken
+  | PhaseNameTaken
+  | PolicyGroupAssigned
+  | MappingNotFound

@@ -81,6 +81,8 @@ const suite = (storeName: string, makeStore: MakeStore) =>
           }
         case "POST /repositories/{repositoryId}/policy-groups":
           return { query: "", body: { assignments: [] } }
+        case "POST /policy-groups/{groupId}/phases":
+          return { query: "", body: { name: "bola", sourceType: "internal" } }
         case "POST /policy-groups/{groupId}/phases/{phaseId}/mappings":
           return { query: "", body: { fromImage: "node:20", toImage: "node:20.11.1", reason: "bola" } }
         case "POST /api-keys":

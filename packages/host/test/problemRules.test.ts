@@ -15,6 +15,7 @@ import {
   Onboarding,
   Organization,
   Permission,
+  PolicyAdministration,
   PolicyGroup,
   Repository,
   Routine,
@@ -81,7 +82,12 @@ const classes: { readonly [K in Tag]: Schema.Codec<Extract<Problems.EdgeError, {
   TeamInUse: Team.TeamInUse,
   RoutineInUse: Routine.RoutineInUse,
   VcsConnectionHasNoToken: VcsConnection.VcsConnectionHasNoToken,
-  VcsConnectionInUse: VcsConnection.VcsConnectionInUse
+  VcsConnectionInUse: VcsConnection.VcsConnectionInUse,
+  // policy administration (issue 15)
+  PolicyGroupNameTaken: PolicyAdministration.PolicyGroupNameTaken,
+  PhaseNameTaken: PolicyAdministration.PhaseNameTaken,
+  PolicyGroupAssigned: PolicyAdministration.PolicyGroupAssigned,
+  MappingNotFound: Mapping.MappingNotFound
 }
 
 const kebab = (tag: string) => `/problems/${tag.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`

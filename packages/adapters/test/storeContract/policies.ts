@@ -91,6 +91,58 @@ export const policies = (it: ContractIt, { options, store, newOrg, connection, g
       )
     }))
 
+  it.effect("draft removal by id and by phase, group deletion with its drafts and published mappings", () =>
+    Effect.gen(function*() {
+      const org = yield* newOrg()
+      const [p1, p2] = [newId<Id.PhaseId>("phase"), newId<Id.PhaseId>("phase")]
+      const g = group([p1, p2])
+      const kept = group([newId<Id.PhaseId>("phase")])
+      yield* store.policyGroups.insert(org.id, g)
+      yield* store.policyGroups.insert(org.id, kept)
+      const [a, b, c] = [draft(p1, "nginx:1", "nginx:1.27"), draft(p1, "redis:7", "redis:7.2"), draft(p2, "node:20", "node:20.11")]
+      const other = draft(kept.phases[0]!.id, "alpine:3", "alpine:3.20")
+      for (const d of [a, b, c]) yield* store.drafts.put(org.id, g.id, d)
+      yield* store.drafts.put(org.id, kept.id, other)
+
+      assert.deepStrictEqual(yield* store.drafts.remove(org.id, g.id, p1, a.id), Option.some(a))
+      assert.isTrue(Option.isNone(yield* store.drafts.remove(org.id, g.id, p1, a.id)), "a removed draft is gone")
+      assert.isTrue(Option.isNone(yield* store.drafts.remove(org.id, g.id, p2, b.id)), "another phase's draft is not removed")
+      assert.isTrue(Option.isNone(yield* store.drafts.remove((yield* newOrg()).id, g.id, p1, b.id)), "nor another organization's")
+      assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, g.id), [b, c])
+      yield* store.drafts.removeByPhase(org.id, g.id, p1)
+      assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, g.id), [c])
+
+      yield* store.published.replace(org.id, g.id, [p2], [{ ...c, activeFrom: stamp() }])
+      yield* store.published.replace(org.id, kept.id, [other.phaseId], [{ ...other, activeFrom: stamp() }])
+      yield* store.transaction(Effect.gen(function*() {
+        yield* store.policyGroups.lockNames(org.id)
+        yield* store.policyGroups.delete(org.id, g.id)
+      }))
+      assert.isTrue(Option.isNone(yield* store.policyGroups.get(org.id, g.id)))
+      assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, g.id), [])
+      assert.deepStrictEqual(yield* store.published.listByGroup(org.id, g.id), [])
+      assert.deepStrictEqual((yield* store.policyGroups.all(org.id)).map((x) => x.id), [kept.id])
+      assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, kept.id), [other])
+      assert.strictEqual((yield* store.published.listByGroup(org.id, kept.id)).length, 1)
+    }))
+
+  it.effect("a failed transaction keeps a deleted group and removed drafts", () =>
+    Effect.gen(function*() {
+      const org = yield* newOrg()
+      const p = newId<Id.PhaseId>("phase")
+      const g = group([p])
+      const d = draft(p, "nginx:1", "nginx:1.27")
+      yield* store.policyGroups.insert(org.id, g)
+      yield* store.drafts.put(org.id, g.id, d)
+      yield* Effect.exit(store.transaction(Effect.gen(function*() {
+        yield* store.drafts.remove(org.id, g.id, p, d.id)
+        yield* store.policyGroups.delete(org.id, g.id)
+        return yield* Effect.fail("rolled back")
+      })))
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.policyGroups.get(org.id, g.id)), g)
+      assert.deepStrictEqual(yield* store.drafts.listByGroup(org.id, g.id), [d])
+    }))
+
   it.effect("unscoped reads for sync: a connection located by id alone, every organization's external phases", () =>
     Effect.gen(function*() {
       const a = yield* newOrg()

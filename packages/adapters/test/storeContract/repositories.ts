@@ -56,6 +56,31 @@ export const repositories = (it: ContractIt, { options, store, newOrg, team, rou
       assert.deepStrictEqual(yield* store.assignments.get(org.id, repoId), [])
     }))
 
+  it.effect("assignments: the repositories whose assignments name a group, by repository id, in the organization only", () =>
+    Effect.gen(function*() {
+      const org = yield* newOrg()
+      const other = yield* newOrg()
+      const [g, h] = [newId<Id.PolicyGroupId>("policyGroup"), newId<Id.PolicyGroupId>("policyGroup")]
+      const repos = [0, 1, 2].map(() => newId<Id.RepositoryId>("repository")).sort()
+      yield* store.assignments.replace(org.id, repos[0]!, [{ policyGroupId: h, branchNames: ["main"] }, {
+        policyGroupId: g,
+        branchNames: ["main"]
+      }])
+      yield* store.assignments.replace(org.id, repos[1]!, [{ policyGroupId: h, branchNames: ["main"] }])
+      yield* store.assignments.replace(org.id, repos[2]!, [{ policyGroupId: g, branchNames: ["release"] }])
+      yield* store.assignments.replace(other.id, newId<Id.RepositoryId>("repository"), [{ policyGroupId: g, branchNames: ["main"] }])
+      assert.deepStrictEqual(yield* store.assignments.referencing(org.id, g), [
+        {
+          repositoryId: repos[0]!,
+          assignments: [{ policyGroupId: h, branchNames: ["main"] }, { policyGroupId: g, branchNames: ["main"] }]
+        },
+        { repositoryId: repos[2]!, assignments: [{ policyGroupId: g, branchNames: ["release"] }] }
+      ])
+      yield* store.assignments.replace(org.id, repos[2]!, [])
+      assert.deepStrictEqual((yield* store.assignments.referencing(org.id, g)).map((r) => r.repositoryId), [repos[0]!])
+      assert.deepStrictEqual(yield* store.assignments.referencing(org.id, newId<Id.PolicyGroupId>("policyGroup")), [])
+    }))
+
   if (options.concurrency) {
     it.effect("concurrency: parallel onboarding of one repository tracks it once", () =>
       Effect.gen(function*() {

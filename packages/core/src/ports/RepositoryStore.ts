@@ -6,7 +6,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { RepositoryAssignment } from "../Assignment.js"
-import type { OrgId, RepositoryId, RoutineId, TeamId, VcsConnectionId } from "../Id.js"
+import type { OrgId, PolicyGroupId, RepositoryId, RoutineId, TeamId, VcsConnectionId } from "../Id.js"
 import type { Page, PageRequest } from "../Page.js"
 import type { Repository, RepositoryAlreadyTracked } from "../Repository.js"
 import type { VcsConnection } from "../VcsConnection.js"
@@ -80,5 +80,10 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
       repositoryId: RepositoryId,
       assignments: ReadonlyArray<RepositoryAssignment>
     ) => Effect.Effect<void>
+    /** The repositories whose explicit assignments name the group, with those assignments, by repository id. */
+    readonly referencing: (
+      orgId: OrgId,
+      policyGroupId: PolicyGroupId
+    ) => Effect.Effect<ReadonlyArray<{ readonly repositoryId: RepositoryId; readonly assignments: ReadonlyArray<RepositoryAssignment> }>>
   }
 }>()("@image-policy/core/RepositoryStore") {}

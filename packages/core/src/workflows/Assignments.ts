@@ -36,6 +36,9 @@ export const replaceAssignments = Effect.fnUntraced(function*(
   const { policyGroups } = yield* PolicyStore
   const { assignments, repositories } = yield* RepositoryStore
   return yield* transaction(Effect.gen(function*() {
+    // the requested groups' locks before the repository's, in the order deleting a group takes them
+    // (PolicyAdministration): a group deleted or made all-repositories meanwhile is seen as such
+    for (const id of [...new Set(request.assignments.map((a) => a.policyGroupId))].sort()) yield* policyGroups.lock(caller.orgId, id)
     yield* repositories.lock(caller.orgId, repositoryId)
     const repository = yield* loadRepository(caller.orgId, repositoryId)
     const groups = yield* policyGroups.all(caller.orgId)

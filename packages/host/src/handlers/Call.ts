@@ -36,6 +36,7 @@ HttpApi.reflect(Api, {
 /** The most specific resource a path names (its last id parameter), for the audit row. */
 const resourceKinds: ReadonlyArray<readonly [string, string]> = [
   ["eventId", "event"],
+  ["mappingId", "policy_mapping"],
   ["snoozeRequestId", "snooze_request"],
   ["keyId", "api_key"],
   ["webhookId", "webhook"],

@@ -8,7 +8,7 @@ import { toPage } from "../api/Common.js"
 import { DraftMapping } from "../api/Policy.js"
 import { withCaller } from "./Call.js"
 
-const { Policy } = Workflows
+const { Policy, PolicyAdministration } = Workflows
 // the upsert answers 201 or 200 itself (a success union encodes with its first member), as JSON
 const encodeDraft = Schema.encodeEffect(Schema.toCodecJson(DraftMapping))
 
@@ -39,4 +39,29 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
     .handle("syncPhase", ({ params }) =>
       withCaller((c) =>
         Policy.syncPhase(c, params.groupId, params.phaseId)
-      )))
+      ))
+    // policy administration (issue 15)
+    .handle("getPolicyGroup", ({ params }) =>
+      withCaller((c) =>
+        PolicyAdministration.getPolicyGroup(c, params.groupId)
+      ))
+    .handle("createPolicyGroup", ({ payload }) => withCaller((c) => PolicyAdministration.createPolicyGroup(c, payload)))
+    .handle("updatePolicyGroup", ({ params, payload }) =>
+      withCaller((c) =>
+        PolicyAdministration.updatePolicyGroup(c, params.groupId, payload)
+      ))
+    .handle("deletePolicyGroup", ({ params, query }) =>
+      withCaller((c) =>
+        PolicyAdministration.deletePolicyGroup(c, params.groupId, query.force === "true")
+      ))
+    .handle("createPhase", ({ params, payload }) => withCaller((c) => PolicyAdministration.createPhase(c, params.groupId, payload)))
+    .handle("updatePhase", ({ params, payload }) =>
+      withCaller((c) =>
+        PolicyAdministration.updatePhase(c, params.groupId, params.phaseId, payload)
+      ))
+    .handle("deletePhase", ({ params }) => withCaller((c) => PolicyAdministration.deletePhase(c, params.groupId, params.phaseId)))
+    .handle("removeDraftMapping", ({ params }) =>
+      withCaller((c) =>
+        PolicyAdministration.removeDraftMapping(c, params.groupId, params.phaseId, params.mappingId)
+      ))
+    .handle("getPolicyGroupDraft", ({ params }) => withCaller((c) => PolicyAdministration.getPolicyGroupDraft(c, params.groupId))))

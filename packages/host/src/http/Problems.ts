@@ -89,7 +89,12 @@ export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   TeamInUse: { status: 409 },
   RoutineInUse: { status: 409 },
   VcsConnectionHasNoToken: { status: 409 },
-  VcsConnectionInUse: { status: 409 }
+  VcsConnectionInUse: { status: 409 },
+  // policy administration (issue 15)
+  PolicyGroupNameTaken: { status: 409 },
+  PhaseNameTaken: { status: 409 },
+  PolicyGroupAssigned: { status: 409 },
+  MappingNotFound: { status: 404, detail: "no such mapping in this phase" }
 }
 
 /** Provider trouble is answered by its reason. */

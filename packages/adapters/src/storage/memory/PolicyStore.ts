@@ -2,7 +2,7 @@
 import { type Id, type Mapping, PolicyGroup, type PolicyStore } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { byCreated, byName, paginate, put, sortBy, type State } from "./State.js"
+import { byCreated, byName, paginate, put, remove, sortBy, type State } from "./State.js"
 
 const stripGroup = ({ groupId: _g, ...draft }: Mapping.DraftMapping & { readonly groupId: Id.PolicyGroupId }) =>
   draft as Mapping.DraftMapping
@@ -31,7 +31,16 @@ export const make = (s: State): typeof PolicyStore.Service => ({
             PolicyGroup.externalPhases(g).map((p) => ({ orgId: o.org.id, policyGroupId: g.id, phaseId: p.id, external: p.external }))
           )
         )
-      )
+      ),
+    lockNames: () => Effect.void, // the memory state serializes every transaction already
+    delete: (orgId, id) =>
+      s.run((undo) => {
+        const o = s.state(orgId)
+        if (!o) return
+        remove(undo, o.groups, id)
+        remove(undo, o.published, id)
+        for (const [key, d] of [...o.drafts]) if (d.groupId === id) remove(undo, o.drafts, key)
+      })
   },
   drafts: {
     listByPhase: (orgId, groupId, phaseId, page) =>
@@ -47,7 +56,21 @@ export const make = (s: State): typeof PolicyStore.Service => ({
         return d && d.groupId === groupId ? Option.some(stripGroup(d)) : Option.none()
       }),
     put: (orgId, groupId, mapping) =>
-      s.run((undo) => put(undo, s.need(orgId).drafts, `${mapping.phaseId}|${mapping.key}`, { ...mapping, groupId }))
+      s.run((undo) => put(undo, s.need(orgId).drafts, `${mapping.phaseId}|${mapping.key}`, { ...mapping, groupId })),
+    remove: (orgId, groupId, phaseId, id) =>
+      s.run((undo) => {
+        const drafts = s.state(orgId)?.drafts
+        const found = drafts && [...drafts].find(([, d]) => d.groupId === groupId && d.phaseId === phaseId && d.id === id)
+        if (!drafts || !found) return Option.none()
+        remove(undo, drafts, found[0])
+        return Option.some(stripGroup(found[1]))
+      }),
+    removeByPhase: (orgId, groupId, phaseId) =>
+      s.run((undo) => {
+        const drafts = s.state(orgId)?.drafts
+        if (!drafts) return
+        for (const [key, d] of [...drafts]) if (d.groupId === groupId && d.phaseId === phaseId) remove(undo, drafts, key)
+      })
   },
   published: {
     listByGroup: (orgId, groupId) => s.read(() => s.state(orgId)?.published.get(groupId) ?? []),

@@ -1,5 +1,5 @@
 /** VCS connections, repositories and their assignments in the memory state. */
-import { Repository, type RepositoryStore, VcsConnection } from "@image-policy/core"
+import { type Id, Repository, type RepositoryStore, Text, VcsConnection } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { byCreated, paginate, put, remove, sortBy, type State } from "./State.js"
@@ -106,6 +106,13 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
   },
   assignments: {
     get: (orgId, repositoryId) => s.read(() => s.state(orgId)?.assignments.get(repositoryId) ?? []),
-    replace: (orgId, repositoryId, assignments) => s.run((undo) => put(undo, s.need(orgId).assignments, repositoryId, assignments))
+    replace: (orgId, repositoryId, assignments) => s.run((undo) => put(undo, s.need(orgId).assignments, repositoryId, assignments)),
+    referencing: (orgId, policyGroupId) =>
+      s.read(() =>
+        [...(s.state(orgId)?.assignments ?? [])]
+          .filter(([, list]) => list.some((a) => a.policyGroupId === policyGroupId))
+          .map(([repositoryId, assignments]) => ({ repositoryId: repositoryId as Id.RepositoryId, assignments }))
+          .sort((a, b) => Text.compareCodePoints(a.repositoryId, b.repositoryId))
+      )
   }
 })

@@ -42,7 +42,15 @@ export const make = (sql: SqlClient.SqlClient): typeof PolicyStore.Service => {
                 external: p.external
               }))
             })
-        )
+        ),
+      // a transaction-scoped advisory lock: held until COMMIT or ROLLBACK, like a row lock
+      lockNames: (orgId) => Effect.asVoid(die(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`policy_groups:${orgId}`}, 0))`)),
+      delete: (orgId, id) =>
+        Effect.gen(function*() {
+          yield* die(sql`DELETE FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${id}`)
+          yield* die(sql`DELETE FROM published_mappings WHERE org_id = ${orgId} AND group_id = ${id}`)
+          yield* die(sql`DELETE FROM policy_groups WHERE org_id = ${orgId} AND id = ${id}`)
+        })
     },
     drafts: {
       listByPhase: (orgId, groupId, phaseId, request) =>
@@ -70,7 +78,15 @@ export const make = (sql: SqlClient.SqlClient): typeof PolicyStore.Service => {
         die(sql`INSERT INTO draft_mappings (org_id, group_id, phase_id, key, id, created_at, doc)
           VALUES (${orgId}, ${groupId}, ${m.phaseId}, ${m.key}, ${m.id}, ${m.createdAt}, ${json(m)}::jsonb)
           ON CONFLICT (org_id, phase_id, key) DO UPDATE SET id = EXCLUDED.id, created_at = EXCLUDED.created_at,
-            doc = EXCLUDED.doc`)
+            doc = EXCLUDED.doc`),
+      remove: (orgId, groupId, phaseId, id) =>
+        one(
+          sql`DELETE FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${groupId} AND phase_id = ${phaseId}
+            AND id = ${id} RETURNING doc`,
+          doc(decodeDraft)
+        ),
+      removeByPhase: (orgId, groupId, phaseId) =>
+        die(sql`DELETE FROM draft_mappings WHERE org_id = ${orgId} AND group_id = ${groupId} AND phase_id = ${phaseId}`)
     },
     published: {
       listByGroup: (orgId, groupId) =>

@@ -123,7 +123,14 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
       replace: (orgId, repositoryId, assignments) =>
         die(sql`INSERT INTO repository_assignments (org_id, repository_id, doc)
           VALUES (${orgId}, ${repositoryId}, ${json(assignments)}::jsonb)
-          ON CONFLICT (org_id, repository_id) DO UPDATE SET doc = EXCLUDED.doc`)
+          ON CONFLICT (org_id, repository_id) DO UPDATE SET doc = EXCLUDED.doc`),
+      referencing: (orgId, policyGroupId) =>
+        Effect.map(
+          die(sql`SELECT repository_id, doc FROM repository_assignments WHERE org_id = ${orgId}
+            AND doc @> ${json([{ policyGroupId }])}::jsonb ORDER BY repository_id COLLATE "C"`),
+          (rows: ReadonlyArray<any>) =>
+            rows.map((row) => ({ repositoryId: row.repositoryId as Id.RepositoryId, assignments: doc(decodeAssignments)(row) }))
+        )
     }
   }
 }
