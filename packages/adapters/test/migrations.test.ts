@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { Id, OrganizationStore, PolicyStore, ScanStore, SnoozeStore } from "@image-policy/core"
+import { AccessStore, Id, OrganizationStore, PolicyStore, ScanStore, SnoozeStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -39,6 +39,7 @@ describe("migrations", () => {
         "4_snoozes_by_repository",
         "6_organization_admin",
         "7_admin_ops",
+        "9_members_and_roles",
         "10_compliance_snapshots"
       ])
       assert.deepStrictEqual(result.second, [])
@@ -50,7 +51,9 @@ describe("migrations", () => {
         "image_policy_migrations",
         "scans",
         "scan_findings",
-        "remediation_requests"
+        "remediation_requests",
+        "members",
+        "roles"
       ])
     } finally {
       await pglite.close()
@@ -108,6 +111,7 @@ describe("migrations", () => {
         "4_snoozes_by_repository",
         "6_organization_admin",
         "7_admin_ops",
+        "9_members_and_roles",
         "10_compliance_snapshots"
       ])
       const phases: unknown = Option.getOrThrow(read).phases
@@ -152,10 +156,61 @@ describe("migrations", () => {
         "4_snoozes_by_repository",
         "6_organization_admin",
         "7_admin_ops",
+        "9_members_and_roles",
         "10_compliance_snapshots"
       ])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
+    } finally {
+      await pglite.close()
+    }
+  })
+
+  it("0009 adds members and roles; API keys stored before it still authenticate, with no custom role", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(11))
+      const keyId = Id.make("apiKey", new Uint8Array(16).fill(12))
+      const org = { id: orgId, name: "Old", edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+      // a key document as the store wrote it before 0009
+      const key = {
+        id: keyId,
+        serviceAccountId: Id.make("serviceAccount", new Uint8Array(16).fill(13)),
+        name: "ci",
+        prefix: "ipk_abcdefgh",
+        secretHash: "old-hash",
+        role: "Policy Automation",
+        permissions: [],
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+        createdAt: "2026-01-01T00:00:00.000Z"
+      }
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const before = Migrator.make({})({
+          loader: Migrator.fromRecord(Object.fromEntries(Object.entries(Migrations.migrations).filter(([name]) => name < "0009"))),
+          table: Migrations.table
+        })
+        yield* before
+        yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
+        yield* sql`INSERT INTO api_keys (org_id, id, secret_hash, created_at, doc)
+          VALUES (${orgId}, ${keyId}, 'old-hash', ${key.createdAt}, ${JSON.stringify(key)}::jsonb)`
+        const ran = yield* Migrations.run
+        const access = Context.get(yield* SqlStore.make, AccessStore)
+        return {
+          ran: ran.map(([id, name]) => `${id}_${name}`),
+          match: yield* access.findBySecretHash("old-hash"),
+          members: yield* access.members.list(orgId as Id.OrgId, { limit: 10 }),
+          usage: yield* access.roles.usage(orgId as Id.OrgId, Id.make("role", new Uint8Array(16).fill(14)) as Id.RoleId, key.createdAt)
+        }
+      })
+      const { match, members, ran, usage } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots"])
+      assert.deepStrictEqual(Option.getOrThrow(match).key as unknown, key)
+      assert.isNull(Option.getOrThrow(match).customRole)
+      assert.deepStrictEqual(members.items, [])
+      assert.deepStrictEqual(usage, { members: 0, apiKeys: 0 })
     } finally {
       await pglite.close()
     }

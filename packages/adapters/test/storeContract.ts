@@ -8,6 +8,7 @@ import type { Stores } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { access } from "./storeContract/access.js"
 import { audit } from "./storeContract/audit.js"
+import { members } from "./storeContract/members.js"
 import { organizations } from "./storeContract/organizations.js"
 import { outbox } from "./storeContract/outbox.js"
 import { policies } from "./storeContract/policies.js"
@@ -44,7 +45,8 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         scans,
         remediations,
         reports,
-        administration
+        administration,
+        members
       ]
     ) register(it, contract)
   })

@@ -5,7 +5,8 @@
 import * as Schema from "effect/Schema"
 import { ApiKeyId, ServiceAccountId } from "./Id.js"
 import { encodeRandom } from "./Id.js"
-import { Permission, permissionsOf, RoleName } from "./Permission.js"
+import { Permission } from "./Permission.js"
+import { type CustomRole, permissionsOf, RoleRef } from "./Role.js"
 import { storable } from "./Text.js"
 
 export const expiryPresets = [30, 90, 180, 365] as const
@@ -32,7 +33,8 @@ const Excluded = (other: string) =>
   )
 
 export const ApiKeyCreateRequest = Schema.Union([
-  Schema.Struct({ name: Name, role: RoleName, permissions: Excluded("role"), expiresInDays: ExpiresInDays }),
+  // `role`: a built-in role's name or a custom role's id (Role.RoleRef)
+  Schema.Struct({ name: Name, role: RoleRef, permissions: Excluded("role"), expiresInDays: ExpiresInDays }),
   Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission), role: Excluded("permissions"), expiresInDays: ExpiresInDays })
 ])
 export type ApiKeyCreateRequest = typeof ApiKeyCreateRequest.Type
@@ -43,7 +45,7 @@ export const ApiKey = Schema.Struct({
   name: Schema.String,
   prefix: Schema.String,
   secretHash: Schema.String,
-  role: Schema.NullOr(RoleName),
+  role: Schema.NullOr(RoleRef),
   /** Explicit permission set; empty for role keys, whose permissions are resolved at check time. */
   permissions: Schema.Array(Permission),
   expiresAt: Schema.NullOr(Schema.String),
@@ -67,8 +69,9 @@ export const status = (key: ApiKey, nowMs: number): ApiKeyStatus =>
 export const expiresAt = (createdAt: Date, days: number | null): string | null =>
   days === null ? null : new Date(createdAt.getTime() + days * DAY_MS).toISOString()
 
-export const grantedPermissions = (key: ApiKey): ReadonlyArray<Permission> =>
-  key.role !== null ? permissionsOf({ role: key.role }) : key.permissions
+/** `custom`: the custom role the key names, as stored now (none for built-in roles and explicit sets). */
+export const grantedPermissions = (key: ApiKey, custom?: CustomRole | null): ReadonlyArray<Permission> =>
+  permissionsOf(key.role, key.permissions, custom)
 
 export const SECRET_PREFIX = "ipk_"
 
@@ -101,7 +104,7 @@ const viewFields = {
   id: ApiKeyId,
   name: Schema.String,
   prefix: Schema.String,
-  role: Schema.optionalKey(RoleName),
+  role: Schema.optionalKey(RoleRef),
   permissions: Schema.Array(Permission),
   expiresAt: Schema.NullOr(Schema.String)
 }
@@ -119,12 +122,12 @@ export type ApiKeyView = typeof ApiKeyView.Type
 export const ApiKeyCreated = Schema.Struct({ ...viewFields, secret: Schema.String })
 export type ApiKeyCreated = typeof ApiKeyCreated.Type
 
-export const toView = (key: ApiKey, nowMs: number): ApiKeyView => ({
+export const toView = (key: ApiKey, nowMs: number, custom?: CustomRole | null): ApiKeyView => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
   ...(key.role !== null ? { role: key.role } : {}),
-  permissions: grantedPermissions(key),
+  permissions: grantedPermissions(key, custom),
   expiresAt: key.expiresAt,
   status: status(key, nowMs),
   revokedAt: key.revokedAt,

@@ -20,7 +20,9 @@ export const prefixes = {
   event: "evt",
   audit: "aud",
   scan: "scan",
-  remediation: "rem"
+  remediation: "rem",
+  member: "mbr",
+  role: "role"
 } as const
 
 export type Kind = keyof typeof prefixes
@@ -113,4 +115,10 @@ export interface IdOfKind {
   readonly audit: AuditEventId
   readonly scan: ScanId
   readonly remediation: RemediationId
+  readonly member: MemberId
+  readonly role: RoleId
 }
+export const MemberId = idSchema("member", "MemberId")
+export type MemberId = typeof MemberId.Type
+export const RoleId = idSchema("role", "RoleId")
+export type RoleId = typeof RoleId.Type

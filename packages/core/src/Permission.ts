@@ -23,7 +23,8 @@ export const allPermissions = [
   "reports:read",
   // teams, routines and organization settings (issue 15; docs/api.md): Owner and Security
   // Administrator hold it, Policy Automation and Read Only do not
-  "organization:manage"
+  "organization:manage",
+  "members:manage"
 ] as const
 
 export const Permission = Schema.Literals(allPermissions)
@@ -34,7 +35,9 @@ export type RoleName = typeof RoleName.Type
 
 export const roles: Readonly<Record<RoleName, ReadonlyArray<Permission>>> = {
   "Owner": allPermissions,
-  "Security Administrator": allPermissions.filter((p) => p !== "api-keys:manage"),
+  // granting authority (keys, members, roles) stays the Owner's: a Security Administrator who could
+  // make an Owner member or widen a role would hold api-keys:manage one step later
+  "Security Administrator": allPermissions.filter((p) => p !== "api-keys:manage" && p !== "members:manage"),
   "Policy Automation": [
     "policy:read",
     "mappings:write",

@@ -16,6 +16,7 @@ import type {
 import type { InvalidCursor } from "./Cursor.js"
 import type { InvalidInput } from "./Input.js"
 import type { InvalidMapping } from "./Mapping.js"
+import type { MemberEmailTaken, MemberNotFound } from "./Member.js"
 import type {
   BranchNotAvailable,
   ConnectionNotActive,
@@ -30,6 +31,7 @@ import type { PermissionDenied } from "./Permission.js"
 import type { ExternalPhaseReadOnly, PhaseNotExternal, PhaseNotFound, PolicyGroupNotFound } from "./PolicyGroup.js"
 import type { InvalidEndpoint } from "./ports/WebhookSender.js"
 import type { RepositoryAlreadyTracked, RepositoryNotFound } from "./Repository.js"
+import type { BuiltInRoleReadOnly, PermissionNotGrantable, RoleInUse, RoleNameTaken, RoleNotFound, RoleRequired } from "./Role.js"
 import type { InvalidSnoozeTransition, SnoozeUntilNotInFuture } from "./SnoozeRequest.js"
 import type { TeamNotFound } from "./Team.js"
 import type { VcsConnectionNotFound } from "./VcsConnection.js"
@@ -107,3 +109,12 @@ export type UserError =
   | PhaseNameTaken
   | PolicyGroupAssigned
   | MappingNotFound
+  // members and roles
+  | RoleRequired
+  | PermissionNotGrantable
+  | MemberNotFound
+  | RoleNotFound
+  | MemberEmailTaken
+  | RoleNameTaken
+  | BuiltInRoleReadOnly
+  | RoleInUse

@@ -34,7 +34,9 @@ describe("Id", () => {
     event: Id.EventId,
     audit: Id.AuditEventId,
     scan: Id.ScanId,
-    remediation: Id.RemediationId
+    remediation: Id.RemediationId,
+    member: Id.MemberId,
+    role: Id.RoleId
   }
   prop("an id made for a kind decodes with that kind's schema, for every kind", [
     fc.constantFrom(...Object.keys(Id.prefixes) as Array<Id.Kind>),

@@ -9,7 +9,7 @@ describe("Permission (contracts section 3)", () => {
     assert.deepStrictEqual([...Permission.roles.Owner].sort(), [...Permission.allPermissions].sort())
     assert.deepStrictEqual(
       [...Permission.roles["Security Administrator"]].sort(),
-      Permission.allPermissions.filter((p) => p !== "api-keys:manage").sort()
+      Permission.allPermissions.filter((p) => p !== "api-keys:manage" && p !== "members:manage").sort()
     )
     assert.deepStrictEqual([...Permission.roles["Policy Automation"]].sort(), [
       "assignments:manage",
@@ -45,6 +45,9 @@ describe("Permission (contracts section 3)", () => {
     assert.isTrue(Result.isFailure(Permission.requirePermissions(Permission.roles["Policy Automation"], ["webhooks:manage"])))
     assert.isTrue(Result.isSuccess(Permission.requirePermissions(Permission.roles["Security Administrator"], ["webhooks:manage"])))
     assert.isTrue(Result.isFailure(Permission.requirePermissions(Permission.roles["Security Administrator"], ["api-keys:manage"])))
+    // granting authority is the Owner's alone (docs/api.md: members and roles)
+    assert.isTrue(Result.isFailure(Permission.requirePermissions(Permission.roles["Security Administrator"], ["members:manage"])))
+    assert.isTrue(Result.isSuccess(Permission.requirePermissions(Permission.roles.Owner, ["members:manage"])))
   })
 
   const perms = fc.subarray([...Permission.allPermissions])

@@ -11,11 +11,13 @@ import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
 import { AuditHandlers } from "./handlers/Audit.js"
+import { MembersHandlers } from "./handlers/Members.js"
 import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
 import { PolicyHandlers } from "./handlers/Policy.js"
 import { ReportsHandlers } from "./handlers/Reports.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
+import { RolesHandlers } from "./handlers/Roles.js"
 import { ScansHandlers } from "./handlers/Scans.js"
 import { SnoozeRequestsHandlers } from "./handlers/SnoozeRequests.js"
 import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
@@ -68,7 +70,9 @@ export const apiLayer = (options: Options) =>
         // organization administration (issue 15)
         TeamsHandlers,
         VcsConnectionsHandlers,
-        SettingsHandlers
+        SettingsHandlers,
+        MembersHandlers,
+        RolesHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),

@@ -43,7 +43,9 @@ const unknownId = (param: string): string => {
     keyId: "key",
     snoozeRequestId: "snz",
     webhookId: "wh",
-    eventId: "evt"
+    eventId: "evt",
+    memberId: "mbr",
+    roleId: "role"
   }
   return `${prefix[param] ?? "id"}_00000000000000000000000000`
 }
@@ -182,8 +184,18 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         }),
         201
       )
+      const role = expectJson(
+        await h.request("POST", `${base}/roles`, { body: { name: "bola role", permissions: ["policy:read"] } }),
+        201
+      )
+      const member = expectJson(
+        await h.request("POST", `${base}/members`, { body: { email: "bola.target@example.com", name: "bola target", role: role.id } }),
+        201
+      )
       const baseImages = acme().policyGroups["Base images"]!
       Object.assign(acmeIds, {
+        memberId: member.id,
+        roleId: role.id,
         teamId: acme().teams["Platform"]!,
         connectionId: acme().vcsConnections["acme"]!,
         repositoryId: repository.repository.id,
@@ -239,6 +251,7 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         ...Object.values(o.apiKeys),
         ...Object.values(acmeIds),
         "bola target",
+        "bola role",
         "python:3.12.1"
       ]
       acmeSuccessRowsBefore = (await auditRows(h)).filter((r) => r.outcome === "success")
@@ -283,7 +296,11 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         for (const param of route.params) {
           if (param === "orgId") continue
           // parameters of routes beyond the ones above (webhooks) may have no live object here
-          if (["teamId", "connectionId", "repositoryId", "groupId", "phaseId", "keyId", "snoozeRequestId"].includes(param)) {
+          if (
+            ["teamId", "connectionId", "repositoryId", "groupId", "phaseId", "keyId", "snoozeRequestId", "memberId", "roleId"].includes(
+              param
+            )
+          ) {
             expect(acmeIds[param], `${route.method} ${route.template}`).toMatch(/^[a-z]+_[0-9a-z]+$/)
           }
         }
@@ -356,7 +373,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
           expect(answer.status, answer.text).toBe(200)
           expect(answer.headers.get("content-type") ?? "").toMatch(/^application\/x-ndjson/)
         } else expectJson(answer, 200)
-        expectNothingOfAcme(answer.text, `GET ${path}`)
+        // the built-in roles are every organization's (and "Security Administrator" contains acme's group name "Security")
+        const own = path.endsWith("/roles") ? JSON.stringify(answer.body.items.filter((r: any) => !r.builtIn)) : answer.text
+        expectNothingOfAcme(own, `GET ${path}`)
       }
     })
 

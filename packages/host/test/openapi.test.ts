@@ -81,7 +81,8 @@ const permissions = [
   "api-keys:manage",
   "audit:read",
   "reports:read",
-  "organization:manage"
+  "organization:manage",
+  "members:manage"
 ]
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]

@@ -12,12 +12,14 @@ import {
   Input,
   InvalidEndpoint,
   Mapping,
+  Member,
   Onboarding,
   Organization,
   Permission,
   PolicyAdministration,
   PolicyGroup,
   Repository,
+  Role,
   Routine,
   SecretUnavailable,
   SnoozeRequest,
@@ -87,7 +89,15 @@ const classes: { readonly [K in Tag]: Schema.Codec<Extract<Problems.EdgeError, {
   PolicyGroupNameTaken: PolicyAdministration.PolicyGroupNameTaken,
   PhaseNameTaken: PolicyAdministration.PhaseNameTaken,
   PolicyGroupAssigned: PolicyAdministration.PolicyGroupAssigned,
-  MappingNotFound: Mapping.MappingNotFound
+  MappingNotFound: Mapping.MappingNotFound,
+  RoleRequired: Role.RoleRequired,
+  PermissionNotGrantable: Role.PermissionNotGrantable,
+  MemberNotFound: Member.MemberNotFound,
+  RoleNotFound: Role.RoleNotFound,
+  MemberEmailTaken: Member.MemberEmailTaken,
+  RoleNameTaken: Role.RoleNameTaken,
+  BuiltInRoleReadOnly: Role.BuiltInRoleReadOnly,
+  RoleInUse: Role.RoleInUse
 }
 
 const kebab = (tag: string) => `/problems/${tag.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`

@@ -38,6 +38,8 @@ export const allStores = Effect.gen(function*() {
     remediations: yield* RemediationStore,
     snoozeRequests: yield* SnoozeStore,
     apiKeys: yield* AccessStore,
+    members: (yield* AccessStore).members,
+    roles: (yield* AccessStore).roles,
     audit: yield* AuditStore,
     webhooks: yield* WebhookStore,
     outbox: yield* OutboxStore,

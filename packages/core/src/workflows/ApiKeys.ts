@@ -12,13 +12,15 @@ import type { ApiKeyId, OrgId, ServiceAccountId } from "../Id.js"
 import * as Input from "../Input.js"
 import { type AutomationApiNotIncluded, checkAutomationApi, type Organization } from "../Organization.js"
 import type { PageRequest } from "../Page.js"
-import type { Permission, PermissionDenied } from "../Permission.js"
+import type { Permission, PermissionDenied, RoleName } from "../Permission.js"
 import { requirePermissions } from "../Permission.js"
 import { AccessStore } from "../ports/AccessStore.js"
 import { Ids } from "../ports/Ids.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { transaction } from "../ports/Transaction.js"
+import * as Role from "../Role.js"
 import { audit, type Caller, now } from "./Caller.js"
+import { roleInBody } from "./RoleAccess.js"
 
 export const createApiKey = Effect.fnUntraced(function*(caller: Caller, request: ApiKey.ApiKeyCreateRequest) {
   yield* Input.validate(ApiKey.ApiKeyCreateRequest, request)
@@ -41,11 +43,14 @@ export const createApiKey = Effect.fnUntraced(function*(caller: Caller, request:
     lastUsedAt: null,
     createdAt: at.toISOString()
   }
-  yield* transaction(Effect.gen(function*() {
+  // a custom role (named by its id) must exist, and stays locked until the key is stored
+  const named = yield* transaction(Effect.gen(function*() {
+    const role = "role" in request ? yield* roleInBody(caller, request.role, "role") : null
     yield* apiKeys.insert(caller.orgId, key)
     yield* audit(caller, "api_key.create", "api_key", key.id)
+    return role
   }))
-  const view = ApiKey.toView(key, at.getTime())
+  const view = ApiKey.toView(key, at.getTime(), named?.custom)
   return {
     id: view.id,
     name: view.name,
@@ -61,7 +66,13 @@ export const listApiKeys = Effect.fnUntraced(function*(caller: Caller, page: Pag
   const apiKeys = yield* AccessStore
   const at = yield* now
   const result = yield* apiKeys.list(caller.orgId, page)
-  return { items: result.items.map((k) => ApiKey.toView(k, at.getTime())), nextCursor: result.nextCursor }
+  const custom = result.items.some((k) => k.role !== null && !Role.isBuiltIn(k.role))
+    ? new Map((yield* apiKeys.roles.all(caller.orgId)).map((r) => [r.id as string, r]))
+    : new Map<string, Role.CustomRole>()
+  return {
+    items: result.items.map((k) => ApiKey.toView(k, at.getTime(), k.role !== null ? custom.get(k.role) : null)),
+    nextCursor: result.nextCursor
+  }
 })
 
 /** Revocation disables the key at once and keeps its metadata; revoking again changes nothing. */
@@ -76,7 +87,10 @@ export const revokeApiKey = Effect.fnUntraced(function*(caller: Caller, keyId: A
       yield* apiKeys.update(caller.orgId, revoked)
       yield* audit(caller, "api_key.revoke", "api_key", keyId)
     }
-    return ApiKey.toView(revoked, at.getTime())
+    const custom = revoked.role !== null && !Role.isBuiltIn(revoked.role)
+      ? Option.getOrNull(yield* apiKeys.roles.get(caller.orgId, revoked.role))
+      : null
+    return ApiKey.toView(revoked, at.getTime(), custom)
   }))
 })
 
@@ -108,6 +122,17 @@ export interface Principal {
   readonly apiKeyId: ApiKeyId
   readonly serviceAccountId: ServiceAccountId
   readonly permissions: ReadonlyArray<Permission>
+  /** The key's role (a built-in name or a custom role's id), `null` for an explicit permission set. */
+  readonly role: Role.RoleRef | null
+}
+
+/**
+ * What an operation requires: permissions, and for a few operations one of some built-in roles
+ * (spec 5.8: creating webhooks needs Owner or Security Administrator, not only `webhooks:manage`).
+ */
+export interface Requirement {
+  readonly permissions: ReadonlyArray<Permission>
+  readonly roles?: ReadonlyArray<RoleName> | undefined
 }
 
 /**
@@ -118,7 +143,7 @@ export interface Principal {
 export const authenticate = (
   secret: string | undefined,
   orgIdInPath: string,
-  required: ReadonlyArray<Permission>
+  required: ReadonlyArray<Permission> | Requirement
 ): Effect.Effect<Principal, AuthenticationError, AccessStore | SecretHasher> =>
   Effect.flatMap(Effect.context<AccessStore | SecretHasher>(), (services) => authenticateWith(services, secret, orgIdInPath, required))
 
@@ -131,7 +156,7 @@ export const authenticateWith = (
   services: Context.Context<AccessStore | SecretHasher>,
   secret: string | undefined,
   orgIdInPath: string,
-  required: ReadonlyArray<Permission>
+  required: ReadonlyArray<Permission> | Requirement
 ): Effect.Effect<Principal, AuthenticationError> => {
   if (secret === undefined || secret === "") return Effect.fail(new Unauthenticated({ reason: "missing" }))
   if (!ApiKey.looksLikeSecret(secret)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
@@ -143,11 +168,11 @@ export const authenticateWith = (
     (match) => {
       if (Option.isNone(match)) return Effect.fail(new Unauthenticated({ reason: "unknown" }))
       return Effect.clockWith((clock) => {
-        const { key, orgId, organization } = match.value
+        const { customRole, key, orgId, organization } = match.value
         const at = clock.currentTimeMillisUnsafe()
         const status = ApiKey.status(key, at)
         if (status !== "active") return Effect.fail(new Unauthenticated({ reason: status }))
-        const checked = checkAccess(key, orgId, organization, orgIdInPath, required, at)
+        const checked = checkAccess(key, customRole, orgId, organization, orgIdInPath, required, at)
         // lastUsedAt (contracts 5) tells a rotating owner whether the old key is still in use (spec
         // 5.7). Recorded at most once a minute per key, so a busy key does not write on every
         // request; `touch` sets only that field, so it never undoes a concurrent revocation.
@@ -159,23 +184,39 @@ export const authenticateWith = (
   )
 }
 
-/** After the key is known active: 404 (another organization) -> 403 (edition) -> 403 (permission). */
+/**
+ * After the key is known active: 404 (another organization) -> 403 (edition) -> 403 (permission,
+ * with a custom role's permissions as stored now) -> 403 (a role the operation needs by name).
+ */
 const checkAccess = (
   key: ApiKey.ApiKey,
+  customRole: Role.CustomRole | null,
   orgId: OrgId,
   organization: Organization,
   orgIdInPath: string,
-  required: ReadonlyArray<Permission>,
+  required: ReadonlyArray<Permission> | Requirement,
   at: number
 ): Effect.Effect<Principal, AuthenticationError> => {
   if (orgId !== orgIdInPath) return Effect.fail(new OrganizationNotFound({ orgId: orgIdInPath }))
   const edition = checkAutomationApi(organization, at)
   if (Result.isFailure(edition)) return Effect.fail(edition.failure)
-  const permissions = ApiKey.grantedPermissions(key)
-  const granted = requirePermissions(permissions, required)
+  const permissions = ApiKey.grantedPermissions(key, customRole)
+  const requirement: Requirement = isRequirement(required) ? required : { permissions: required }
+  const granted = requirePermissions(permissions, requirement.permissions)
   if (Result.isFailure(granted)) return Effect.fail(granted.failure)
-  return Effect.succeed({ orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions })
+  if (requirement.roles !== undefined) {
+    const role = Role.requireRole(key.role, requirement.roles)
+    if (Result.isFailure(role)) return Effect.fail(role.failure)
+  }
+  return Effect.succeed({ orgId, apiKeyId: key.id, serviceAccountId: key.serviceAccountId, permissions, role: key.role })
 }
 
+const isRequirement = (required: ReadonlyArray<Permission> | Requirement): required is Requirement => !Array.isArray(required)
+
 /** Every way `authenticate` refuses a key, in the order it checks them. */
-export type AuthenticationError = Unauthenticated | OrganizationNotFound | AutomationApiNotIncluded | PermissionDenied
+export type AuthenticationError =
+  | Unauthenticated
+  | OrganizationNotFound
+  | AutomationApiNotIncluded
+  | PermissionDenied
+  | Role.RoleRequired

@@ -6,12 +6,14 @@ import { version } from "@image-policy/core"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./ApiKeys.js"
 import { AuditGroup } from "./Audit.js"
+import { MembersGroup } from "./Members.js"
 import { MetaGroup } from "./Meta.js"
 import { OrganizationGroup } from "./Organization.js"
 import { PolicyGroupApi } from "./Policy.js"
 import { ProblemResponses } from "./Problem.js"
 import { ReportsGroup } from "./Reports.js"
 import { RepositoriesGroup } from "./Repositories.js"
+import { RolesGroup } from "./Roles.js"
 import { ScansGroup } from "./Scans.js"
 import { SnoozeRequestsGroup } from "./SnoozeRequests.js"
 import { VcsEventsGroup } from "./VcsEvents.js"
@@ -37,7 +39,9 @@ export class Api extends HttpApi.make("image-policy")
     // organization administration (issue 15)
     TeamsGroup,
     VcsConnectionsGroup,
-    SettingsGroup
+    SettingsGroup,
+    MembersGroup,
+    RolesGroup
   )
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)

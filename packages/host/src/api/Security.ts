@@ -19,6 +19,23 @@ export const requires = (...permissions: ReadonlyArray<Permission.Permission>) =
     .annotate(RequiredPermissions, permissions)
     .annotate(OpenApi.Override, { "x-required-permissions": permissions }) as unknown as E
 
+/**
+ * The built-in roles an operation needs by name, beyond its permissions (spec 5.8: creating webhooks
+ * needs Owner or Security Administrator). Checked after the permissions; a custom role or an
+ * explicit permission set never passes, whatever it holds. OpenAPI: `x-required-roles`.
+ */
+export class RequiredRoles extends Context.Service<RequiredRoles, ReadonlyArray<Permission.RoleName>>()(
+  "@image-policy/host/RequiredRoles"
+) {}
+
+/** Annotates an endpoint with the built-in roles it needs (one of them), in addition to `requires`. */
+export const requiresRole = (...roles: ReadonlyArray<Permission.RoleName>) => <E extends HttpApiEndpoint.Constraint>(endpoint: E): E => {
+  const top = endpoint as unknown as HttpApiEndpoint.Top
+  // one Override per endpoint: keep what `requires` put there
+  const override = Context.getOrUndefined(top.annotations, OpenApi.Override) ?? {}
+  return top.annotate(RequiredRoles, roles).annotate(OpenApi.Override, { ...override, "x-required-roles": roles }) as unknown as E
+}
+
 /** The authenticated caller of an organization route: who acts, in which organization, with which permissions. */
 export class CurrentCaller extends Context.Service<
   CurrentCaller,

@@ -1,10 +1,14 @@
-/** Webhook destinations and their deliveries (spec 2, 5.8, 6; contracts 5). Owner and Security Administrator hold `webhooks:manage`. */
+/**
+ * Webhook destinations and their deliveries (spec 2, 5.8, 6; contracts 5). Owner and Security
+ * Administrator hold `webhooks:manage`; creating a destination (and pointing one at a new endpoint,
+ * which is creating it anew) also needs one of those roles by name (spec 5.8; docs/api.md).
+ */
 import { Outbox, Webhook } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Schema from "effect/Schema"
 import { OrgPath, Page, PageParams, PathId, pathId } from "./Common.js"
 import { Problem409, Problem413 } from "./Problem.js"
-import { Authentication, requires } from "./Security.js"
+import { Authentication, requires, requiresRole } from "./Security.js"
 
 const WebhookPath = { ...OrgPath, webhookId: pathId("WebhookId") }
 
@@ -43,7 +47,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
           "Generic destinations answer their `signingSecret` here, once. A chat destination's `chatPlatform` " +
           "(`slack`, the default, `teams` or `google-chat`) chooses its native message format; a generic one has none."
       )
-      .pipe(requires("webhooks:manage")),
+      .pipe(requires("webhooks:manage"), requiresRole("Owner", "Security Administrator")),
     HttpApiEndpoint.delete("deleteWebhook", "/org/:orgId/webhooks/:webhookId", {
       params: WebhookPath,
       success: HttpApiSchema.NoContent
@@ -73,7 +77,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     })
       .annotate(OpenApi.Summary, "Replace a destination's endpoint URL")
       .annotate(OpenApi.Description, "Replaces the endpoint URL (checked like at creation) and re-enables a destination disabled by a 410.")
-      .pipe(requires("webhooks:manage")),
+      .pipe(requires("webhooks:manage"), requiresRole("Owner", "Security Administrator")),
     HttpApiEndpoint.get("listWebhookDeliveries", "/org/:orgId/webhooks/:webhookId/deliveries", {
       params: WebhookPath,
       query: PageParams,

@@ -45,7 +45,10 @@ const resourceKinds: ReadonlyArray<readonly [string, string]> = [
   ["repositoryId", "repository"],
   ["connectionId", "vcs_connection"],
   ["routineId", "routine"],
-  ["teamId", "team"]
+  ["teamId", "team"],
+  ["teamId", "team"],
+  ["memberId", "member"],
+  ["roleId", "role"]
 ]
 
 const recordRejection = (caller: Caller, problem: Problem, { params, route }: typeof HttpRouter.RouteContext.Service) =>

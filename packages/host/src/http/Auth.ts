@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import type * as Types from "effect/Types"
 import type { Problem } from "../api/Problem.js"
-import { Authentication, CurrentCaller, RequiredPermissions } from "../api/Security.js"
+import { Authentication, CurrentCaller, RequiredPermissions, RequiredRoles } from "../api/Security.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"
@@ -44,6 +44,8 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Acce
             if (required === undefined) {
               return Effect.die(new Error(`no permissions declared for ${endpoint.method} ${endpoint.path}`))
             }
+            // a few operations also need a built-in role by name (api/Security.ts `requiresRole`)
+            const roles = Context.getOrUndefined(endpoint.annotations, RequiredRoles)
             // the router provides both to every route handler (the middleware runs inside it)
             const { params } = Context.getUnsafe(fiber.context as Context.Context<HttpRouter.RouteContext>, HttpRouter.RouteContext)
             const request = Context.getUnsafe(
@@ -51,7 +53,12 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Acce
               HttpServerRequest.HttpServerRequest
             )
             // the route's raw path parameters: a missing x-api-key arrives as an empty secret (401)
-            const authenticated = Workflows.ApiKeys.authenticateWith(services, Redacted.value(credential), params.orgId ?? "", required)
+            const authenticated = Workflows.ApiKeys.authenticateWith(
+              services,
+              Redacted.value(credential),
+              params.orgId ?? "",
+              roles === undefined ? required : { permissions: required, roles }
+            )
             // with the tracer off Effect 4 would still make a (no-op) span and capture a stack trace for it
             const traced = fiber.getRef(References.TracerEnabled) ? Effect.withSpan(authenticated, "ApiKeys.authenticate") : authenticated
             // one frame for both outcomes (`orProblem` then `flatMap` would be two)

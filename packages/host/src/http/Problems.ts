@@ -94,7 +94,16 @@ export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   PolicyGroupNameTaken: { status: 409 },
   PhaseNameTaken: { status: 409 },
   PolicyGroupAssigned: { status: 409 },
-  MappingNotFound: { status: 404, detail: "no such mapping in this phase" }
+  MappingNotFound: { status: 404, detail: "no such mapping in this phase" },
+  // members and roles (docs/api.md#members-and-roles)
+  RoleRequired: { status: 403 },
+  PermissionNotGrantable: { status: 403 },
+  MemberNotFound: { status: 404, detail: "no such member in this organization" },
+  RoleNotFound: { status: 404, detail: "no such custom role in this organization" },
+  MemberEmailTaken: { status: 409, path: "email" },
+  RoleNameTaken: { status: 409, path: "name" },
+  BuiltInRoleReadOnly: { status: 409 },
+  RoleInUse: { status: 409 }
 }
 
 /** Provider trouble is answered by its reason. */

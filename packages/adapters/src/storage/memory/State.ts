@@ -18,11 +18,13 @@ import {
   type Audit,
   Cursor,
   type Mapping,
+  type Member,
   type Organization,
   type Outbox,
   type PolicyGroup,
   type Remediation,
   type Repository,
+  type Role,
   type Routine,
   type Scan,
   type SnoozeRequest,
@@ -71,6 +73,8 @@ export interface OrgState {
   /** The branch's current findings in the findings order, keyed by `repositoryId|branchName`. */
   readonly findings: Map<string, ReadonlyArray<Storable.PositionedFinding>>
   readonly remediations: Map<string, Remediation.RemediationRequest>
+  readonly members: Map<string, Member.Member>
+  readonly roles: Map<string, Role.CustomRole>
 }
 
 /** How a write records the step that undoes it (a no-op outside a transaction). */
@@ -158,7 +162,9 @@ export const emptyOrg = (org: Organization.Organization): OrgState => ({
   attempts: [],
   scans: new Map(),
   findings: new Map(),
-  remediations: new Map()
+  remediations: new Map(),
+  members: new Map(),
+  roles: new Map()
 })
 
 /** One memory store's rows and the operations every memory store module runs them through. */

@@ -347,6 +347,42 @@ const organizationAdmin = Effect.gen(function*() {
   )
 })
 
+/**
+ * Members and custom roles (issue 15). Emails and role names are unique per organization ignoring
+ * case: the key columns hold the core's `Member.emailKey` / `Role.nameKey`, computed in one place
+ * for every store. The role indexes serve the "is this role still held" count before a deletion.
+ */
+const membersAndRoles = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    CREATE TABLE roles (
+      org_id text NOT NULL REFERENCES organizations (id),
+      id text NOT NULL,
+      name text COLLATE "C" NOT NULL,
+      name_key text NOT NULL,
+      doc jsonb NOT NULL,
+      PRIMARY KEY (org_id, id),
+      UNIQUE (org_id, name_key)
+    );
+    CREATE INDEX roles_order ON roles (org_id, name, id);
+    CREATE TABLE members (
+      org_id text NOT NULL REFERENCES organizations (id),
+      id text NOT NULL,
+      email_key text NOT NULL,
+      created_at text COLLATE "C" NOT NULL,
+      doc jsonb NOT NULL,
+      PRIMARY KEY (org_id, id),
+      UNIQUE (org_id, email_key)
+    );
+    CREATE INDEX members_order ON members (org_id, created_at, id);
+    CREATE INDEX members_role ON members (org_id, (doc->>'role'));
+    CREATE INDEX api_keys_role ON api_keys (org_id, (doc->>'role'));
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
@@ -354,6 +390,7 @@ export const migrations = {
   "0004_snoozes_by_repository": snoozesByRepository,
   "0006_organization_admin": organizationAdmin,
   "0007_admin_ops": adminOps,
+  "0009_members_and_roles": membersAndRoles,
   "0010_compliance_snapshots": complianceSnapshots
 }
 
