@@ -13,7 +13,7 @@ import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, onEveryStore, readAllPages } from "./support/suites.js"
-import { api, file, githubPush, githubSecret, gitlabSecret, sign, syncSeed } from "./support/sync.js"
+import { api, file, githubPush, githubSecret, gitlabSecret, pushGithubTo, sign, syncSeed } from "./support/sync.js"
 
 await onEveryStore("sync", (storeName, makeStore) =>
   describe(`external phase sync over HTTP (${storeName})`, () => {
@@ -97,24 +97,8 @@ await onEveryStore("sync", (storeName, makeStore) =>
         await host.request("GET", `${api}/repositories/${repositoryId}/resolve?image=${encodeURIComponent(image)}&branch=main`),
         200
       )
-    const pushGithub = (
-      body: unknown,
-      headers: Record<string, string | undefined> = {},
-      connectionId = host.org.vcsConnections["acme"]!
-    ) => {
-      const raw = JSON.stringify(body)
-      const all: Record<string, string> = {
-        "x-github-event": "push",
-        "x-github-delivery": randomUUID(),
-        "x-hub-signature-256": sign(githubSecret, raw),
-        "content-type": "application/json"
-      }
-      for (const [k, v] of Object.entries(headers)) {
-        if (v === undefined) delete all[k]
-        else all[k] = v
-      }
-      return host.request("POST", `/api/v1/vcs-events/github/${connectionId}`, { key: null, raw, headers: all })
-    }
+    const pushGithub = (body: unknown, headers: Record<string, string | undefined> = {}, connectionId = host.org.vcsConnections["acme"]!) =>
+      pushGithubTo(host, body, headers, connectionId)
 
     describe("POST .../phases/{phaseId}/sync", () => {
       it("a first file version becomes the phase's published mappings, wildcards included, with events", async () => {

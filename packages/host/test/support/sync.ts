@@ -2,8 +2,8 @@
  * What the external-phase sync tests share (sync*.test.ts): the test seed with webhook secrets, a
  * GitLab connection and groups with external phases; a mappings file's text; a signed GitHub push.
  */
-import { createHmac } from "node:crypto"
-import { testSeed } from "./harness.js"
+import { createHmac, randomUUID } from "node:crypto"
+import { type TestHost, testSeed } from "./harness.js"
 
 export const githubSecret = "fixture-github-webhook-secret-0123456789"
 export const gitlabSecret = "fixture-gitlab-webhook-token-0123456789"
@@ -68,3 +68,24 @@ export const githubPush = (options: {
   repository: { full_name: options.repository ?? "acme/policy", pushed_at: options.pushedAt ?? Math.floor(Date.now() / 1000) },
   commits: [{ id: "2".repeat(40), added: [], modified: [...(options.paths ?? ["service-mappings.json"])], removed: [] }]
 })
+
+/** A GitHub push signed with the connection's secret, to `connectionId`; `headers` replace (or with `undefined`, drop) the defaults. */
+export const pushGithubTo = (
+  host: TestHost,
+  body: unknown,
+  headers: Record<string, string | undefined>,
+  connectionId: string
+) => {
+  const raw = JSON.stringify(body)
+  const all: Record<string, string> = {
+    "x-github-event": "push",
+    "x-github-delivery": randomUUID(),
+    "x-hub-signature-256": sign(githubSecret, raw),
+    "content-type": "application/json"
+  }
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined) delete all[k]
+    else all[k] = v
+  }
+  return host.request("POST", `/api/v1/vcs-events/github/${connectionId}`, { key: null, raw, headers: all })
+}
