@@ -161,6 +161,69 @@ const suite = (storeName: string, makeStore: () => Layer.Layer<Stores, unknown>)
       }).pipe(Effect.provide(App.services(makeStore()))))
   })
 
+describe("Seed.parse: users and roles", () => {
+  it("checks every user and role at its path", () => {
+    const parsed = Seed.parse(JSON.stringify({
+      organizations: [{
+        name: "Access",
+        edition: "enterprise",
+        roles: [{ name: "Auditor", permissions: ["audit:read"] }, { name: "Auditor", permissions: ["teams:read"] }, {
+          name: "Owner",
+          permissions: ["teams:read"]
+        }],
+        users: [
+          { email: "a@example.com", role: "Auditor", password: "secret-never-echoed" },
+          { email: "A@example.com", role: "Read Only" },
+          { email: "b@example.com", role: "Nobody" },
+          { email: "c@example.com", role: "Read Only", permissions: ["teams:read"] }
+        ]
+      }]
+    }))
+    assert.isTrue(Result.isFailure(parsed))
+    if (Result.isSuccess(parsed)) return
+    const problems = parsed.failure.problems.map((p) => `${p.path}: ${p.message}`)
+    assert.deepStrictEqual(problems, [
+      "$.organizations[0].roles[1].name: duplicate role \"Auditor\"",
+      "$.organizations[0].roles[2].name: is the name of a built-in role",
+      "$.organizations[0].users[1].email: duplicate email \"a@example.com\"",
+      "$.organizations[0].users[2].role: must be a built-in role or the name of one of the seed's roles",
+      "$.organizations[0].users[3]: give exactly one of `role` or `permissions`"
+    ])
+    assert.notInclude(parsed.failure.message, "secret-never-echoed")
+  })
+})
+
+describe("Seed.load with update: a seed the organization refuses", () => {
+  it.effect("fails naming the seed's path and the reason, and writes nothing", () =>
+    Effect.gen(function*() {
+      const orgId = "org_refused" as Id.OrgId
+      yield* Seed.load(
+        parseOk({
+          organizations: [{ id: orgId, name: "Refused", edition: "enterprise", roles: [{ name: "Auditor", permissions: ["audit:read"] }] }]
+        })
+      )
+      const before = (yield* auditRows(orgId)).length
+      // a role named like an existing one but for case: the roles' own rule refuses it
+      const failure = yield* Seed.load(
+        parseOk({
+          organizations: [{
+            id: orgId,
+            name: "Refused",
+            edition: "enterprise",
+            teams: [{ name: "Written first" }],
+            roles: [{ name: "AUDITOR", permissions: ["teams:read"] }]
+          }]
+        }),
+        { update: true }
+      ).pipe(Effect.flip)
+      assert.strictEqual(failure._tag, "SeedRejected")
+      assert.strictEqual((failure as Seed.SeedRejected).path, "$.organizations[0].roles[0]")
+      assert.strictEqual((yield* auditRows(orgId)).length, before)
+      const store = yield* allStores
+      assert.deepStrictEqual((yield* store.teams.list(orgId, { limit: 10 })).items, [])
+    }).pipe(Effect.provide(App.services(MemoryStore.layer))))
+})
+
 suite("memory", () => MemoryStore.layer)
 const pglite = await PGlite.create()
 suite("pglite", () => StoreConfig.migrated(PgliteClient.layerFromInstance(pglite)))
