@@ -1,6 +1,6 @@
 /**
  * What a host does with its store before it serves: load a seed file (idempotent for fixed
- * organization ids) and, for `--demo`, make sure the demo organization exists and mint a fresh demo
+ * organization ids, with or without `seedUpdate`) and, for `--demo`, make sure the demo organization exists and mint a fresh demo
  * key (only its hash is stored, so a restart cannot show the previous one again).
  */
 import { Workflows } from "@image-policy/core"
@@ -12,6 +12,8 @@ import * as Seed from "./seed/Seed.js"
 
 export interface BootOptions {
   readonly seed?: Seed.SeedFile | undefined
+  /** Apply the seed to organizations that exist too (`--seed-update`). */
+  readonly seedUpdate?: boolean | undefined
   readonly demo?: boolean | undefined
 }
 
@@ -21,7 +23,7 @@ export interface BootResult {
 }
 
 export const boot = Effect.fn("Boot.boot")(function*(options: BootOptions) {
-  const seeded = options.seed ? yield* Seed.load(options.seed) : []
+  const seeded = options.seed ? yield* Seed.load(options.seed, { update: options.seedUpdate }) : []
   if (!options.demo) return { seeded } satisfies BootResult
   yield* Seed.load(Result.getOrThrow(Seed.parse(JSON.stringify(demoSeed))))
   const key = yield* Workflows.ApiKeys.createApiKey(

@@ -94,6 +94,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           store: StoreConfig.layer(config.store),
           app: config.app,
           seed: config.seed,
+          seedUpdate: config.seedUpdate,
           demo: config.demo,
           tracing: config.tracing,
           logLevel: config.logLevel,
@@ -142,8 +143,15 @@ const migrate = Command.make("migrate", { store: ServeOptions.store }, ({ store 
 
 const seed = Command.make(
   "seed",
-  { store: ServeOptions.store, file: Argument.File("FILE", { mustExist: true }) },
-  ({ file, store }) =>
+  {
+    store: ServeOptions.store,
+    update: Flag.Boolean("update").pipe(
+      Flag.withDescription("apply the seed to organizations that exist too: create what they lack, change what differs, delete nothing"),
+      Flag.withDefault(false)
+    ),
+    file: Argument.File("FILE", { mustExist: true })
+  },
+  ({ file, store, update }) =>
     Effect.gen(function*() {
       // validated whole before the store is even opened: an invalid seed writes nothing
       const parsed = yield* ServeOptions.readSeed(file)
@@ -153,10 +161,12 @@ const seed = Command.make(
           Effect.mapError((e) => new CommandFailure({ message: e.message, exitCode: 1 }))
         )).base64
         : undefined
-      const seeded = yield* withStore(store, Seed.load(parsed), secretKey)
+      const seeded = yield* withStore(store, Seed.load(parsed, { update }), secretKey)
       yield* Console.log(JSON.stringify({ organizations: seeded }, null, 2))
     }).pipe(Effect.provide(quietLogs))
-).pipe(Command.withDescription("load a seed file into a store and print the ids it created as JSON"))
+).pipe(
+  Command.withDescription("load a seed file into a store (--update: into existing organizations too) and print the ids by name as JSON")
+)
 
 // keys create ------------------------------------------------------------------------------------
 

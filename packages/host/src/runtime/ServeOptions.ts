@@ -178,6 +178,10 @@ export const options = {
     ),
     Flag.optional
   ),
+  seedUpdate: Flag.Boolean("seed-update").pipe(
+    Flag.withDescription("with --seed: apply the seed to organizations that exist too (idempotent; see seed --update)"),
+    Flag.withDefault(false)
+  ),
   // a Boolean flag without a default is a required flag in effect/cli 4
   demo: Flag.Boolean("demo").pipe(
     Flag.withDescription("create the demo organization and print a fresh demo API key, a curl line and the OpenAPI URL"),
@@ -222,6 +226,7 @@ export interface Flags {
   readonly host: string
   readonly store: StoreConfig.StoreSpec
   readonly seed: Option.Option<string>
+  readonly seedUpdate: boolean
   readonly demo: boolean
   readonly publicUrl: string | undefined
   readonly rateLimit: RateLimit.Options | null
@@ -240,6 +245,7 @@ export interface ServeConfig {
   readonly host: string
   readonly store: StoreConfig.StoreSpec
   readonly seed: Seed.SeedFile | undefined
+  readonly seedUpdate: boolean
   readonly demo: boolean
   readonly app: App.Options
   readonly tracing: boolean
@@ -305,6 +311,7 @@ export const resolve = (
       host: flags.host,
       store: flags.store,
       seed,
+      seedUpdate: flags.seedUpdate,
       demo: flags.demo,
       app: { ...App.defaults, publicUrl: flags.publicUrl, rateLimit: flags.rateLimit, accessLog: !flags.noAccessLog },
       tracing: flags.tracing,

@@ -111,7 +111,7 @@ const serve = (flags: ServeOptions.Flags) =>
       const storeLayer = Layer.succeedContext(store)
       const serviceOptions = { secretKey: config.secretKey.base64, allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets }
       const services = yield* Layer.buildWithScope(App.services(storeLayer, serviceOptions), scope)
-      const booted = yield* boot({ seed: config.seed, demo: config.demo }).pipe(
+      const booted = yield* boot({ seed: config.seed, seedUpdate: config.seedUpdate, demo: config.demo }).pipe(
         Effect.provide(services),
         Effect.provide(logging)
       )

@@ -1,0 +1,57 @@
+/**
+ * A seed's custom `roles` and `users` (members), on a new organization and on `seed --update`
+ * alike, through the members' and roles' workflows (their rules, audit rows as `seed`): a role is
+ * matched by name, a member by email (ignoring case); what is missing is created, what differs from
+ * the seed is changed, nothing else is touched. A user's `password` is not stored (see SeedFile.ts).
+ */
+import { AccessStore, type Member, Workflows } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import { everything, samePermissions } from "./Rows.js"
+import { at, type SeedOrganization } from "./SeedFile.js"
+
+export const applyAccess = Effect.fnUntraced(function*(caller: Workflows.Roles.Grantor, org: SeedOrganization, path: string) {
+  const { members, roles } = yield* AccessStore
+  const existingRoles = new Map((yield* roles.all(caller.orgId)).map((r) => [r.name, r]))
+  const roleIds: Record<string, string> = {}
+  for (const [i, r] of org.roles.entries()) {
+    const current = existingRoles.get(r.name)
+    if (current === undefined) {
+      roleIds[r.name] = (yield* Workflows.Roles.createRole(caller, r).pipe(at(`${path}.roles[${i}]`))).id
+      continue
+    }
+    roleIds[r.name] = current.id
+    if (!samePermissions(current.permissions, r.permissions)) {
+      yield* Workflows.Roles.updateRole(caller, current.id, { permissions: r.permissions }).pipe(at(`${path}.roles[${i}]`))
+    }
+  }
+  const byEmail = new Map((yield* everything((page) => members.list(caller.orgId, page))).map((m) => [m.email.toLowerCase(), m]))
+  const memberIds: Record<string, string> = {}
+  for (const [i, u] of org.users.entries()) {
+    // a seed role's id, else the built-in role's name (the seed's check allows nothing else)
+    const role = u.role === undefined ? undefined : (roleIds[u.role] ?? u.role) as Member.MemberCreateRequest["role"]
+    const access = role !== undefined ? { role } : { permissions: u.permissions! }
+    const current = byEmail.get(u.email.toLowerCase())
+    const uat = `${path}.users[${i}]`
+    if (current === undefined) {
+      const created = yield* Workflows.Members.createMember(
+        caller,
+        { email: u.email, name: u.name ?? u.email, ...access } as Member.MemberCreateRequest
+      )
+        .pipe(at(uat))
+      memberIds[u.email] = created.id
+      continue
+    }
+    memberIds[u.email] = current.id
+    const accessDiffers = role !== undefined
+      ? current.role !== role
+      : current.role !== null || !samePermissions(current.permissions, u.permissions!)
+    const nameDiffers = u.name !== undefined && u.name !== current.name
+    if (accessDiffers || nameDiffers) {
+      yield* Workflows.Members.updateMember(caller, current.id, {
+        ...(nameDiffers ? { name: u.name } : {}),
+        ...(accessDiffers ? access : {})
+      } as Member.MemberUpdateRequest).pipe(at(uat))
+    }
+  }
+  return { roles: roleIds, members: memberIds }
+})
