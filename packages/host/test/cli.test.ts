@@ -13,44 +13,17 @@ import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { stripVTControlCharacters } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import * as SecretKey from "../src/SecretKey.js"
 import { ensureBuilt } from "./support/build.js"
+import { bin, cleanEnv, run } from "./support/cli.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
-const bin = join(root, "packages/host/bin/image-policy.js")
 
 // Tests run the built CLI (what `npx image-policy` runs). `npm install` builds it; rebuild the host
 // when one of its sources is newer than the build, under a lock because the Deno suite may want the
 // same build at the same time, and asynchronously so the test worker keeps answering vitest.
-
-// The child must not inherit the developer's store or key: every test says what it uses.
-const cleanEnv = (extra: Record<string, string> = {}) => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
-  }
-  return { ...env, ...extra }
-}
-
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Outcome> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cleanEnv(env) })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }))
-  })
 
 interface Server {
   readonly child: ChildProcess

@@ -3,30 +3,12 @@
  * reaches an organization that exists only with `--update`, and applying it twice prints the same
  * ids and writes nothing the second time.
  */
-import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { stripVTControlCharacters } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ensureBuilt, root } from "./support/build.js"
-
-const bin = join(root, "packages/host/bin/image-policy.js")
-
-const run = (args: ReadonlyArray<string>): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  new Promise((resolve, reject) => {
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(process.env)) {
-      if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
-    }
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }))
-  })
+import { ensureBuilt } from "./support/build.js"
+import { run } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "image-policy-seed-update-"))
 beforeAll(ensureBuilt, 600_000)

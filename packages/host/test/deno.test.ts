@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt } from "./support/build.js"
+import { cleanEnv } from "./support/cli.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const deno = join(root, "node_modules/.bin/deno")
@@ -16,14 +17,6 @@ const entry = join(root, "packages/host/dist/runtime/deno.js")
 
 // Deno runs the build: rebuild the host when one of its sources is newer (the same lock as the CLI
 // suite, which may be building at the same time), asynchronously so the worker keeps answering vitest.
-
-const cleanEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
-  }
-  return env
-}
 
 interface Host {
   readonly child: ChildProcess

@@ -1,0 +1,34 @@
+/** The built `image-policy` bin as a user runs it, in a child process with a clean environment. */
+import { spawn } from "node:child_process"
+import { join } from "node:path"
+import { stripVTControlCharacters } from "node:util"
+import { root } from "./build.js"
+
+export const bin = join(root, "packages/host/bin/image-policy.js")
+
+/** The environment without the developer's store or key: every test says what it uses. */
+export const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
+  }
+  return { ...env, ...extra }
+}
+
+export interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the bin to its end; stdout and stderr without terminal control codes. */
+export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Outcome> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cleanEnv(env) })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }))
+  })
