@@ -191,4 +191,4 @@ const suite = (name: string, makeStore: StoreFactory) =>
     })
   })
 
-await onEveryStore("audit-deliveries", (name, makeStore) => suite(name, makeStore))
+await onEveryStore("audit-deliveries", (name, makeStore) => suite(name, makeStore), { pglite: true })

@@ -351,4 +351,4 @@ describe("members and roles in the OpenAPI document", () => {
   })
 })
 
-await onEveryStore("members", suite)
+await onEveryStore("members", suite, { pglite: true })

@@ -338,4 +338,4 @@ const suite = (storeName: string, makeStore: MakeStore) =>
     })
   })
 
-await onEveryStore("org-admin", suite)
+await onEveryStore("org-admin", suite, { pglite: true })

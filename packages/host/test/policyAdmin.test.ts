@@ -441,7 +441,7 @@ await onEveryStore("policy-admin", (storeName, makeStore) =>
         expectProblem(await host.request("DELETE", `${groups}/${base.id}/phases/${external.id}/mappings/map_unknown`), 404)
       })
     })
-  }))
+  }), { pglite: true })
 
 // the routes are in the contract, each with its summary and permissions
 describe("policy administration in OpenAPI", () => {

@@ -222,4 +222,4 @@ await onEveryStore("reports", (storeName, makeStore) =>
       }
       expectJson(await host.request("GET", `${api}/reports/compliance/history?days=365`), 200)
     })
-  }))
+  }), { pglite: true })

@@ -140,4 +140,4 @@ const suite = (storeName: string, makeStore: MakeStore) =>
     })
   })
 
-await onEveryStore("repository-admin", suite)
+await onEveryStore("repository-admin", suite, { pglite: true })

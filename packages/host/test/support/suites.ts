@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the HTTP suites: run one suite on the memory store and on PostgreSQL, keep one
+ * Shared pieces of the HTTP suites: run one suite on the memory store and on PostgreSQL (and PGlite), keep one
  * host per suite, assert problem JSON, and follow cursors.
  */
 import { MemoryStore } from "@image-policy/adapters"
@@ -7,6 +7,7 @@ import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
 import { afterAll, beforeAll, expect } from "vitest"
 import * as PgClient from "../../../adapters/src/storage/sql/PgClient.js"
+import * as PgliteClient from "../../../adapters/src/storage/sql/PgliteClient.js"
 import * as StoreConfig from "../../../adapters/src/storage/StoreConfig.js"
 import { pgDescribe } from "../../../adapters/test/support/postgres.js"
 import { startTestHost, type TestHost } from "./harness.js"
@@ -15,10 +16,16 @@ export type MakeStore = () => Layer.Layer<Stores, unknown>
 
 /**
  * Registers `suite` once over the memory store and once over a fresh PostgreSQL database (skipped
- * locally, failing on CI, when no server answers). Call with top-level await.
+ * locally, failing on CI, when no server answers); with `pglite`, also over an in-memory PGlite
+ * (a few seconds more per suite, so only where a route's SQL is new). Call with top-level await.
  */
-export const onEveryStore = async (name: string, suite: (storeName: string, makeStore: MakeStore) => void): Promise<void> => {
+export const onEveryStore = async (
+  name: string,
+  suite: (storeName: string, makeStore: MakeStore) => void,
+  options: { readonly pglite?: boolean } = {}
+): Promise<void> => {
   suite("memory", () => MemoryStore.layer)
+  if (options.pglite === true) suite("pglite", () => StoreConfig.migrated(PgliteClient.layer()))
   await pgDescribe(`http-${name}`, (url) => {
     suite("postgres", () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 })))
   })
