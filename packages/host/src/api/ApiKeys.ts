@@ -6,6 +6,7 @@ import { Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
 export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
+  .annotate(OpenApi.Description, "API keys of the organization: create (the secret shown once), list, revoke")
   .add(
     HttpApiEndpoint.get("listApiKeys", "/org/:orgId/api-keys", {
       params: OrgPath,

@@ -13,6 +13,7 @@ export const EventTypeView = Schema.Struct({
 })
 
 export const MetaGroup = HttpApiGroup.make("meta")
+  .annotate(OpenApi.Description, "This contract and the event type catalog (no key)")
   .add(
     HttpApiEndpoint.get("openApi", "/openapi.json", {
       success: Schema.ObjectKeyword.annotate({ description: "This OpenAPI 3.1 document" })

@@ -15,6 +15,7 @@ const RoutineItem = Schema.Struct({
 const ConnectionPath = { ...OrgPath, connectionId: pathId("VcsConnectionId") }
 
 export const OrganizationGroup = HttpApiGroup.make("organization")
+  .annotate(OpenApi.Description, "Teams, routines, VCS connections and the repositories and branches they reach")
   .add(
     HttpApiEndpoint.get("listTeams", "/org/:orgId/teams", {
       params: OrgPath,

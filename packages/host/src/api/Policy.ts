@@ -37,6 +37,7 @@ export const SyncResult = Schema.Struct({
 })
 
 export const PolicyGroupApi = HttpApiGroup.make("policy")
+  .annotate(OpenApi.Description, "Policy groups, phases, draft mappings and publishing")
   .add(
     HttpApiEndpoint.get("listPolicyGroups", "/org/:orgId/policy-groups", {
       params: OrgPath,

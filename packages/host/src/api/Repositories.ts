@@ -30,6 +30,7 @@ export const ResolutionView = Schema.Struct({
 })
 
 export const RepositoriesGroup = HttpApiGroup.make("repositories")
+  .annotate(OpenApi.Description, "Tracked repositories, their policy group assignments and image resolution")
   .add(
     HttpApiEndpoint.get("listRepositories", "/org/:orgId/repositories", {
       params: OrgPath,

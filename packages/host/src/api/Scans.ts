@@ -60,6 +60,7 @@ export const ScansQueued = Schema.Struct({ scans: Schema.Array(Scan.BranchScan) 
 const FindingsQuery = { ...PageParams.fields, branch: Schema.optionalKey(BranchParam) }
 
 export const ScansGroup = HttpApiGroup.make("scans")
+  .annotate(OpenApi.Description, "Branch scans, findings and remediation requests")
   .add(
     HttpApiEndpoint.get("listFindings", "/org/:orgId/repositories/:repositoryId/findings", {
       params: RepositoryPath,

@@ -48,6 +48,7 @@ export const PushAccepted = Schema.Struct({
 const optionalHeader = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
 
 export const VcsEventsGroup = HttpApiGroup.make("vcsEvents")
+  .annotate(OpenApi.Description, "Push webhooks from VCS providers (signed by the provider, no key)")
   .add(
     HttpApiEndpoint.post("githubPushEvent", "/vcs-events/github/:connectionId", {
       params: ConnectionPath,
