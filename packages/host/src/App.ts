@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
 import { AuditHandlers } from "./handlers/Audit.js"
+import { HealthHandlers } from "./handlers/Health.js"
 import { MembersHandlers } from "./handlers/Members.js"
 import { MetaHandlers } from "./handlers/Meta.js"
 import { OrganizationHandlers } from "./handlers/Organization.js"
@@ -72,7 +73,8 @@ export const apiLayer = (options: Options) =>
         VcsConnectionsHandlers,
         SettingsHandlers,
         MembersHandlers,
-        RolesHandlers
+        RolesHandlers,
+        HealthHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),

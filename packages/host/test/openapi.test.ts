@@ -128,8 +128,10 @@ describe("OpenAPI document and event catalog", () => {
       expect(missing).toEqual([])
       const missingExtras = contractRoutes.map(([method, path]) => `${method} ${path}`).filter((r) => !present.has(r))
       expect(missingExtras).toEqual([])
-      // every path stays under the /api/v1 prefix (spec 9)
-      for (const { path } of operations()) expect(path.startsWith("/api/v1/")).toBe(true)
+      // every path stays under the /api/v1 prefix (spec 9), but the health probes, which live at the root (issue 16)
+      for (const { path } of operations()) {
+        if (path !== "/healthz" && path !== "/readyz") expect(path.startsWith("/api/v1/")).toBe(true)
+      }
     })
 
     it("every organization operation carries x-required-permissions of contracts 3 and the x-api-key security", () => {
@@ -159,6 +161,35 @@ describe("OpenAPI document and event catalog", () => {
       expect(orgOperations.find((o) => o.method === "post" && o.path.endsWith("/publish"))!.operation["x-required-permissions"]).toEqual([
         "policy:publish"
       ])
+    })
+
+    it("every operation has a unique operationId, a summary, a description, tags and a 4xx problem; servers is set", () => {
+      const ids = new Set<string>()
+      for (const { method, operation, path } of operations()) {
+        const where = `${method} ${path}`
+        expect(typeof operation.operationId, where).toBe("string")
+        expect(ids.has(operation.operationId), `${where} repeats ${operation.operationId}`).toBe(false)
+        ids.add(operation.operationId)
+        expect(operation.summary?.length, where).toBeGreaterThan(0)
+        expect(operation.description?.length, where).toBeGreaterThan(0)
+        expect(operation.tags?.length, where).toBeGreaterThan(0)
+        // the document itself answers no problem; every other operation names its 4xx answers
+        if (path !== "/api/v1/openapi.json" && path !== "/healthz") {
+          expect(Object.keys(operation.responses).some((s) => s.startsWith("4")), where).toBe(true)
+        }
+      }
+      // no public URL given: the address the host listens at
+      expect(doc.servers).toEqual([{ url: host.url, description: expect.any(String) }])
+    })
+
+    it("servers names the public URL when one is given", async () => {
+      const other = await startTestHost({ app: { publicUrl: "https://policy.example.com" } })
+      try {
+        const answer = await other.request("GET", "/api/v1/openapi.json", { key: null })
+        expect(answer.body.servers.map((s: any) => s.url)).toEqual(["https://policy.example.com"])
+      } finally {
+        await other.stop()
+      }
     })
 
     it("documents the statuses the routes answer", () => {

@@ -13,6 +13,7 @@ import type { ReportStore } from "./ReportStore.js"
 import type { RepositoryStore } from "./RepositoryStore.js"
 import type { ScanStore } from "./ScanStore.js"
 import type { SnoozeStore } from "./SnoozeStore.js"
+import type { StoreHealth } from "./StoreHealth.js"
 import type { Transaction } from "./Transaction.js"
 import type { WebhookStore } from "./WebhookStore.js"
 
@@ -29,3 +30,4 @@ export type Stores =
   | Transaction
   | WebhookStore
   | ReportStore
+  | StoreHealth

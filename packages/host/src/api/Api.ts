@@ -1,11 +1,12 @@
 /**
- * The `/api/v1` contract. `GET /api/v1/openapi.json` is generated from this definition, so paths,
+ * The `/api/v1` contract, and the health probes beside it at the root. `GET /api/v1/openapi.json` is generated from this definition, so paths,
  * schemas, problems and `x-required-permissions` cannot drift from what the handlers serve.
  */
 import { version } from "@image-policy/core"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./ApiKeys.js"
 import { AuditGroup } from "./Audit.js"
+import { HealthGroup } from "./Health.js"
 import { MembersGroup } from "./Members.js"
 import { MetaGroup } from "./Meta.js"
 import { OrganizationGroup } from "./Organization.js"
@@ -46,6 +47,8 @@ export class Api extends HttpApi.make("image-policy")
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)
   .prefix("/api/v1")
+  // probes live at the root, where orchestrators and operators look for them (issue 16)
+  .add(HealthGroup.middleware(ProblemResponses))
   // request bodies are checked whole and strictly: every offending field is named at once, and a field
   // the route does not know is an error, so a misspelt optional field never passes silently
   .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })

@@ -11,6 +11,7 @@ const filters = "`actor` (an API key id or a system actor's name), `action`, `re
   "`from` (inclusive) and `to` (exclusive) narrow the rows."
 
 export const AuditGroup = HttpApiGroup.make("audit")
+  .annotate(OpenApi.Description, "The organization's audit trail: filter and export")
   .add(
     HttpApiEndpoint.get("listAuditEvents", "/org/:orgId/audit-events", {
       params: OrgPath,

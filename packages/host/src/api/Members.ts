@@ -10,6 +10,7 @@ const MemberPath = { ...OrgPath, memberId: pathId("MemberId") }
 const grantNote = "A role or permission set may grant only permissions the caller holds (403 `/problems/permission-not-grantable`)."
 
 export const MembersGroup = HttpApiGroup.make("members")
+  .annotate(OpenApi.Description, "Members of the organization and their access")
   .add(
     HttpApiEndpoint.get("listMembers", "/org/:orgId/members", {
       params: OrgPath,

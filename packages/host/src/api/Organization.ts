@@ -15,29 +15,34 @@ const RoutineItem = Schema.Struct({
 const ConnectionPath = { ...OrgPath, connectionId: pathId("VcsConnectionId") }
 
 export const OrganizationGroup = HttpApiGroup.make("organization")
+  .annotate(OpenApi.Description, "Teams, routines, VCS connections and the repositories and branches they reach")
   .add(
     HttpApiEndpoint.get("listTeams", "/org/:orgId/teams", {
       params: OrgPath,
       query: PageParams,
       success: Page(Team.Team)
-    }).pipe(requires("teams:read")),
+    })
+      .annotate(OpenApi.Summary, "List the organization's teams").pipe(requires("teams:read")),
     HttpApiEndpoint.get("listTeamRoutines", "/org/:orgId/teams/:teamId/routines", {
       params: { ...OrgPath, teamId: pathId("TeamId") },
       query: PageParams,
       success: Page(RoutineItem)
-    }).pipe(requires("teams:read")),
+    })
+      .annotate(OpenApi.Summary, "List a team's routines").pipe(requires("teams:read")),
     HttpApiEndpoint.get("listRoutines", "/org/:orgId/routines", {
       params: OrgPath,
       query: PageParams,
       success: Page(Routine.Routine)
     })
+      .annotate(OpenApi.Summary, "List every routine")
       .annotate(OpenApi.Description, "Every routine of the organization with its `teamId` (null for a routine without team).")
       .pipe(requires("teams:read")),
     HttpApiEndpoint.get("listVcsConnections", "/org/:orgId/vcs-connections", {
       params: OrgPath,
       query: PageParams,
       success: Page(VcsConnection.VcsConnection)
-    }).pipe(requires("vcs:read")),
+    })
+      .annotate(OpenApi.Summary, "List the VCS connections").pipe(requires("vcs:read")),
     HttpApiEndpoint.get("listAvailableRepositories", "/org/:orgId/vcs-connections/:connectionId/available-repos", {
       params: ConnectionPath,
       query: {
@@ -49,7 +54,8 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
         )
       },
       success: Schema.Struct({ items: Schema.Array(VcsConnection.AvailableRepository) })
-    }).pipe(requires("vcs:read")),
+    })
+      .annotate(OpenApi.Summary, "List the repositories a connection can reach").pipe(requires("vcs:read")),
     HttpApiEndpoint.get("listAvailableBranches", "/org/:orgId/vcs-connections/:connectionId/available-branches", {
       params: ConnectionPath,
       query: {
@@ -57,6 +63,7 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
         defaultBranch: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
       },
       success: Schema.Struct({ items: Schema.Array(VcsConnection.AvailableBranch) })
-    }).pipe(requires("vcs:read"))
+    })
+      .annotate(OpenApi.Summary, "List a reachable repository's branches").pipe(requires("vcs:read"))
   )
   .middleware(Authentication)

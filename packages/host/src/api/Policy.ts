@@ -37,21 +37,25 @@ export const SyncResult = Schema.Struct({
 })
 
 export const PolicyGroupApi = HttpApiGroup.make("policy")
+  .annotate(OpenApi.Description, "Policy groups, phases, draft mappings and publishing")
   .add(
     HttpApiEndpoint.get("listPolicyGroups", "/org/:orgId/policy-groups", {
       params: OrgPath,
       query: PageParams,
       success: Page(PolicyGroup.PolicyGroupListItem)
-    }).pipe(requires("policy:read")),
+    })
+      .annotate(OpenApi.Summary, "List the policy groups").pipe(requires("policy:read")),
     HttpApiEndpoint.get("getPolicyGroupDetails", "/org/:orgId/policy-groups/:groupId/details", {
       params: GroupPath,
       success: PolicyGroup.PolicyGroupDetails
-    }).pipe(requires("policy:read")),
+    })
+      .annotate(OpenApi.Summary, "Read a policy group's phases and published mappings").pipe(requires("policy:read")),
     HttpApiEndpoint.get("listDraftMappings", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings", {
       params: PhasePath,
       query: PageParams,
       success: Page(DraftMapping)
     })
+      .annotate(OpenApi.Summary, "List a phase's draft mappings")
       .annotate(OpenApi.Description, "The phase's draft mappings: read them before retrying a mapping POST (spec rule 8).")
       .pipe(requires("policy:read")),
     HttpApiEndpoint.post("upsertDraftMapping", "/org/:orgId/policy-groups/:groupId/phases/:phaseId/mappings", {
@@ -61,6 +65,7 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
       success: [DraftMapping, DraftMapping.pipe(HttpApiSchema.status(201))],
       error: [Problem409, Problem413]
     })
+      .annotate(OpenApi.Summary, "Create or replace a draft mapping")
       .annotate(
         OpenApi.Description,
         "Creates (201) or replaces (200) the draft mapping with the same fromImage and platformScope in an internal phase. 409 on an external phase."
@@ -70,6 +75,7 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
       params: GroupPath,
       success: PublishResult
     })
+      .annotate(OpenApi.Summary, "Publish a policy group's drafts")
       .annotate(
         OpenApi.Description,
         "Publishes the group's complete draft, unrelated draft changes included. Opens no remediation pull or merge requests."
@@ -80,6 +86,7 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
       success: SyncResult,
       error: [Problem409, Problem503]
     })
+      .annotate(OpenApi.Summary, "Sync an external phase from its file")
       .annotate(
         OpenApi.Description,
         "Syncs an external phase from its mappings file now: a new valid file version becomes the phase's published mappings " +

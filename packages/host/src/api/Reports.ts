@@ -32,6 +32,7 @@ export const ComplianceHistory = Schema.Struct({
 }).annotate({ identifier: "ComplianceHistory" })
 
 export const ReportsGroup = HttpApiGroup.make("reports")
+  .annotate(OpenApi.Description, "Compliance reports and their daily snapshots")
   .add(
     HttpApiEndpoint.get("getComplianceReport", "/org/:orgId/reports/compliance", {
       params: OrgPath,

@@ -30,6 +30,7 @@ export const ResolutionView = Schema.Struct({
 })
 
 export const RepositoriesGroup = HttpApiGroup.make("repositories")
+  .annotate(OpenApi.Description, "Tracked repositories, their policy group assignments and image resolution")
   .add(
     HttpApiEndpoint.get("listRepositories", "/org/:orgId/repositories", {
       params: OrgPath,
@@ -39,13 +40,15 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
         repositoryId: Schema.optionalKey(Schema.String.pipe(Schema.brand("RepositoryId")))
       },
       success: Page(Repository.RepositoryView)
-    }).pipe(requires("repositories:read")),
+    })
+      .annotate(OpenApi.Summary, "List the tracked repositories").pipe(requires("repositories:read")),
     HttpApiEndpoint.post("createRepository", "/org/:orgId/repositories", {
       params: OrgPath,
       payload: Onboarding.OnboardRequest,
       success: Onboarding.OnboardResult.pipe(HttpApiSchema.status(201)),
       error: [Problem409, Problem413]
     })
+      .annotate(OpenApi.Summary, "Track a repository")
       .annotate(
         OpenApi.Description,
         "Tracks one repository and queues a scan of each initial branch. 409 when it is already tracked (which says nothing about team, routine or groups)."
@@ -54,13 +57,15 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
     HttpApiEndpoint.get("getAssignments", "/org/:orgId/repositories/:repositoryId/policy-groups", {
       params: RepositoryPath,
       success: Assignment.AssignmentView
-    }).pipe(requires("repositories:read")),
+    })
+      .annotate(OpenApi.Summary, "Read a repository's policy group assignments").pipe(requires("repositories:read")),
     HttpApiEndpoint.post("replaceAssignments", "/org/:orgId/repositories/:repositoryId/policy-groups", {
       params: RepositoryPath,
       payload: Assignment.AssignmentRequest,
       success: Assignment.AssignmentView,
       error: Problem413
     })
+      .annotate(OpenApi.Summary, "Replace a repository's policy group assignments")
       .annotate(
         OpenApi.Description,
         "Replaces the complete set of repository-specific assignments; groups with applyToAllRepos are untouched and cannot be assigned."
@@ -75,6 +80,7 @@ export const RepositoriesGroup = HttpApiGroup.make("repositories")
       },
       success: ResolutionView
     })
+      .annotate(OpenApi.Summary, "Resolve an image for a repository and branch")
       .annotate(
         OpenApi.Description,
         "Which published mapping applies to an image on a tracked branch (default: the default branch), and why."

@@ -9,6 +9,7 @@ import { Authentication, requires } from "./Security.js"
 const RolePath = { ...OrgPath, roleId: PathId }
 
 export const RolesGroup = HttpApiGroup.make("roles")
+  .annotate(OpenApi.Description, "Built-in and custom roles")
   .add(
     HttpApiEndpoint.get("listRoles", "/org/:orgId/roles", {
       params: OrgPath,

@@ -60,12 +60,14 @@ export const ScansQueued = Schema.Struct({ scans: Schema.Array(Scan.BranchScan) 
 const FindingsQuery = { ...PageParams.fields, branch: Schema.optionalKey(BranchParam) }
 
 export const ScansGroup = HttpApiGroup.make("scans")
+  .annotate(OpenApi.Description, "Branch scans, findings and remediation requests")
   .add(
     HttpApiEndpoint.get("listFindings", "/org/:orgId/repositories/:repositoryId/findings", {
       params: RepositoryPath,
       query: FindingsQuery,
       success: FindingsPage
     })
+      .annotate(OpenApi.Summary, "List a branch's findings")
       .annotate(
         OpenApi.Description,
         "The image references of a tracked branch (its newest succeeded scan), by file, line and column, each with the published mapping that applies to it now (`resolution`, null when none). 400 naming `branch` when the branch is not tracked."
@@ -76,6 +78,7 @@ export const ScansGroup = HttpApiGroup.make("scans")
       query: FindingsQuery,
       success: Page(Scan.BranchScan)
     })
+      .annotate(OpenApi.Summary, "List a repository's scans")
       .annotate(OpenApi.Description, "The repository's scans, newest first, optionally of one tracked branch.")
       .pipe(requires("repositories:read")),
     HttpApiEndpoint.post("requestScans", "/org/:orgId/repositories/:repositoryId/scans", {
@@ -84,6 +87,7 @@ export const ScansGroup = HttpApiGroup.make("scans")
       success: ScansQueued,
       error: Problem413
     })
+      .annotate(OpenApi.Summary, "Request scans of a repository's branches")
       .annotate(
         OpenApi.Description,
         "Queues a scan of each named tracked branch (every tracked branch when `branchNames` is omitted or there is no body). With `remediate: true` the scans are routine scans: each remediates its branch before it is recorded as succeeded, as when the routine comes due. A branch whose scan is already queued or running keeps it (and its trigger): the answer lists the scan now pending for each branch. 400 naming `branchNames[i]` for a branch that is not tracked."
@@ -94,6 +98,7 @@ export const ScansGroup = HttpApiGroup.make("scans")
       query: PageParams,
       success: Page(Remediation.RemediationRequest)
     })
+      .annotate(OpenApi.Summary, "List a repository's remediation requests")
       .annotate(
         OpenApi.Description,
         "The pull/merge requests the routine opened (or failed to open) for the repository's branches, newest first, each with its changes."

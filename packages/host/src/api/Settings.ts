@@ -6,6 +6,7 @@ import { Problem413 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
 export const SettingsGroup = HttpApiGroup.make("settings")
+  .annotate(OpenApi.Description, "The organization's settings")
   .add(
     HttpApiEndpoint.get("getSettings", "/org/:orgId/settings", {
       params: OrgPath,

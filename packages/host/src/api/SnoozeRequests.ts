@@ -12,6 +12,7 @@ const SnoozePath = { ...OrgPath, snoozeRequestId: pathId("SnoozeRequestId") }
 export const SnoozeListQuery = Schema.Struct({ ...PageParams.fields, ...SnoozeRequest.SnoozeFilter.fields })
 
 export const SnoozeRequestsGroup = HttpApiGroup.make("snoozeRequests")
+  .annotate(OpenApi.Description, "Snooze requests: create, review, reopen")
   .add(
     HttpApiEndpoint.get("listSnoozeRequests", "/org/:orgId/snooze-requests", {
       params: OrgPath,

@@ -12,6 +12,7 @@ const TeamPath = { ...OrgPath, teamId: pathId("TeamId") }
 const RoutinePath = { ...OrgPath, routineId: pathId("RoutineId") }
 
 export const TeamsGroup = HttpApiGroup.make("teams")
+  .annotate(OpenApi.Description, "Administration of teams and routines")
   .add(
     HttpApiEndpoint.post("createTeam", "/org/:orgId/teams", {
       params: OrgPath,

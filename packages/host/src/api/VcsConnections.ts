@@ -12,6 +12,7 @@ import { Authentication, requires } from "./Security.js"
 const ConnectionPath = { ...OrgPath, connectionId: pathId("VcsConnectionId") }
 
 export const VcsConnectionsGroup = HttpApiGroup.make("vcsConnections")
+  .annotate(OpenApi.Description, "Administration of VCS connections")
   .add(
     HttpApiEndpoint.post("createVcsConnection", "/org/:orgId/vcs-connections", {
       params: OrgPath,

@@ -48,6 +48,7 @@ export const PushAccepted = Schema.Struct({
 const optionalHeader = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
 
 export const VcsEventsGroup = HttpApiGroup.make("vcsEvents")
+  .annotate(OpenApi.Description, "Push webhooks from VCS providers (signed by the provider, no key)")
   .add(
     HttpApiEndpoint.post("githubPushEvent", "/vcs-events/github/:connectionId", {
       params: ConnectionPath,
@@ -59,11 +60,12 @@ export const VcsEventsGroup = HttpApiGroup.make("vcsEvents")
       payload: PushEventBody,
       success: PushAccepted,
       error: [Problem400, Problem401Push, Problem413]
-    }).annotate(
-      OpenApi.Description,
-      "GitHub push webhook of a VCS connection (content type application/json). A push to the branch of an external phase " +
-        "that changes its file syncs that phase; a push to another branch or touching other files does nothing. No API key."
-    ),
+    })
+      .annotate(OpenApi.Summary, "Receive a GitHub push webhook").annotate(
+        OpenApi.Description,
+        "GitHub push webhook of a VCS connection (content type application/json). A push to the branch of an external phase " +
+          "that changes its file syncs that phase; a push to another branch or touching other files does nothing. No API key."
+      ),
     HttpApiEndpoint.post("gitlabPushEvent", "/vcs-events/gitlab/:connectionId", {
       params: ConnectionPath,
       headers: {
@@ -74,9 +76,10 @@ export const VcsEventsGroup = HttpApiGroup.make("vcsEvents")
       payload: PushEventBody,
       success: PushAccepted,
       error: [Problem400, Problem401Push, Problem413]
-    }).annotate(
-      OpenApi.Description,
-      "GitLab push webhook of a VCS connection. A push to the branch of an external phase that changes its file syncs that " +
-        "phase; a push to another branch or touching other files does nothing. No API key."
-    )
+    })
+      .annotate(OpenApi.Summary, "Receive a GitLab push webhook").annotate(
+        OpenApi.Description,
+        "GitLab push webhook of a VCS connection. A push to the branch of an external phase that changes its file syncs that " +
+          "phase; a push to another branch or touching other files does nothing. No API key."
+      )
   )

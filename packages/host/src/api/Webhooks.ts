@@ -26,6 +26,7 @@ export const DeliveriesQuery = Schema.Struct({
 })
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
+  .annotate(OpenApi.Description, "Webhook destinations, their deliveries and replays")
   .add(
     HttpApiEndpoint.get("listWebhooks", "/org/:orgId/webhooks", {
       params: OrgPath,

@@ -6,6 +6,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Stores } from "@image-policy/core"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -20,6 +21,7 @@ import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
+import * as Workers from "../workers/Running.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -71,7 +73,9 @@ export const start = (options: StartOptions): Promise<Running> => {
   // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
   const workerId = `node-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
   const program = Effect.scoped(Effect.gen(function*() {
-    const services = yield* Layer.build(App.services(options.store, options.services))
+    // the workers started below, for readiness (`GET /readyz`)
+    const workers = Workers.make()
+    const services = Context.add(yield* Layer.build(App.services(options.store, options.services)), Workers.RunningWorkers, workers)
     const booted = yield* boot(options).pipe(Effect.provide(services))
     // the host writes its own access log (http/Lifecycle.ts): the platform's is off
     const serving = HttpRouter.serve(App.apiLayer(options.app), {
@@ -86,39 +90,57 @@ export const start = (options: StartOptions): Promise<Running> => {
     const port = address._tag === "UnixPathAddress" ? options.port : address.port
     if (options.deliveryWorker !== false) {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
-      yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "webhookDelivery",
+        yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     if (options.syncWorker !== false) {
-      yield* SyncWorker.run({ ...SyncWorker.defaults(workerId), ...options.syncWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "sync",
+        yield* SyncWorker.run({ ...SyncWorker.defaults(workerId), ...options.syncWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     if (options.scanWorker !== false) {
-      yield* ScanWorker.run({ ...ScanWorker.defaults(workerId), ...options.scanWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "scan",
+        yield* ScanWorker.run({ ...ScanWorker.defaults(workerId), ...options.scanWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     if (options.routineWorker !== false) {
-      yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(workerId), ...options.routineWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "routine",
+        yield* ScanWorker.runRoutine({ ...ScanWorker.routineDefaults(workerId), ...options.routineWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     if (options.snoozeExpiryWorker !== false) {
-      yield* SnoozeExpiryWorker.run({ ...SnoozeExpiryWorker.defaults(workerId), ...options.snoozeExpiryWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "snoozeExpiry",
+        yield* SnoozeExpiryWorker.run({ ...SnoozeExpiryWorker.defaults(workerId), ...options.snoozeExpiryWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     if (options.snapshotWorker !== false) {
-      yield* ComplianceSnapshotWorker.run({ ...ComplianceSnapshotWorker.defaults(workerId), ...options.snapshotWorker }).pipe(
-        Effect.provide(services),
-        Effect.forkScoped
+      workers.add(
+        "complianceSnapshot",
+        yield* ComplianceSnapshotWorker.run({ ...ComplianceSnapshotWorker.defaults(workerId), ...options.snapshotWorker }).pipe(
+          Effect.provide(services),
+          Effect.forkScoped
+        )
       )
     }
     yield* Deferred.succeed(ready, { port, boot: booted })

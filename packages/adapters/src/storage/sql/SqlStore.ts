@@ -15,6 +15,7 @@ import {
   RepositoryStore,
   ScanStore,
   SnoozeStore,
+  StoreHealth,
   type Stores,
   Transaction,
   WebhookStore
@@ -24,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Access from "./AccessStore.js"
 import * as Audit from "./AuditStore.js"
+import * as Health from "./HealthStore.js"
 import * as Organizations from "./OrganizationStore.js"
 import * as Outbox from "./OutboxStore.js"
 import * as Policies from "./PolicyStore.js"
@@ -50,6 +52,7 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(AuditStore, Audit.make(sql)),
       Context.add(WebhookStore, Webhooks.make(sql)),
       Context.add(OutboxStore, Outbox.make(sql)),
-      Context.add(ReportStore, Reports.make(sql))
+      Context.add(ReportStore, Reports.make(sql)),
+      Context.add(StoreHealth, Health.make(sql))
     )
 )
