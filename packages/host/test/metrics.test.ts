@@ -3,11 +3,19 @@
  * (`serve --metrics`); requests counted by route template (never the raw path) and status with a
  * latency histogram, and the gauges read from the store at scrape time, on memory and PostgreSQL.
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { StoreConfig } from "@image-policy/adapters"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
+import * as Receiver from "../../adapters/test/support/receiver.js"
 import * as HostMetrics from "../src/metrics/HostMetrics.js"
+import * as ServeOptions from "../src/runtime/ServeOptions.js"
 import { startTestHost, type TestHost } from "./support/harness.js"
 import { memoryStore, postgresStore, type StoreFactory } from "./support/problem.js"
+import { until } from "./support/until.js"
 
 /** The sample lines of one series name, `name{labels} value`, as label text and value. */
 const samples = (text: string, name: string) =>
@@ -107,6 +115,99 @@ const suite = (name: string, makeStore: StoreFactory) =>
       expect(valueOf(text, "image_policy_sync_lag_seconds")).toBe(0)
     })
   })
+
+describe("metrics: webhook deliveries by outcome (memory)", () => {
+  let host: TestHost
+  let receiver: Receiver.Receiver
+  beforeAll(async () => {
+    receiver = await Receiver.start({ mode: "generic" })
+    host = await startTestHost({
+      services: { metrics: HostMetrics.make(), allowUnsafeWebhookTargets: true },
+      deliveryWorker: { pollIntervalMs: 20, timeoutMs: 2_000 }
+    })
+  })
+  afterAll(async () => {
+    await host?.stop()
+    await receiver?.close()
+  })
+
+  it("the delivery worker counts what it delivered; the outbox gauges drain", async () => {
+    const api = "/api/v1/org/org_acme"
+    const hook = await host.request("POST", `${api}/webhooks`, {
+      body: {
+        name: "metrics",
+        type: "generic",
+        endpointUrl: receiver.url("/hooks/metrics"),
+        audienceTeamId: host.org.teams["Platform"],
+        scope: { kind: "organization" },
+        events: ["service.snooze_request.created"]
+      }
+    })
+    expect(hook.status).toBe(201)
+    receiver.setSecret(hook.body.signingSecret)
+    const repository = await host.request("POST", `${api}/repositories`, {
+      body: {
+        vcsConnectionId: host.org.vcsConnections["acme"],
+        externalRepoId: "1003",
+        assignedTeamId: host.org.teams["Platform"],
+        assignedRoutineId: host.org.routines["Platform/Weekly"],
+        branchNames: ["main"]
+      }
+    })
+    expect(repository.status).toBe(201)
+    const snooze = await host.request("POST", `${api}/snooze-requests`, {
+      body: { repositoryId: repository.body.repository.id, fromImage: "node:18", reason: "metrics", until: "2999-01-01T00:00:00Z" }
+    })
+    expect(snooze.status).toBe(201)
+    await until("one delivery", () => receiver.deliveries.length >= 1)
+    let text = ""
+    await until("the counter", async () => {
+      text = (await host.request("GET", "/metrics", { key: null })).text
+      return samples(text, "image_policy_webhook_deliveries_total").length > 0
+    })
+    expect(samples(text, "image_policy_webhook_deliveries_total")).toEqual([{ labels: `{outcome="succeeded"}`, value: 1 }])
+    expect(valueOf(text, "image_policy_outbox_pending_deliveries")).toBe(0)
+    expect(valueOf(text, "image_policy_outbox_oldest_pending_age_seconds")).toBe(0)
+  })
+})
+
+describe("metrics: serve --metrics", () => {
+  const resolve = (metrics: boolean, env: Record<string, string>) =>
+    Effect.runPromise(
+      ServeOptions.resolve(
+        {
+          port: 0,
+          host: "127.0.0.1",
+          store: Result.getOrThrow(StoreConfig.parse("memory")),
+          seed: Option.none(),
+          demo: false,
+          publicUrl: undefined,
+          rateLimit: null,
+          tracing: false,
+          noAccessLog: false,
+          metrics
+        },
+        env,
+        undefined
+      ).pipe(Effect.provide(NodeServices.layer))
+    )
+
+  it("the flag or IMAGE_POLICY_METRICS=1 gives the host a registry of its own; nothing else does", async () => {
+    const [flag, one, yes, none, zero] = await Promise.all([
+      resolve(true, {}),
+      resolve(false, { IMAGE_POLICY_METRICS: "1" }),
+      resolve(false, { IMAGE_POLICY_METRICS: "true" }),
+      resolve(false, {}),
+      resolve(false, { IMAGE_POLICY_METRICS: "0" })
+    ])
+    expect(flag.metrics).toBeDefined()
+    expect(one.metrics).toBeDefined()
+    expect(yes.metrics).toBeDefined()
+    expect(flag.metrics).not.toBe(one.metrics)
+    expect(none.metrics).toBeUndefined()
+    expect(zero.metrics).toBeUndefined()
+  })
+})
 
 describe("metrics: the registry", () => {
   it("counts deliveries by outcome and keeps two hosts' series apart", () => {
