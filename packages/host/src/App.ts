@@ -32,6 +32,8 @@ import * as BodyGuard from "./http/BodyGuard.js"
 import * as Lifecycle from "./http/Lifecycle.js"
 import * as Problems from "./http/Problems.js"
 import * as RateLimit from "./http/RateLimit.js"
+import * as MetricsEndpoint from "./metrics/Endpoint.js"
+import * as HostMetrics from "./metrics/HostMetrics.js"
 
 export interface Options {
   /** Base URL clients reach the service at (OpenAPI `servers`, CloudEvent `dataschema`). */
@@ -78,7 +80,9 @@ export const apiLayer = (options: Options) =>
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
     ),
-    Lifecycle.layer(options)
+    Lifecycle.layer(options),
+    // GET /metrics, only when the services carry a metrics registry (ServiceOptions.metrics)
+    MetricsEndpoint.layer
   )
 
 export interface ServiceOptions {
@@ -88,6 +92,8 @@ export interface ServiceOptions {
   readonly allowUnsafeWebhookTargets?: boolean | undefined
   /** Options of the VCS providers, e.g. a `Fixture.make()` provider whose files a test changes at run time. */
   readonly vcs?: VcsProviders.Options | undefined
+  /** This host's metrics registry (`HostMetrics.make()`, `serve --metrics`): `GET /metrics` and its series; absent: off. */
+  readonly metrics?: HostMetrics.Registry | undefined
 }
 
 /** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around the stores. */
@@ -100,7 +106,8 @@ export const services = <E, R>(store: Layer.Layer<Stores, E, R>, options: Servic
     Layer.orDie(AesGcmSecretBox.layerFromKey(options.secretKey ?? AesGcmSecretBox.generateKey())),
     HttpWebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
     VcsProviders.layer(options.vcs),
-    MemoryPushDeliveryIds.layer()
+    MemoryPushDeliveryIds.layer(),
+    Layer.succeed(HostMetrics.HostMetrics, options.metrics)
   )
 
 /**

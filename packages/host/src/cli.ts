@@ -98,7 +98,11 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           demo: config.demo,
           tracing: config.tracing,
           logLevel: config.logLevel,
-          services: { secretKey: config.secretKey.base64, allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets },
+          services: {
+            secretKey: config.secretKey.base64,
+            allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
+            metrics: config.metrics
+          },
           deliveryWorker: { schedule: config.webhookRetrySchedule }
         }),
       catch: (e) =>

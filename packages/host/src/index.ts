@@ -4,6 +4,8 @@ export * as OpenApiDocument from "./api/OpenApiDocument.js"
 export * as App from "./App.js"
 export * as Boot from "./Boot.js"
 export * as RateLimit from "./http/RateLimit.js"
+// `App.ServiceOptions.metrics`: an embedder that serves the app itself turns GET /metrics on with `HostMetrics.make()`
+export * as HostMetrics from "./metrics/HostMetrics.js"
 export * as NodeRuntime from "./runtime/node.js"
 export { demoOrgId, demoSeed } from "./seed/demo.js"
 export * as Seed from "./seed/Seed.js"

@@ -124,7 +124,8 @@ describe("image-policy --help", () => {
       "--rate-limit",
       "--tracing",
       "--log-level",
-      "--no-access-log"
+      "--no-access-log",
+      "--metrics"
     ]],
     [["migrate"], ["--store"]],
     [["seed"], ["--store", "<FILE>"]],

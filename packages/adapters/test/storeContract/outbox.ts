@@ -193,6 +193,38 @@ export const outbox = (it: ContractIt, { options, store, newOrg, webhook, event 
       assert.deepStrictEqual((yield* store.outbox.failingDeliveries(other.id, {}, { limit: 10 })).items, [])
     }))
 
+  it.effect("outbox: backlog counts pending deliveries of every organization and the oldest pending event's time", () =>
+    Effect.gen(function*() {
+      const before = yield* store.outbox.backlog()
+      const [a, b] = [yield* newOrg(), yield* newOrg()]
+      const [wa, wb, wb2] = [webhook(), webhook(), webhook()]
+      yield* store.webhooks.insert(a.id, wa)
+      yield* store.webhooks.insert(b.id, wb)
+      yield* store.webhooks.insert(b.id, wb2)
+      // older than any event of the other tests: it is the oldest pending one while it waits
+      const old = event("2001-02-03T04:05:06.000Z")
+      const recent = event("2026-01-01T00:00:00.000Z")
+      yield* store.outbox.append(a.id, [{ event: old, destinations: [wa.id] }])
+      yield* store.outbox.append(b.id, [{ event: recent, destinations: [wb.id, wb2.id] }])
+      const after = yield* store.outbox.backlog()
+      assert.strictEqual(after.pending - before.pending, 3, "one per delivery, across organizations")
+      assert.strictEqual(after.oldestPendingAt, old.time)
+      const attempt: Outbox.WebhookDeliveryAttempt = {
+        eventId: old.id,
+        webhookId: wa.id,
+        attempt: 1,
+        at: "2026-01-01T00:00:01.000Z",
+        statusCode: 200,
+        durationMs: 3,
+        outcome: "success",
+        errorCode: null
+      }
+      yield* store.outbox.recordAttempt(a.id, attempt, { status: "succeeded", nextAttemptAt: null })
+      const done = yield* store.outbox.backlog()
+      assert.strictEqual(done.pending - before.pending, 2, "a delivered one is no longer pending")
+      assert.notStrictEqual(done.oldestPendingAt, old.time)
+    }))
+
   if (options.concurrency) {
     it.effect("concurrency: two workers claiming the same deliveries get disjoint sets", () =>
       Effect.gen(function*() {

@@ -39,6 +39,27 @@ export const scans = (
       assert.deepStrictEqual(main.items.map((x) => x.id), [third.id, first.id, onboarding.id])
     }))
 
+  it.effect("scans: queueDepth counts queued and running scans of every organization", () =>
+    Effect.gen(function*() {
+      const before = yield* store.scans.queueDepth()
+      const [a, b] = [yield* newOrg(), yield* newOrg()]
+      const [ra, rb] = [yield* trackedRepository(a.id), yield* trackedRepository(b.id)]
+      const first = scan(ra.id, "main", "manual")
+      const second = scan(rb.id, "main", "manual")
+      yield* store.scans.enqueue(a.id, first)
+      yield* store.scans.enqueue(b.id, second)
+      const queued = yield* store.scans.queueDepth()
+      assert.deepStrictEqual({ queued: queued.queued - before.queued, running: queued.running - before.running }, { queued: 2, running: 0 })
+      assert.strictEqual((yield* claimOf([first.id], "w1", claimNow)).length, 1)
+      const held = yield* store.scans.queueDepth()
+      // the claim may take other tests' queued scans too: count only ours through the totals' sum
+      assert.strictEqual(held.queued + held.running - before.queued - before.running, 2)
+      assert.isTrue(yield* store.scans.finish(a.id, first.id, "w1", succeeded([])))
+      assert.isTrue(yield* store.scans.finish(b.id, second.id, "w1", succeeded([])))
+      const ended = yield* store.scans.queueDepth()
+      assert.strictEqual(ended.queued + ended.running, before.queued + before.running, "ended scans leave the queue")
+    }))
+
   it.effect("scans: claim leases queued scans oldest first, sets them and their branches running; a leased scan is not claimed twice", () =>
     Effect.gen(function*() {
       const org = yield* newOrg()

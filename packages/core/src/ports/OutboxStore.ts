@@ -23,6 +23,12 @@ export interface NewOutboxEvent {
   readonly destinations: ReadonlyArray<WebhookId>
 }
 
+/** The pending part of the outbox (`OutboxStore.backlog`). */
+export interface OutboxBacklog {
+  readonly pending: number
+  readonly oldestPendingAt: string | null
+}
+
 export class OutboxStore extends Context.Service<OutboxStore, {
   /** Appends the events and their deliveries in one write (whatever the number of events and destinations). */
   readonly append: (orgId: OrgId, events: ReadonlyArray<NewOutboxEvent>) => Effect.Effect<void>
@@ -57,6 +63,11 @@ export class OutboxStore extends Context.Service<OutboxStore, {
   readonly failingDeliveries: (orgId: OrgId, filter: FailingDeliveryFilter, page: PageRequest) => Effect.Effect<Page<FailingDelivery>>
   /** One delivery's attempts, oldest first. */
   readonly attempts: (orgId: OrgId, eventId: EventId, webhookId: WebhookId) => Effect.Effect<ReadonlyArray<WebhookDeliveryAttempt>>
+  /**
+   * Unscoped, for the `/metrics` scrape: how many deliveries are pending (every organization) and
+   * the `time` of the oldest event among them (`null` when none is pending). One read.
+   */
+  readonly backlog: () => Effect.Effect<OutboxBacklog>
   /** Puts a dead delivery back to pending, due now (replay keeps the CloudEvent id). */
   readonly requeue: (orgId: OrgId, eventId: EventId, webhookId: WebhookId, now: Date) => Effect.Effect<boolean>
 }>()("@image-policy/core/OutboxStore") {}

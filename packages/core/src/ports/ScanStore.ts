@@ -13,6 +13,12 @@ export interface ClaimedScan {
   readonly scan: BranchScan
 }
 
+/** Scans waiting for and held by workers (`ScanStore.queueDepth`). */
+export interface ScanQueueDepth {
+  readonly queued: number
+  readonly running: number
+}
+
 export class ScanStore extends Context.Service<ScanStore, {
   /**
    * Queues `scan` (status `queued`, `attempts` 0) unless the branch already has a scan `queued` or `running`;
@@ -75,6 +81,8 @@ export class ScanStore extends Context.Service<ScanStore, {
    * holding one of those scans loses it: its `finish` answers false.
    */
   readonly remove: (orgId: OrgId, repositoryId: RepositoryId, branchNames?: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Unscoped, for the `/metrics` scrape: how many scans are `queued` and `running` (every organization). One read. */
+  readonly queueDepth: () => Effect.Effect<ScanQueueDepth>
   /** Unscoped: every tracked branch of every repository whose routine is active. */
   readonly routineTargets: () => Effect.Effect<ReadonlyArray<RoutineTarget>>
 }>()("@image-policy/core/ScanStore") {}

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Types from "effect/Types"
 import { contentType as problemContentType, type Problem } from "../api/Problem.js"
+import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import { type Info, RequestInfo } from "./RequestInfo.js"
@@ -87,48 +88,59 @@ export interface Options {
 export const layer = (options: Options) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
   return HttpRouter.middleware(
-    (app) =>
-      // a plain chain over the fiber's context, not a generator: this runs around every request, and
-      // each generator step and each `provideService` is an Effect step of its own
-      Effect.withFiber((fiber) => {
-        const request = Context.getUnsafe(
-          fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>,
-          HttpServerRequest.HttpServerRequest
-        )
-        const started = performance.now()
-        const info: Info = { id: requestIdOf(request), route: undefined }
-        // JSON under any JSON media type
-        const read = BodyGuard.asJson(request)
-        // one context change for the request: its info, its body reader, and no body buffered past
-        // the limit, on any route
-        const handled = Effect.updateContext(app, (context: Context.Context<never>) => {
-          const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
-          return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
-        })
-        const finish = (response: HttpServerResponse.HttpServerResponse) =>
-          HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
-        const answer = !options.accessLog
-          ? (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(finish(response))
-          : (response: HttpServerResponse.HttpServerResponse) => {
-            const answered = finish(response)
-            return Effect.as(
-              Effect.logInfo("request").pipe(Effect.annotateLogs({
-                requestId: info.id,
-                method: request.method,
-                route: info.route ?? new URL(request.url, "http://localhost").pathname,
-                status: answered.status,
-                durationMs: Math.round((performance.now() - started) * 100) / 100
-              })),
-              answered
-            )
-          }
-        // one frame for both outcomes (a catch, then a map, then a tap would be three)
-        return Effect.matchCauseEffect(handled, {
-          onFailure: (cause) => Effect.flatMap(toResponse(cause, info.id, options.maxBodyBytes), answer),
-          onSuccess: answer
-        })
-        // a catch-all handles every error; the router's type asks a global middleware to keep `unhandled`
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
+    // the host's metrics registry, read once when the router is built (undefined: metrics off)
+    Effect.map(
+      Effect.service(HostMetrics.HostMetrics),
+      (metrics) => (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+        // a plain chain over the fiber's context, not a generator: this runs around every request, and
+        // each generator step and each `provideService` is an Effect step of its own
+        Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(
+            fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>,
+            HttpServerRequest.HttpServerRequest
+          )
+          const started = performance.now()
+          const info: Info = { id: requestIdOf(request), route: undefined }
+          // JSON under any JSON media type
+          const read = BodyGuard.asJson(request)
+          // one context change for the request: its info, its body reader, and no body buffered past
+          // the limit, on any route
+          const handled = Effect.updateContext(app, (context: Context.Context<never>) => {
+            const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
+            return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
+          })
+          const finish = metrics === undefined
+            ? (response: HttpServerResponse.HttpServerResponse) =>
+              HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
+            : (response: HttpServerResponse.HttpServerResponse) => {
+              const answered = HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
+              // plain function calls, no Effect step: the registry is this host's (HostMetrics.ts)
+              HostMetrics.recordRequest(metrics, request.method, info.route, answered.status, (performance.now() - started) / 1000)
+              return answered
+            }
+          const answer = !options.accessLog
+            ? (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(finish(response))
+            : (response: HttpServerResponse.HttpServerResponse) => {
+              const answered = finish(response)
+              return Effect.as(
+                Effect.logInfo("request").pipe(Effect.annotateLogs({
+                  requestId: info.id,
+                  method: request.method,
+                  route: info.route ?? new URL(request.url, "http://localhost").pathname,
+                  status: answered.status,
+                  durationMs: Math.round((performance.now() - started) * 100) / 100
+                })),
+                answered
+              )
+            }
+          // one frame for both outcomes (a catch, then a map, then a tap would be three)
+          return Effect.matchCauseEffect(handled, {
+            onFailure: (cause) => Effect.flatMap(toResponse(cause, info.id, options.maxBodyBytes), answer),
+            onSuccess: answer
+          })
+          // a catch-all handles every error; the router's type asks a global middleware to keep `unhandled`
+        }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+    ),
     { global: true }
   )
 }

@@ -23,6 +23,7 @@ import * as Result from "effect/Result"
 import * as App from "../App.js"
 import type { BootResult } from "../Boot.js"
 import * as RateLimit from "../http/RateLimit.js"
+import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as SecretKey from "../SecretKey.js"
 import * as Seed from "../seed/Seed.js"
 
@@ -155,6 +156,8 @@ export const cliLayer: Layer.Layer<never> = Layer.merge(
   })
 )
 
+export const metricsVar = "IMAGE_POLICY_METRICS"
+
 /**
  * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `takeLogLevel`.
  */
@@ -218,6 +221,12 @@ export const options = {
     Flag.withDescription("record an Effect span per request (costs throughput)"),
     Flag.withDefault(false)
   ),
+  metrics: Flag.Boolean("metrics").pipe(
+    Flag.withDescription(
+      `serve Prometheus metrics at GET /metrics, without an API key: keep it off the public network (default: on when ${metricsVar}=1)`
+    ),
+    Flag.withDefault(false)
+  ),
   noAccessLog: Flag.Boolean("no-access-log").pipe(Flag.withDescription("do not log one line per request"), Flag.withDefault(false))
 }
 
@@ -232,6 +241,7 @@ export interface Flags {
   readonly rateLimit: RateLimit.Options | null
   readonly tracing: boolean
   readonly noAccessLog: boolean
+  readonly metrics: boolean
 }
 
 /** Why the host cannot start; `details` are extra lines (e.g. every problem of a seed file). */
@@ -249,6 +259,8 @@ export interface ServeConfig {
   readonly demo: boolean
   readonly app: App.Options
   readonly tracing: boolean
+  /** This host's metrics registry when `--metrics` or `IMAGE_POLICY_METRICS=1`, else undefined (off). */
+  readonly metrics: HostMetrics.Registry | undefined
   readonly logLevel: LogLevel.LogLevel
   readonly secretKey: SecretKey.SecretKey
   readonly allowUnsafeWebhookTargets: boolean
@@ -315,6 +327,7 @@ export const resolve = (
       demo: flags.demo,
       app: { ...App.defaults, publicUrl: flags.publicUrl, rateLimit: flags.rateLimit, accessLog: !flags.noAccessLog },
       tracing: flags.tracing,
+      metrics: flags.metrics || env[metricsVar] === "1" || env[metricsVar] === "true" ? HostMetrics.make() : undefined,
       logLevel: logLevel ?? "Info",
       secretKey,
       warnings

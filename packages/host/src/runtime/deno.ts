@@ -109,7 +109,11 @@ const serve = (flags: ServeOptions.Flags) =>
         )
       )
       const storeLayer = Layer.succeedContext(store)
-      const serviceOptions = { secretKey: config.secretKey.base64, allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets }
+      const serviceOptions = {
+        secretKey: config.secretKey.base64,
+        allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
+        metrics: config.metrics
+      }
       const services = yield* Layer.buildWithScope(App.services(storeLayer, serviceOptions), scope)
       const booted = yield* boot({ seed: config.seed, seedUpdate: config.seedUpdate, demo: config.demo }).pipe(
         Effect.provide(services),

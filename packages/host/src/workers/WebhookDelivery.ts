@@ -15,6 +15,7 @@ import { DeliveryPolicy, OutboxStore, SecretBox, Workflows } from "@image-policy
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Defect from "./Defect.js"
 
 export interface Options extends Workflows.WebhookDeliveries.DeliveryConfig {
@@ -54,7 +55,9 @@ const RECORD_MARGIN_MS = 1_000
 /** The lease actually used: never shorter than two attempts and their records. */
 export const leaseMs = (options: Options): number => Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
-const pass = (options: Options, box: typeof SecretBox.Service) =>
+const outcomeOf = (status: "pending" | "succeeded" | "dead"): HostMetrics.DeliveryOutcome => status === "pending" ? "retry" : status
+
+const pass = (options: Options, box: typeof SecretBox.Service, metrics: HostMetrics.Registry | undefined) =>
   Effect.gen(function*() {
     const outbox = yield* OutboxStore
     const claimedAt = yield* Clock.currentTimeMillis
@@ -79,14 +82,19 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
             // the rest of the lane waits for its lease to expire, still in order
             if ((yield* Clock.currentTimeMillis) > lastStart) return
             attempted++
-            yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
+            const outcome = yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
+              Effect.map(outcomeOf),
               // a defect in one delivery must not stop the others; its lease expires and it is retried
               Effect.catchCause((cause) =>
-                Effect.logError("webhook delivery failed unexpectedly").pipe(
-                  Effect.annotateLogs({ eventId: c.delivery.eventId, webhookId: c.delivery.webhookId, defect: Defect.kindOf(cause) })
+                Effect.as(
+                  Effect.logError("webhook delivery failed unexpectedly").pipe(
+                    Effect.annotateLogs({ eventId: c.delivery.eventId, webhookId: c.delivery.webhookId, defect: Defect.kindOf(cause) })
+                  ),
+                  "error" as const
                 )
               )
             )
+            if (metrics !== undefined) HostMetrics.recordDelivery(metrics, outcome)
           }
         }),
       { concurrency: options.concurrency, discard: true }
@@ -98,8 +106,9 @@ const pass = (options: Options, box: typeof SecretBox.Service) =>
 export const run = (options: Options) =>
   Effect.gen(function*() {
     const box = AesGcmSecretBox.openedCache(yield* SecretBox)
+    const metrics = yield* HostMetrics.HostMetrics
     while (true) {
-      const attempted = yield* pass(options, box).pipe(
+      const attempted = yield* pass(options, box, metrics).pipe(
         Effect.catchCause((cause) =>
           Effect.as(Effect.logError("webhook worker pass failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0)
         )

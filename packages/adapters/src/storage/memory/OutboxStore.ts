@@ -102,6 +102,18 @@ export const make = (s: State): typeof OutboxStore.Service => ({
     }),
   attempts: (orgId, eventId, webhookId) =>
     s.read(() => (s.state(orgId)?.attempts ?? []).filter((a) => a.eventId === eventId && a.webhookId === webhookId)),
+  backlog: () =>
+    s.read(() => {
+      let pending = 0
+      let oldest: string | null = null
+      for (const d of s.deliveries.values()) {
+        if (d.status !== "pending") continue
+        pending++
+        const time = s.orgs.get(d.orgId)?.events.get(d.eventId)?.time
+        if (time !== undefined && (oldest === null || Date.parse(time) < Date.parse(oldest))) oldest = time
+      }
+      return { pending, oldestPendingAt: oldest }
+    }),
   requeue: (orgId, eventId, webhookId, now) =>
     s.run((undo) => {
       const k = deliveryKey(eventId, webhookId)

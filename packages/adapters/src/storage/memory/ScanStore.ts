@@ -54,6 +54,18 @@ export const make = (s: State): typeof ScanStore.Service => {
       s.read(() =>
         paginate(sortBy(scansOf(orgId, repositoryId, filter?.branchName), byQueued, true).map(publicScan), byQueued, page, true)
       ),
+    queueDepth: () =>
+      s.read(() => {
+        let queued = 0
+        let running = 0
+        for (const o of s.orgs.values()) {
+          for (const row of o.scans.values()) {
+            if (row.status === "queued") queued++
+            else if (row.status === "running") running++
+          }
+        }
+        return { queued, running }
+      }),
     claim: ({ leaseMs, limit, now, worker }) =>
       s.run((undo) => {
         const t = now.getTime()

@@ -151,6 +151,16 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
           AND webhook_id = ${webhookId} ORDER BY attempt`),
         (rows) => rows.map(doc(decodeAttempt))
       ),
+    backlog: () =>
+      Effect.map(
+        die(sql`SELECT count(*) AS pending, min((e.doc->>'time')::timestamptz) AS oldest
+          FROM deliveries d JOIN outbox_events e ON e.org_id = d.org_id AND e.id = d.event_id
+          WHERE d.status = 'pending'`),
+        (rows: ReadonlyArray<any>) => ({
+          pending: Number(rows[0]?.pending ?? 0),
+          oldestPendingAt: rows[0]?.oldest == null ? null : Rows.iso(rows[0].oldest)
+        })
+      ),
     requeue: (orgId, eventId, webhookId, now) =>
       Effect.map(
         die(sql`UPDATE deliveries SET status = 'pending', next_attempt_at = ${now.toISOString()}::timestamptz,

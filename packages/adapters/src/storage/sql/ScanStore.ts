@@ -269,6 +269,12 @@ export const make = (sql: SqlClient.SqlClient): typeof ScanStore.Service => {
         (s) => [s.queuedAt, s.id] as const,
         request
       ),
+    queueDepth: () =>
+      Effect.map(
+        die(sql`SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'running') AS running
+          FROM scans WHERE status IN ('queued', 'running')`),
+        (rows: ReadonlyArray<any>) => ({ queued: Number(rows[0]?.queued ?? 0), running: Number(rows[0]?.running ?? 0) })
+      ),
     claim: (options) => transaction(claimScans(options)),
     finish: (orgId, id, worker, outcome) => transaction(finish(orgId, id, worker, outcome)),
     findings: findingsPage,
