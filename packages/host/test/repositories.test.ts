@@ -288,7 +288,8 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         }
         const first = expectJson(await host().request("GET", `${base()}/repositories?limit=1`), 200)
         const cursor: string = first.nextCursor
-        const mangled = `${cursor.slice(0, -2)}${cursor.endsWith("A") ? "B" : "A"}${cursor.slice(-1)}`
+        // the character before the last, replaced by one it is not (a replacement equal to it would leave the cursor valid)
+        const mangled = `${cursor.slice(0, -2)}${cursor.at(-2) === "A" ? "B" : "A"}${cursor.slice(-1)}`
         for (const bad of [mangled, cursor.slice(1), "abc"]) {
           expectProblem(await host().request("GET", `${base()}/repositories?cursor=${encodeURIComponent(bad)}`), 400, {
             paths: ["cursor"]
