@@ -11,7 +11,19 @@
  * is stored. Problems about those fields never repeat what was given.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { ApiKey, Id, Input, IsoDateTime, JsonValue, Member, Organization, Permission, PolicyGroup, VcsConnection } from "@image-policy/core"
+import {
+  ApiKey,
+  Id,
+  Input,
+  IsoDateTime,
+  JsonValue,
+  Member,
+  Organization,
+  Permission,
+  PolicyGroup,
+  Role,
+  VcsConnection
+} from "@image-policy/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -172,11 +184,12 @@ const decodeOptions = { errors: "all", onExcessProperty: "error", reportInput: t
 /** The checks a schema cannot express: names that must refer to something, and uniqueness. */
 const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
   const problems: Array<SeedProblem> = []
-  const unique = (values: ReadonlyArray<string>, path: (i: number) => string, what: string) => {
+  // `key` says when two values are the same (e.g. role names ignoring case); the message shows the value as written
+  const unique = (values: ReadonlyArray<string>, path: (i: number) => string, what: string, key = (v: string) => v) => {
     const seen = new Set<string>()
     values.forEach((v, i) => {
-      if (seen.has(v)) problems.push({ path: path(i), message: `duplicate ${what} ${JSON.stringify(v)}` })
-      seen.add(v)
+      if (seen.has(key(v))) problems.push({ path: path(i), message: `duplicate ${what} ${JSON.stringify(v)}` })
+      seen.add(key(v))
     })
   }
   unique(seed.organizations.flatMap((o) => (o.id ? [o.id] : [])), (i) => `$.organizations[${i}].id`, "organization id")
@@ -242,10 +255,11 @@ const crossCheck = (seed: SeedFile): Array<SeedProblem> => {
       if (secrets.has(k.secret)) problems.push({ path: `${kat}.secret`, message: "the same secret is used by another key" })
       secrets.add(k.secret)
     })
-    unique(org.roles.map((r) => r.name), (i) => `${at}.roles[${i}].name`, "role")
+    // role names compare as the roles' store compares them (Role.nameKey: case and outer spaces ignored)
+    unique(org.roles.map((r) => r.name), (i) => `${at}.roles[${i}].name`, "role", Role.nameKey)
     const roles = new Set(org.roles.map((r) => r.name))
     org.roles.forEach((r, i) => {
-      if (Permission.RoleName.literals.some((n) => n === r.name)) {
+      if (Role.isBuiltInName(r.name)) {
         problems.push({ path: `${at}.roles[${i}].name`, message: "is the name of a built-in role" })
       }
     })
