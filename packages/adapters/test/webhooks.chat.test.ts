@@ -11,6 +11,7 @@ import * as fc from "fast-check"
 import { readFileSync, writeFileSync } from "node:fs"
 import { prop } from "../../core/test/support/fcProp.js"
 import * as ChatMessage from "../src/webhooks/ChatMessage.js"
+import * as ChatSummary from "../src/webhooks/ChatSummary.js"
 import * as GoogleChatMessage from "../src/webhooks/GoogleChatMessage.js"
 import * as SlackMessage from "../src/webhooks/SlackMessage.js"
 import * as TeamsMessage from "../src/webhooks/TeamsMessage.js"
@@ -236,7 +237,7 @@ describe("Google Chat", () => {
   })
 
   it("escapes the card's HTML subset in values", () => {
-    assert.strictEqual(GoogleChatMessage.escape(`<a href="x">&</a>`), `&lt;a href="x"&gt;&amp;&lt;/a&gt;`)
+    assert.strictEqual(ChatSummary.escape(`<a href="x">&</a>`), `&lt;a href="x"&gt;&amp;&lt;/a&gt;`)
   })
 })
 

@@ -9,6 +9,7 @@
  * newest first by (createdAt, id); findings by (file, line, column). The cursor is
  * `Cursor.encodeCursor({ sortKey, id })` of the last row of the page.
  */
+import * as Effect from "effect/Effect"
 
 /** A keyset page request: `cursor` is opaque (`Cursor`), `limit` already validated (1..200). */
 export interface PageRequest {
@@ -21,3 +22,16 @@ export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | null
 }
+
+/** Every row of a keyset-paged list, read a page of 200 at a time (the stores' pages are bounded). */
+export const readAll = <A, E, R>(list: (page: PageRequest) => Effect.Effect<Page<A>, E, R>): Effect.Effect<ReadonlyArray<A>, E, R> =>
+  Effect.gen(function*() {
+    const all: Array<A> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* list({ cursor, limit: 200 })
+      all.push(...page.items)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return all
+  })

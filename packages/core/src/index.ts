@@ -64,6 +64,7 @@ export { WebhookStore } from "./ports/WebhookStore.js"
 // domain types named at the top level since the single Store port exported them
 export type { DraftMapping } from "./Mapping.js"
 export type { Page, PageRequest } from "./Page.js"
+export { readAll as readAllPages } from "./Page.js"
 export type { RoutineTarget, ScanOutcome } from "./Scan.js"
 export { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
 export * as Workflows from "./workflows/index.js"

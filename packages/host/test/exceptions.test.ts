@@ -11,54 +11,11 @@
  *   id the HTTP answer does not carry), and a failed transaction's events would also be copied, so
  *   the assertion reads only the events of the 201 it just received.
  */
-import { MemoryStore } from "@image-policy/adapters"
-import { OutboxStore } from "@image-policy/core"
-import type { Outbox } from "@image-policy/core"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
-import { expectProblem, postgresStore, type StoreFactory } from "./support/problem.js"
-
-interface Setup {
-  readonly store: StoreFactory
-  /** Every outbox event of org_acme committed so far, oldest first. */
-  readonly outbox: () => Promise<ReadonlyArray<Outbox.OutboxEvent>>
-}
-
-const memorySetup = (): Setup => {
-  const events: Array<Outbox.OutboxEvent> = []
-  const instance = Effect.runSync(MemoryStore.make)
-  const outbox = Context.get(instance, OutboxStore)
-  const observed = Context.add(instance, OutboxStore, {
-    ...outbox,
-    append: (orgId, rows) =>
-      Effect.andThen(
-        Effect.sync(() => {
-          if (orgId === "org_acme") events.push(...rows.map((r) => r.event))
-        }),
-        outbox.append(orgId, rows)
-      )
-  })
-  return { store: () => Layer.succeedContext(observed), outbox: async () => [...events] }
-}
-
-const postgresSetup = (url: string): Setup => ({
-  store: postgresStore(url),
-  outbox: async () => {
-    const client = new Pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      const result = await client.query("SELECT doc FROM outbox_events WHERE org_id = $1 ORDER BY doc->>'time', id", ["org_acme"])
-      return result.rows.map((row) => row.doc)
-    } finally {
-      await client.end()
-    }
-  }
-})
+import { memorySetup, postgresSetup, type Setup } from "./support/observedOutbox.js"
+import { expectProblem } from "./support/problem.js"
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 const snoozePath = "/api/v1/org/org_acme/snooze-requests"

@@ -7,56 +7,14 @@
  * The outbox has no read route: as in exceptions.test.ts, the memory setup wraps the store's
  * `outbox.append` to keep a copy of the events, and the PostgreSQL setup reads `outbox_events`.
  */
-import { MemoryStore } from "@image-policy/adapters"
-import type { Outbox } from "@image-policy/core"
-import { OutboxStore } from "@image-policy/core"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { dayMs, shiftedClock } from "./support/clock.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
-import { expectProblem, postgresStore, type StoreFactory } from "./support/problem.js"
+import { memorySetup, postgresSetup, type Setup } from "./support/observedOutbox.js"
+import { expectProblem } from "./support/problem.js"
 import { auditRows, readAllPages } from "./support/suites.js"
 import { until } from "./support/until.js"
-
-interface Setup {
-  readonly store: StoreFactory
-  /** Every outbox event of org_acme committed so far. */
-  readonly outbox: () => Promise<ReadonlyArray<Outbox.OutboxEvent>>
-}
-
-const memorySetup = (): Setup => {
-  const events: Array<Outbox.OutboxEvent> = []
-  const instance = Effect.runSync(MemoryStore.make)
-  const outbox = Context.get(instance, OutboxStore)
-  const observed = Context.add(instance, OutboxStore, {
-    ...outbox,
-    append: (orgId, rows) =>
-      Effect.andThen(
-        Effect.sync(() => {
-          if (orgId === "org_acme") events.push(...rows.map((r) => r.event))
-        }),
-        outbox.append(orgId, rows)
-      )
-  })
-  return { store: () => Layer.succeedContext(observed), outbox: async () => [...events] }
-}
-
-const postgresSetup = (url: string): Setup => ({
-  store: postgresStore(url),
-  outbox: async () => {
-    const client = new Pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query("SELECT doc FROM outbox_events WHERE org_id = $1", ["org_acme"])).rows.map((row) => row.doc)
-    } finally {
-      await client.end()
-    }
-  }
-})
 
 const snoozePath = "/api/v1/org/org_acme/snooze-requests"
 

@@ -115,3 +115,6 @@ export const summarize = (input: Input): Summary => {
     openUrl: openUrl(input)
   }
 }
+
+/** `&`, `<` and `>` as entities: Slack mrkdwn and Google Chat's HTML subset both read them as markup. */
+export const escape = (value: string): string => value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")

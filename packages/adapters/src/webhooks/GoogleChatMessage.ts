@@ -10,7 +10,7 @@
  * whole message stays far below Google Chat's 32,000-byte limit (values are bounded by
  * ChatSummary.MAX_VALUE).
  */
-import { clip, type Input, summarize } from "./ChatSummary.js"
+import { clip, escape, type Input, summarize } from "./ChatSummary.js"
 
 export interface DecoratedText {
   readonly decoratedText: { readonly topLabel: string; readonly text: string; readonly wrapText: true }
@@ -29,8 +29,6 @@ export interface Card {
 export interface Message {
   readonly cardsV2: ReadonlyArray<{ readonly cardId: string; readonly card: Card }>
 }
-
-export const escape = (value: string): string => value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 const field = (topLabel: string, text: string): DecoratedText => ({ decoratedText: { topLabel, text: escape(text), wrapText: true } })
 

@@ -4,7 +4,7 @@
  * actions block holding the Open link button, and a context line naming the event type. Lengths
  * stay within Slack's limits (header 150, field 2000, button text 75, URL 3000 characters).
  */
-import { clip, type Input, summarize } from "./ChatSummary.js"
+import { clip, escape, type Input, summarize } from "./ChatSummary.js"
 
 export interface PlainText {
   readonly type: "plain_text"
@@ -46,7 +46,6 @@ export interface Message {
 }
 
 // Slack mrkdwn treats &, < and > as control characters (links, mentions): escape them in values.
-const escape = (value: string) => value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 const code = (value: string) => `\`${escape(value).replace(/`/g, "'")}\``
 
 export const make = (input: Input): Message => {

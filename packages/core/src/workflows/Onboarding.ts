@@ -108,7 +108,8 @@ export const listRepositories = Effect.fnUntraced(function*(
   return mapPage(result, toRepositoryView)
 })
 
-const required = <A>(found: Option.Option<A>, path: string, what: string) =>
+/** A row named in the body, or the 400 naming its path (contracts 4). */
+export const required = <A>(found: Option.Option<A>, path: string, what: string) =>
   Option.match(found, {
     onNone: () => Effect.fail(new InvalidReferenceInBody({ path, message: `no ${what} of this organization has this id` })),
     onSome: Effect.succeed

@@ -5,26 +5,15 @@
  */
 import * as Effect from "effect/Effect"
 import type { OrgId } from "../Id.js"
+import { readAll } from "../Page.js"
 import { OrganizationStore } from "../ports/OrganizationStore.js"
 import { PolicyStore } from "../ports/PolicyStore.js"
 import { ReportStore } from "../ports/ReportStore.js"
 import * as Reports from "../Reports.js"
-import type { Team } from "../Team.js"
 import { type Caller, now } from "./Caller.js"
 
-/** Every team of the organization (a page at a time: the store's pages are bounded). */
-const allTeams = (orgId: OrgId) =>
-  Effect.gen(function*() {
-    const { teams } = yield* OrganizationStore
-    const out: Array<Team> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* teams.list(orgId, { limit: 200, ...(cursor === undefined ? {} : { cursor }) })
-      out.push(...page.items)
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return out
-  })
+/** Every team of the organization. */
+const allTeams = (orgId: OrgId) => Effect.flatMap(OrganizationStore, ({ teams }) => readAll((page) => teams.list(orgId, page)))
 
 /** The organization's report at `at`: a few bulk reads, then the core's aggregation. */
 export const complianceReport = (orgId: OrgId, at: Date) =>

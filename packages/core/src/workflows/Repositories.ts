@@ -16,17 +16,11 @@ import { ScanStore } from "../ports/ScanStore.js"
 import { transaction } from "../ports/Transaction.js"
 import { toRepositoryView } from "../Repository.js"
 import type { AvailableBranch } from "../VcsConnection.js"
-import { audit, type Caller, InvalidReferenceInBody, now } from "./Caller.js"
+import { audit, type Caller, now } from "./Caller.js"
 import { connectedRepository } from "./ConnectedProvider.js"
-import { holdRoutine } from "./Onboarding.js"
+import { holdRoutine, required } from "./Onboarding.js"
 import { loadRepository } from "./RepositoryAccess.js"
 import { queueScans } from "./Scans.js"
-
-const required = <A>(found: Option.Option<A>, path: string, what: string) =>
-  Option.match(found, {
-    onNone: () => Effect.fail(new InvalidReferenceInBody({ path, message: `no ${what} of this organization has this id` })),
-    onSome: Effect.succeed
-  })
 
 /**
  * PATCH /repositories/{repositoryId}: `assignedTeamId`, `assignedRoutineId` (the routine must

@@ -18,8 +18,6 @@ import { transaction } from "../ports/Transaction.js"
 import * as SnoozeRequest from "../SnoozeRequest.js"
 import { audit, type Caller, emit, InvalidReferenceInBody, now } from "./Caller.js"
 
-export { InvalidReferenceInBody }
-
 export class SnoozeRequestNotFound extends Schema.TaggedError<SnoozeRequestNotFound>()("SnoozeRequestNotFound", {
   snoozeRequestId: Schema.String
 }) {

@@ -46,7 +46,6 @@ const resourceKinds: ReadonlyArray<readonly [string, string]> = [
   ["connectionId", "vcs_connection"],
   ["routineId", "routine"],
   ["teamId", "team"],
-  ["teamId", "team"],
   ["memberId", "member"],
   ["roleId", "role"]
 ]

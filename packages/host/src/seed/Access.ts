@@ -4,9 +4,9 @@
  * matched by name, a member by email (ignoring case); what is missing is created, what differs from
  * the seed is changed, nothing else is touched. A user's `password` is not stored (see SeedFile.ts).
  */
-import { AccessStore, type Member, Workflows } from "@image-policy/core"
+import { AccessStore, type Member, readAllPages, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import { everything, samePermissions } from "./Rows.js"
+import { samePermissions } from "./Rows.js"
 import { at, type SeedOrganization } from "./SeedFile.js"
 
 export const applyAccess = Effect.fnUntraced(function*(caller: Workflows.Roles.Grantor, org: SeedOrganization, path: string) {
@@ -24,7 +24,7 @@ export const applyAccess = Effect.fnUntraced(function*(caller: Workflows.Roles.G
       yield* Workflows.Roles.updateRole(caller, current.id, { permissions: r.permissions }).pipe(at(`${path}.roles[${i}]`))
     }
   }
-  const byEmail = new Map((yield* everything((page) => members.list(caller.orgId, page))).map((m) => [m.email.toLowerCase(), m]))
+  const byEmail = new Map((yield* readAllPages((page) => members.list(caller.orgId, page))).map((m) => [m.email.toLowerCase(), m]))
   const memberIds: Record<string, string> = {}
   for (const [i, u] of org.users.entries()) {
     // a seed role's id, else the built-in role's name (the seed's check allows nothing else)

@@ -63,25 +63,6 @@ export const apiKeyRow = (k: SeedKey, now: Date) =>
     }
   })
 
-/** Every row of a keyset-paged list (the stores' lists are all the loader has for some aggregates). */
-export const everything = <A, E, R>(
-  list: (page: { readonly cursor?: string | undefined; readonly limit: number }) => Effect.Effect<
-    { readonly items: ReadonlyArray<A>; readonly nextCursor: string | null },
-    E,
-    R
-  >
-) =>
-  Effect.gen(function*() {
-    const all: Array<A> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* list({ cursor, limit: 200 })
-      all.push(...page.items)
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return all
-  })
-
 /** Whether two permission lists hold the same set. */
 export const samePermissions = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
   const left = new Set(a)

@@ -18,12 +18,13 @@ import {
   OrganizationStore,
   type PolicyAdministration,
   PolicyStore,
+  readAllPages,
   RepositoryStore,
   Workflows
 } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { applyAccess } from "./Access.js"
-import { apiKeyRow, connectionSettings, everything, seedCaller } from "./Rows.js"
+import { apiKeyRow, connectionSettings, seedCaller } from "./Rows.js"
 import { at, type SeedOrganization } from "./SeedFile.js"
 
 const { audit } = Workflows.Caller
@@ -52,7 +53,7 @@ export const update = Effect.fnUntraced(function*(current: Organization.Organiza
 
   const teams: Record<string, Id.TeamId> = {}
   const routines: Record<string, string> = {}
-  const existingTeams = new Map((yield* everything((page) => teamStore.list(orgId, page))).map((t) => [t.name, t.id]))
+  const existingTeams = new Map((yield* readAllPages((page) => teamStore.list(orgId, page))).map((t) => [t.name, t.id]))
   for (const [i, team] of org.teams.entries()) {
     const tat = `${path}.teams[${i}]`
     teams[team.name] = existingTeams.get(team.name) ??
@@ -66,7 +67,7 @@ export const update = Effect.fnUntraced(function*(current: Organization.Organiza
   ) =>
     Effect.gen(function*() {
       const existing = new Map(
-        (yield* everything((page) => routineStore.list(orgId, page, teamId === null ? {} : { teamId })))
+        (yield* readAllPages((page) => routineStore.list(orgId, page, teamId === null ? {} : { teamId })))
           .filter((r) => r.teamId === teamId)
           .map((r) => [r.name, r])
       )
@@ -112,7 +113,7 @@ export const update = Effect.fnUntraced(function*(current: Organization.Organiza
 
   const connections: Record<string, Id.VcsConnectionId> = {}
   const existingConnections = new Map(
-    (yield* everything((page) => vcsConnections.list(orgId, page))).map((c) => [c.externalAccountName, c])
+    (yield* readAllPages((page) => vcsConnections.list(orgId, page))).map((c) => [c.externalAccountName, c])
   )
   for (const [i, c] of org.vcsConnections.entries()) {
     const found = existingConnections.get(c.externalAccountName)
@@ -174,7 +175,7 @@ export const update = Effect.fnUntraced(function*(current: Organization.Organiza
 
   const keys: Record<string, string> = {}
   const existingKeys = new Map(
-    (yield* everything((page) => apiKeys.list(orgId, page))).filter((k) => k.revokedAt === null).map((k) => [k.name, k.id])
+    (yield* readAllPages((page) => apiKeys.list(orgId, page))).filter((k) => k.revokedAt === null).map((k) => [k.name, k.id])
   )
   for (const k of org.apiKeys) {
     const found = existingKeys.get(k.name)
