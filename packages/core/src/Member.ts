@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import { MemberId } from "./Id.js"
 import { Permission } from "./Permission.js"
-import { type CustomRole, permissionsOf, RoleRef } from "./Role.js"
+import { type CustomRole, normalizePermissions, permissionsOf, RoleRef } from "./Role.js"
 import { storable } from "./Text.js"
 
 /**
@@ -109,7 +109,9 @@ export const update = (member: Member, request: MemberUpdateRequest, at: string)
   updatedAt: at
 })
 
-const sameAccess = (a: Member, b: Member): boolean => a.role === b.role && a.permissions.join() === b.permissions.join()
+// explicit sets compare as sets: the same permissions in another order are no change to write or audit
+const sameAccess = (a: Member, b: Member): boolean =>
+  a.role === b.role && normalizePermissions(a.permissions).join() === normalizePermissions(b.permissions).join()
 
 /** Whether an update changed nothing a reader can see (then nothing is written or audited). */
 export const sameState = (before: Member, after: Member): boolean =>

@@ -62,7 +62,7 @@ export const createMember = Effect.fnUntraced(function*(caller: Grantor, request
   const ids = yield* Ids
   const at = (yield* now).toISOString()
   const member: Member.Member = {
-    id: (yield* ids.next("member")) as MemberId,
+    id: yield* ids.next("member"),
     email: request.email,
     name: request.name,
     role: "role" in request ? request.role : null,

@@ -46,7 +46,7 @@ export const createRole = Effect.fnUntraced(function*(caller: Grantor, request: 
   const ids = yield* Ids
   const at = (yield* now).toISOString()
   const role: Role.CustomRole = {
-    id: (yield* ids.next("role")) as RoleId,
+    id: yield* ids.next("role"),
     name: request.name,
     permissions: Role.normalizePermissions(request.permissions),
     createdAt: at,
