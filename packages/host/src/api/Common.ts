@@ -32,6 +32,20 @@ export const Page = <S extends Schema.Top>(item: S) =>
 
 export const PageParams = Cursor.PageRequest
 
+/**
+ * A yes/no query parameter: `true`/`1` or `false`/`0` (anything else is a 400 naming it),
+ * decoded to a boolean so no handler compares strings.
+ */
+export const QueryFlag = Schema.Literals(["1", "0", "true", "false"]).pipe(
+  Schema.decodeTo(
+    Schema.Boolean,
+    SchemaTransformation.transform({
+      decode: (s: "1" | "0" | "true" | "false") => s === "1" || s === "true",
+      encode: (b: boolean): "1" | "0" | "true" | "false" => (b ? "true" : "false")
+    })
+  )
+)
+
 /** A store page as the API answers it: `nextCursor` only when more rows exist (other fields kept). */
 export const toPage = <P extends { readonly nextCursor: string | null }>(
   { nextCursor, ...rest }: P

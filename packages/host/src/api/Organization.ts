@@ -2,7 +2,7 @@
 import { Routine, Team, VcsConnection } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as Schema from "effect/Schema"
-import { OrgPath, Page, PageParams, pathId } from "./Common.js"
+import { OrgPath, Page, PageParams, pathId, QueryFlag } from "./Common.js"
 import { Authentication, requires } from "./Security.js"
 
 const RoutineItem = Schema.Struct({
@@ -47,9 +47,9 @@ export const OrganizationGroup = HttpApiGroup.make("organization")
       params: ConnectionPath,
       query: {
         refresh: Schema.optionalKey(
-          Schema.Literals(["1", "0", "true", "false"]).annotate({
+          QueryFlag.annotate({
             description:
-              "`1` asks the provider again and spends its API quota; use it once when a recently granted repository is missing, not on every poll"
+              "`1` (or `true`) asks the provider again and spends its API quota; use it once when a recently granted repository is missing, not on every poll"
           })
         )
       },

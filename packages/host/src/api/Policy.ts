@@ -2,7 +2,7 @@
 import { Mapping, PolicyAdministration, PolicyGroup } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Schema from "effect/Schema"
-import { OrgPath, Page, PageParams, pathId } from "./Common.js"
+import { OrgPath, Page, PageParams, pathId, QueryFlag } from "./Common.js"
 import { Problem409, Problem413, Problem503 } from "./Problem.js"
 import { Authentication, requires } from "./Security.js"
 
@@ -137,8 +137,8 @@ export const PolicyGroupApi = HttpApiGroup.make("policy")
       params: GroupPath,
       query: {
         force: Schema.optionalKey(
-          Schema.Literals(["true", "false"]).annotate({
-            description: "`true` also removes the group from every repository's assignments, in the same transaction"
+          QueryFlag.annotate({
+            description: "`true` (or `1`) also removes the group from every repository's assignments, in the same transaction"
           })
         )
       },

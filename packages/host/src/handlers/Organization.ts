@@ -18,7 +18,7 @@ export const OrganizationHandlers = HttpApiBuilder.group(Api, "organization", (h
     .handle("listAvailableRepositories", ({ params, query }) =>
       withCaller((c) =>
         Effect.map(
-          Onboarding.listAvailableRepositories(c, params.connectionId, { refresh: query.refresh === "1" || query.refresh === "true" }),
+          Onboarding.listAvailableRepositories(c, params.connectionId, { refresh: query.refresh === true }),
           (items) => ({ items })
         )
       ))

@@ -52,7 +52,7 @@ export const PolicyHandlers = HttpApiBuilder.group(Api, "policy", (handlers) =>
       ))
     .handle("deletePolicyGroup", ({ params, query }) =>
       withCaller((c) =>
-        PolicyAdministration.deletePolicyGroup(c, params.groupId, query.force === "true")
+        PolicyAdministration.deletePolicyGroup(c, params.groupId, query.force === true)
       ))
     .handle("createPhase", ({ params, payload }) => withCaller((c) => PolicyAdministration.createPhase(c, params.groupId, payload)))
     .handle("updatePhase", ({ params, payload }) =>
