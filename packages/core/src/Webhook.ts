@@ -7,7 +7,15 @@ import * as Base64 from "effect/encoding/Base64"
 import * as Schema from "effect/Schema"
 import { eventTypes } from "./Event.js"
 import { PolicyGroupId, TeamId, WebhookId } from "./Id.js"
+import type { RoleName } from "./Permission.js"
 import { storable } from "./Text.js"
+
+/**
+ * The built-in roles that may point the organization's events at a new URL (create a destination,
+ * replace its endpoint: spec 5.8), beyond `webhooks:manage`: where events go is a data-egress
+ * decision, so a custom role or an explicit permission set never passes, whatever it holds.
+ */
+export const endpointRoles: ReadonlyArray<RoleName> = ["Owner", "Security Administrator"]
 
 export const WebhookType = Schema.Literals(["generic", "chat"])
 export type WebhookType = typeof WebhookType.Type

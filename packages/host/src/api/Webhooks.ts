@@ -48,7 +48,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
           "Generic destinations answer their `signingSecret` here, once. A chat destination's `chatPlatform` " +
           "(`slack`, the default, `teams` or `google-chat`) chooses its native message format; a generic one has none."
       )
-      .pipe(requires("webhooks:manage"), requiresRole("Owner", "Security Administrator")),
+      .pipe(requires("webhooks:manage"), requiresRole(...Webhook.endpointRoles)),
     HttpApiEndpoint.delete("deleteWebhook", "/org/:orgId/webhooks/:webhookId", {
       params: WebhookPath,
       success: HttpApiSchema.NoContent
@@ -78,7 +78,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     })
       .annotate(OpenApi.Summary, "Replace a destination's endpoint URL")
       .annotate(OpenApi.Description, "Replaces the endpoint URL (checked like at creation) and re-enables a destination disabled by a 410.")
-      .pipe(requires("webhooks:manage"), requiresRole("Owner", "Security Administrator")),
+      .pipe(requires("webhooks:manage"), requiresRole(...Webhook.endpointRoles)),
     HttpApiEndpoint.get("listWebhookDeliveries", "/org/:orgId/webhooks/:webhookId/deliveries", {
       params: WebhookPath,
       query: PageParams,
