@@ -57,6 +57,28 @@ export const audit = (
     })
   })
 
+/** A write the workflow refused: what was tried, on what, and the problem it answered. */
+export interface Rejection {
+  readonly action: string
+  readonly resourceType: string
+  readonly resourceId: string | null
+  /** The resource named by the request does not exist in the caller's organization. */
+  readonly notFound: boolean
+  /** The machine-readable problem type, never a message. */
+  readonly detail: string
+}
+
+/**
+ * The audit row of a refused write, written on its own after the refused transaction rolled back,
+ * so the trail shows who tried what although nothing changed. An unknown resource keeps no id: it
+ * names nothing of this organization and may be another tenant's.
+ */
+export const auditRejection = (caller: Caller, rejection: Rejection) =>
+  audit(caller, rejection.action, rejection.resourceType, rejection.notFound ? null : rejection.resourceId, {
+    outcome: "rejected",
+    detail: rejection.detail
+  })
+
 /**
  * Builds events (their data redacted by the catalog's closed schemas), routes them to the
  * organization's matching destinations, and appends them to the outbox. Answers the new event ids.

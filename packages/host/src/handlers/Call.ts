@@ -1,10 +1,10 @@
 /**
  * The one shape of every organization handler: the caller, one workflow, its problems. A write
- * the workflow rejects (a business rule, an unknown resource, a conflict) leaves an audit row with
- * outcome `rejected` and the problem type, written on its own after the rejected transaction rolled
- * back, so the trail shows who tried what even though nothing changed.
+ * the workflow rejects (a business rule, an unknown resource, a conflict) leaves the core's
+ * rejection audit row (`Workflows.Caller.auditRejection`), named after the operation and the most
+ * specific resource its path names.
  */
-import { AuditStore, Ids } from "@image-policy/core"
+import { type AuditStore, type Ids, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { HttpRouter } from "effect/http"
@@ -50,24 +50,17 @@ const resourceKinds: ReadonlyArray<readonly [string, string]> = [
   ["roleId", "role"]
 ]
 
-const recordRejection = (caller: Caller, problem: Problem, { params, route }: typeof HttpRouter.RouteContext.Service) =>
-  Effect.gen(function*() {
-    if (route.method === "GET") return
-    const auditTrail = yield* AuditStore
-    const ids = yield* Ids
-    const resource = resourceKinds.find(([param]) => params[param] !== undefined)
-    yield* auditTrail.append(caller.orgId, {
-      id: yield* ids.next("audit"),
-      at: new Date().toISOString(),
-      actor: caller.actor,
-      action: operations.get(`${route.method} ${route.path}`)?.name ?? route.method,
-      resourceType: resource?.[1] ?? route.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).pop() ?? "organization",
-      // a 404 names nothing of this organization: keeping the id would store another tenant's ids
-      resourceId: resource && problem.status !== 404 ? params[resource[0]] ?? null : null,
-      outcome: "rejected",
-      detail: problem.type
-    })
+const recordRejection = (caller: Caller, problem: Problem, { params, route }: typeof HttpRouter.RouteContext.Service) => {
+  if (route.method === "GET") return Effect.void
+  const resource = resourceKinds.find(([param]) => params[param] !== undefined)
+  return Workflows.Caller.auditRejection(caller, {
+    action: operations.get(`${route.method} ${route.path}`)?.name ?? route.method,
+    resourceType: resource?.[1] ?? route.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).pop() ?? "organization",
+    resourceId: resource === undefined ? null : params[resource[0]] ?? null,
+    notFound: problem.status === 404,
+    detail: problem.type
   })
+}
 
 export const withCaller = <A, E, R>(
   f: (caller: Caller) => Effect.Effect<A, E, R>
