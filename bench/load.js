@@ -389,7 +389,9 @@ export const main = async (args = process.argv.slice(2)) => {
 
     console.log("\nresult:")
     console.log(
-      `  requests ${fmt(result.done)} of ${fmt(result.total)}; achieved ${fmt(result.achievedRate, 1)} req/s (target ${fmt(o.rate)}); ` +
+      `  requests ${fmt(result.total)}, answered as expected ${fmt(result.ok)}; achieved ${fmt(result.achievedRate, 1)} req/s (target ${
+        fmt(o.rate)
+      }); ` +
         `errors ${result.errors}; the client fell behind its schedule by at most ${
           ms(result.maxLagMs)
         }; at most ${result.maxInFlight} in flight`
@@ -405,7 +407,7 @@ export const main = async (args = process.argv.slice(2)) => {
           loadavg()[0].toFixed(1)
         } after`
     )
-    // CPU per answered request does not depend on what else the machine runs (much): what 2 cores
+    // CPU per request answered as expected does not depend on what else the machine runs (much): what 2 cores
     // would carry if host, PostgreSQL and client had them to themselves
     const perRequest = {
       host: hostCpu / result.done,

@@ -189,8 +189,9 @@ const run = async ({ baseUrl, rate, seconds, orgs, tickSeconds, timeoutMs, seed,
     total,
     done,
     errors,
-    // responses per second over the schedule: from the first due time to the last answer
-    achievedRate: done / ((endedAt - t0) / 1000),
+    ok: done - errors,
+    // answers with an expected status per second, from the first due time to the last answer
+    achievedRate: (done - errors) / ((endedAt - t0) / 1000),
     scheduleSeconds: (lastDue - t0) / 1000,
     drainMs: endedAt - lastDue,
     maxLagMs,
