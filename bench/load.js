@@ -407,12 +407,14 @@ export const main = async (args = process.argv.slice(2)) => {
           loadavg()[0].toFixed(1)
         } after`
     )
-    // CPU per request answered as expected does not depend on what else the machine runs (much): what 2 cores
-    // would carry if host, PostgreSQL and client had them to themselves
+    // CPU per request answered as expected depends less on what else the machine runs than a rate
+    // does: what 2 cores would carry if host, PostgreSQL and client had them to themselves. Only
+    // meaningful without errors: work spent on requests the client gave up on counts against the rest
+    const answered = Math.max(1, result.ok)
     const perRequest = {
-      host: hostCpu / result.done,
-      postgres: postgresSeconds / result.done,
-      client: result.clientCpuSeconds / result.done
+      host: hostCpu / answered,
+      postgres: postgresSeconds / answered,
+      client: result.clientCpuSeconds / answered
     }
     const cpuPerRequest = perRequest.host + perRequest.postgres + perRequest.client
     console.log(

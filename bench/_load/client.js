@@ -162,7 +162,8 @@ const run = async ({ baseUrl, rate, seconds, orgs, tickSeconds, timeoutMs, seed,
         const cpu = cpuSeconds()
         const tick = {
           atSeconds: (now - t0) / 1000,
-          rate: window.done / ((now - lastTick) / 1000),
+          // answered as expected, per second of this window
+          rate: (window.done - window.errors) / ((now - lastTick) / 1000),
           errors: window.errors,
           p50: s.p50,
           p99: s.p99,
