@@ -38,7 +38,10 @@ const summary = (latencies) => {
 
 const run = async ({ baseUrl, rate, seconds, orgs, tickSeconds, timeoutMs, seed, quiet }) => {
   const url = new URL(baseUrl)
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 })
+  // an idle socket is closed after 2 s, before the server's keep-alive timeout (Node's 5 s): a
+  // request on a socket the server is closing at that moment fails with ECONNRESET, a race of
+  // the client's pool, not an answer of the host
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256, timeout: 2_000 })
   const next = random(seed)
   const total = Math.round(rate * seconds)
   const ops = mix.flatMap((op) => Array.from({ length: op.weight }, () => op))
