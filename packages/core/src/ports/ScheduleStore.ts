@@ -33,10 +33,11 @@ export class ScheduleStore extends Context.Service<ScheduleStore, {
   /** Frees the key without marking the run done (it is claimed again at once); false when not held. */
   readonly release: (run: ScheduledRun) => Effect.Effect<boolean>
   /**
-   * The last run done of each key that has one: when it was due and when it was claimed (epoch
-   * ms). For work whose next due time counts from its last run.
+   * The last run done of each key that starts with `prefix` and has one: when it was due and when
+   * it was claimed (epoch ms). For work whose next due time counts from its last run; by prefix so
+   * that a caller can read it before the state it combines it with (see workers/Sync.ts).
    */
   readonly lastDone: (
-    keys: ReadonlyArray<string>
+    prefix: string
   ) => Effect.Effect<ReadonlyMap<string, { readonly dueAt: number; readonly claimedAt: number }>>
 }>()("@image-policy/core/ScheduleStore") {}

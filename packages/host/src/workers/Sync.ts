@@ -41,8 +41,11 @@ export const pollKey = (phaseId: string) => `sync:${phaseId}`
 const duePhases = (nowMs: number) =>
   Effect.gen(function*() {
     const { policyGroups } = yield* PolicyStore
+    // the polls done before the phases: a poll that ends between the two reads then shows its
+    // sync's `lastSyncedAt` (later than its claim) and not yet its claim, so this host computes
+    // the due time the polling host computes next, never an earlier one that was already polled
+    const polled = yield* (yield* ScheduleStore).lastDone(pollKey(""))
     const refs = yield* policyGroups.externalPhases()
-    const polled = yield* (yield* ScheduleStore).lastDone(refs.map((r) => pollKey(r.phaseId)))
     return refs.flatMap((ref) => {
       const last = polled.get(pollKey(ref.phaseId))?.claimedAt
       return PolicyGroup.isPollDue(ref.external, last, nowMs) ? [{ ref, dueAt: PolicyGroup.pollDueAt(ref.external, last) }] : []

@@ -47,12 +47,13 @@ export const make = (s: State): typeof ScheduleStore.Service => {
         put(undo, rows, key, { ...row, holder: null, heldDueAt: null, claimedAt: null, leaseUntil: null })
         return true
       }),
-    lastDone: (keys) =>
+    lastDone: (prefix) =>
       s.read(() => {
         const done = new Map<string, { readonly dueAt: number; readonly claimedAt: number }>()
-        for (const key of keys) {
-          const row = rows.get(key)
-          if (row?.doneDueAt != null && row.doneClaimedAt !== null) done.set(key, { dueAt: row.doneDueAt, claimedAt: row.doneClaimedAt })
+        for (const [key, row] of rows) {
+          if (key.startsWith(prefix) && row.doneDueAt !== null && row.doneClaimedAt !== null) {
+            done.set(key, { dueAt: row.doneDueAt, claimedAt: row.doneClaimedAt })
+          }
         }
         return done
       })

@@ -31,16 +31,15 @@ export const make = (sql: SqlClient.SqlClient): typeof ScheduleStore.Service => 
     release: ({ dueAt, key, worker }) =>
       changed(sql`UPDATE scheduled_runs SET holder = NULL, held_due_at = NULL, claimed_at = NULL, lease_until = NULL
         WHERE ${held(key, worker, dueAt)} RETURNING key`),
-    lastDone: (keys) =>
-      keys.length === 0
-        ? Effect.succeed(new Map())
-        : Effect.map(
-          die(sql`SELECT key, done_due_at, done_claimed_at FROM scheduled_runs
-            WHERE ${sql.in("key", keys)} AND done_due_at IS NOT NULL`),
-          (rows) =>
-            new Map(
-              rows.map((row: any) => [String(row.key), { dueAt: Number(row.doneDueAt), claimedAt: Number(row.doneClaimedAt) }] as const)
-            )
-        )
+    lastDone: (prefix) =>
+      Effect.map(
+        // `starts_with`, not LIKE: a prefix's `_` or `%` is no wildcard
+        die(sql`SELECT key, done_due_at, done_claimed_at FROM scheduled_runs
+          WHERE starts_with(key, ${prefix}) AND done_due_at IS NOT NULL`),
+        (rows) =>
+          new Map(
+            rows.map((row: any) => [String(row.key), { dueAt: Number(row.doneDueAt), claimedAt: Number(row.doneClaimedAt) }] as const)
+          )
+      )
   }
 }
