@@ -252,51 +252,71 @@ await pgDescribe("three hosts", (databaseUrl) => {
         repositoryIds.push(onboarded.repository.id)
       }
 
-      // test events through every host, 16 at a time; host c is killed halfway
-      const eventIds: Array<string> = []
-      const scanIds = new Set<string>()
-      let sent = 0
-      const send = async (live: ReadonlyArray<Host>, count: number) => {
+      const db = new Pg.Client({ connectionString: databaseUrl })
+      await db.connect()
+      try {
+        const count = async (query: string) => Number((await db.query(query)).rows[0].n)
+        // test events through every host, 16 at a time; host c is killed halfway
+        const eventIds: Array<string> = []
+        const scanIds = new Set<string>()
+        let sent = 0
+        // the hosts requests go to, and the requests each has under way
+        let live: ReadonlyArray<Host> = [a, b, c]
+        const pending = new Map<Host, number>(hosts.map((h) => [h, 0]))
+        const through = async <A>(host: Host, f: (host: Host) => Promise<A>) => {
+          pending.set(host, pending.get(host)! + 1)
+          try {
+            return await f(host)
+          } finally {
+            pending.set(host, pending.get(host)! - 1)
+          }
+        }
+        // 16 clients at once, round robin over the live hosts
         const lanes = Array.from({ length: 16 }, async (_, lane) => {
-          while (sent < count) {
+          while (sent < events) {
             const n = sent++
-            const queued = await call(live[(n + lane) % live.length]!, "POST", `${api}/webhooks/${destination.id}/test`)
+            const targets = live
+            const queued = await through(
+              targets[(n + lane) % targets.length]!,
+              (host) => call(host, "POST", `${api}/webhooks/${destination.id}/test`)
+            )
             eventIds.push(queued.eventId)
             // now and then, scans of a repository's branches (kept when one is still pending)
             if (n % 100 === 0) {
-              const answer = await call(
-                live[n % live.length]!,
-                "POST",
-                `${api}/repositories/${repositoryIds[n % appRepositories]}/scans`,
-                {}
+              const answer = await through(
+                targets[n % targets.length]!,
+                (host) => call(host, "POST", `${api}/repositories/${repositoryIds[n % appRepositories]}/scans`, {})
               )
               for (const scan of answer.scans ?? []) scanIds.add(scan.id)
             }
           }
         })
-        await Promise.all(lanes)
-      }
-      await send([a, b, c], events / 2)
-      const db = new Pg.Client({ connectionString: databaseUrl })
-      await db.connect()
-      try {
-        const count = async (query: string) => Number((await db.query(query)).rows[0].n)
-        // killed mid-work: while it holds deliveries it has claimed and not finished
-        await until(
-          "host c to hold deliveries",
-          async () => (await count(`SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND lease_owner = 'host-c'`)) > 0,
-          30_000,
-          5
-        )
-        await kill(c.child)
-        // what host c held when it died: its scans are run again, by another host
-        const heldByC = new Set(
-          (await db.query(`SELECT id FROM scans WHERE status = 'running' AND lease_worker = 'host-c'`)).rows.map((r: { id: string }) =>
-            r.id
+        // halfway, host c gets no more requests and is killed mid-work: once its own requests are
+        // answered, while it holds deliveries it claimed and has not finished
+        let heldByC = new Set<string>()
+        const killer = (async () => {
+          await until("half the events to be sent", () => sent >= events / 2, 60_000, 5)
+          live = [a, b]
+          await until(
+            "host c to hold deliveries, with no request of the test under way",
+            async () =>
+              pending.get(c) === 0 &&
+              (await count(`SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND lease_owner = 'host-c'`)) > 0,
+            30_000,
+            5
           )
-        )
-        await send([a, b], events)
+          await kill(c.child)
+          // what host c held when it died: its scans are run again, by another host
+          heldByC = new Set(
+            (await db.query(`SELECT id FROM scans WHERE status = 'running' AND lease_worker = 'host-c'`)).rows.map((r: { id: string }) =>
+              r.id
+            )
+          )
+        })()
+        await Promise.all([...lanes, killer])
+        expect(c.child.signalCode).toBe("SIGKILL")
         expect(eventIds).toHaveLength(events)
+
         // every event reached the receiver, each under its own event id as webhook-id
         await until(
           "every delivery to succeed",
