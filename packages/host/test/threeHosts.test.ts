@@ -252,6 +252,8 @@ await pgDescribe("three hosts", (databaseUrl) => {
         repositoryIds.push(onboarded.repository.id)
       }
 
+      // when host c was killed: the routine tick must go on after it
+      let killedAt = Infinity
       const db = new Pg.Client({ connectionString: databaseUrl })
       await db.connect()
       try {
@@ -306,6 +308,7 @@ await pgDescribe("three hosts", (databaseUrl) => {
             5
           )
           await kill(c.child)
+          killedAt = Date.now()
           // what host c held when it died: its scans are run again, by another host
           heldByC = new Set(
             (await db.query(`SELECT id FROM scans WHERE status = 'running' AND lease_worker = 'host-c'`)).rows.map((r: { id: string }) =>
@@ -364,6 +367,7 @@ await pgDescribe("three hosts", (databaseUrl) => {
       const routine = done.filter((d) => d.key === "routine")
       expect(new Set(routine.map((d) => d.host)).size).toBeGreaterThan(1)
       expect(routine.length).toBeGreaterThan(3)
+      expect(routine.filter((d) => d.dueAt > killedAt).length).toBeGreaterThan(0)
       // each phase was polled, and its file read no more often than its polls were done (plus one
       // poll the killed host may have read and not finished)
       for (let i = 0; i < phases; i++) {
