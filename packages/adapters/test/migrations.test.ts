@@ -40,7 +40,8 @@ describe("migrations", () => {
         "6_organization_admin",
         "7_admin_ops",
         "9_members_and_roles",
-        "10_compliance_snapshots"
+        "10_compliance_snapshots",
+        "12_scheduled_runs"
       ])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
@@ -112,7 +113,8 @@ describe("migrations", () => {
         "6_organization_admin",
         "7_admin_ops",
         "9_members_and_roles",
-        "10_compliance_snapshots"
+        "10_compliance_snapshots",
+        "12_scheduled_runs"
       ])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
@@ -157,7 +159,8 @@ describe("migrations", () => {
         "6_organization_admin",
         "7_admin_ops",
         "9_members_and_roles",
-        "10_compliance_snapshots"
+        "10_compliance_snapshots",
+        "12_scheduled_runs"
       ])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
@@ -206,7 +209,7 @@ describe("migrations", () => {
         }
       })
       const { match, members, ran, usage } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots"])
+      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots", "12_scheduled_runs"])
       assert.deepStrictEqual(Option.getOrThrow(match).key as unknown, key)
       assert.isNull(Option.getOrThrow(match).customRole)
       assert.deepStrictEqual(members.items, [])

@@ -16,6 +16,7 @@ import { remediations } from "./storeContract/remediations.js"
 import { reports } from "./storeContract/reports.js"
 import { repositories } from "./storeContract/repositories.js"
 import { scans } from "./storeContract/scans.js"
+import { schedule } from "./storeContract/schedule.js"
 import { scoping } from "./storeContract/scoping.js"
 import { snoozes } from "./storeContract/snoozes.js"
 import * as Support from "./storeContract/support.js"
@@ -46,7 +47,8 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         remediations,
         reports,
         administration,
-        members
+        members,
+        schedule
       ]
     ) register(it, contract)
   })

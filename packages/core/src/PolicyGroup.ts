@@ -48,11 +48,24 @@ export const isPollDue = (
   external: Pick<ExternalSource, "lastSyncedAt" | "pollIntervalSeconds">,
   lastAttemptMs: number | undefined,
   nowMs: number
-): boolean => {
+): boolean => (neverPolled(external, lastAttemptMs) || nowMs >= pollDueAt(external, lastAttemptMs))
+
+const neverPolled = (external: Pick<ExternalSource, "lastSyncedAt">, lastAttemptMs: number | undefined) =>
+  lastAttemptMs === undefined && (external.lastSyncedAt === null || Number.isNaN(Date.parse(external.lastSyncedAt)))
+
+/**
+ * When the phase's next poll is due (epoch ms) by the rule of `isPollDue`: the epoch (at once) when
+ * it was never synced nor polled. Every host computes the same time from the same stored state, so
+ * it names one poll across hosts (the poll worker claims it once).
+ */
+export const pollDueAt = (
+  external: Pick<ExternalSource, "lastSyncedAt" | "pollIntervalSeconds">,
+  lastAttemptMs: number | undefined
+): number => {
+  if (neverPolled(external, lastAttemptMs)) return 0
   const synced = external.lastSyncedAt === null ? Number.NaN : Date.parse(external.lastSyncedAt)
-  if (Number.isNaN(synced) && lastAttemptMs === undefined) return true
   const last = Math.max(Number.isNaN(synced) ? -Infinity : synced, lastAttemptMs ?? -Infinity)
-  return nowMs - last >= external.pollIntervalSeconds * 1000
+  return last + external.pollIntervalSeconds * 1000
 }
 
 export const SourceType = Schema.Literals(["internal", "external"])

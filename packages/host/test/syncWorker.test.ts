@@ -97,50 +97,58 @@ const seedWith = (phases: ReadonlyArray<{ readonly name: string; readonly path: 
  * after each, waits until the worker sleeps again: every tick on the way has run to its end, as
  * the Effect 3 test clock ensured by waiting for every fiber to suspend.
  */
-const workerClock = Effect.gen(function*() {
-  const test = yield* TestClock.testClockWith(Effect.succeed)
-  // when the worker's current sleep ends; undefined while it works
-  let wakeAt: number | undefined
-  const clock: Clock.Clock = {
-    currentTimeMillisUnsafe: () => test.currentTimeMillisUnsafe(),
-    currentTimeMillis: test.currentTimeMillis,
-    currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe(),
-    currentTimeNanos: test.currentTimeNanos,
-    monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
-    monotonicTimeNanos: test.monotonicTimeNanos,
-    sleep: (duration) =>
-      Effect.suspend(() => {
-        wakeAt = test.currentTimeMillisUnsafe() + Duration.toMillis(duration)
-        return test.sleep(duration)
-      }).pipe(Effect.ensuring(Effect.sync(() => {
-        wakeAt = undefined
-      })))
-  }
-  const asleep = () => wakeAt !== undefined && wakeAt > test.currentTimeMillisUnsafe()
-  // yields until the worker sleeps again (bounded in real time, so a worker that never does fails the test)
-  const idle = Effect.suspend(() => {
-    const deadline = Date.now() + 10_000
-    const loop: Effect.Effect<void> = Effect.suspend(() =>
-      asleep() ?
-        Effect.void
-        : Date.now() > deadline ?
-        Effect.die(new Error("the sync worker did not go back to sleep"))
-        : Effect.andThen(Effect.yieldNow, loop)
-    )
-    return loop
-  })
-  const advance = (duration: Duration.Input) =>
-    Effect.gen(function*() {
-      yield* idle
-      const target = test.currentTimeMillisUnsafe() + Duration.toMillis(Duration.fromInputUnsafe(duration))
-      while (wakeAt! <= target) {
-        yield* TestClock.adjust(wakeAt! - test.currentTimeMillisUnsafe())
-        yield* idle
-      }
-      yield* TestClock.adjust(target - test.currentTimeMillisUnsafe())
+const workerClock = (workers: number) =>
+  Effect.gen(function*() {
+    const test = yield* TestClock.testClockWith(Effect.succeed)
+    // every sleep under way, with when it ends: the worker's own between ticks, and while a poll runs
+    // the renewals of its claim (Schedule.ts), which end with the poll
+    const sleeping = new Map<symbol, { readonly wakeAt: number; readonly ms: number }>()
+    const clock: Clock.Clock = {
+      currentTimeMillisUnsafe: () => test.currentTimeMillisUnsafe(),
+      currentTimeMillis: test.currentTimeMillis,
+      currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe(),
+      currentTimeNanos: test.currentTimeNanos,
+      monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+      monotonicTimeNanos: test.monotonicTimeNanos,
+      sleep: (duration) =>
+        Effect.suspend(() => {
+          const token = Symbol()
+          const ms = Duration.toMillis(duration)
+          sleeping.set(token, { wakeAt: test.currentTimeMillisUnsafe() + ms, ms })
+          return test.sleep(duration).pipe(Effect.ensuring(Effect.sync(() => sleeping.delete(token))))
+        })
+    }
+    // idle: every worker sleeps until its next tick, and no poll is under way (nothing else sleeps)
+    const tickMs = Sync.defaults("test").tickMs
+    const wakeAt = () => Math.min(...[...sleeping.values()].map((s) => s.wakeAt))
+    const asleep = () => {
+      const all = [...sleeping.values()]
+      return all.length === workers && all.every((s) => s.ms === tickMs && s.wakeAt > test.currentTimeMillisUnsafe())
+    }
+    // yields until the worker sleeps again (bounded in real time, so a worker that never does fails the test)
+    const idle = Effect.suspend(() => {
+      const deadline = Date.now() + 10_000
+      const loop: Effect.Effect<void> = Effect.suspend(() =>
+        asleep() ?
+          Effect.void
+          : Date.now() > deadline ?
+          Effect.die(new Error("the sync worker did not go back to sleep"))
+          : Effect.andThen(Effect.yieldNow, loop)
+      )
+      return loop
     })
-  return { clock, advance }
-})
+    const advance = (duration: Duration.Input) =>
+      Effect.gen(function*() {
+        yield* idle
+        const target = test.currentTimeMillisUnsafe() + Duration.toMillis(Duration.fromInputUnsafe(duration))
+        while (wakeAt() <= target) {
+          yield* TestClock.adjust(wakeAt() - test.currentTimeMillisUnsafe())
+          yield* idle
+        }
+        yield* TestClock.adjust(target - test.currentTimeMillisUnsafe())
+      })
+    return { clock, advance }
+  })
 
 /** Seeds `phases`, starts the worker (tick 5 s) and hands the test what it needs; the worker stops with the test's scope. */
 const withWorker = <A, E>(
@@ -155,7 +163,7 @@ const withWorker = <A, E>(
     /** Moves the test clock on, letting every tick that comes due on the way run to its end. */
     readonly advance: (duration: Duration.Input) => Effect.Effect<void>
   }) => Effect.Effect<A, E, Stores>,
-  options: { readonly concurrency?: number } = {}
+  options: { readonly concurrency?: number; readonly workers?: number } = {}
 ) => {
   const vcs = recordingProvider()
   for (const [path, content] of Object.entries(files)) vcs.files.set(path, content)
@@ -175,14 +183,19 @@ const withWorker = <A, E>(
         const found = Option.getOrThrow(group).phases.find((p) => p.id === phaseId(phase))!.external!
         return { lastSyncedAt: found.lastSyncedAt, lastError: found.lastError }
       })
-    const clock = yield* workerClock
-    const worker = yield* Effect.forkChild(
-      Sync.run({ ...Sync.defaults("test"), concurrency: options.concurrency ?? 4 }).pipe(Effect.provideService(Clock.Clock, clock.clock))
-    )
+    const workers = options.workers ?? 1
+    const clock = yield* workerClock(workers)
+    // several workers on one store stand for several hosts
+    const fibers = yield* Effect.forEach(Array.from({ length: workers }, (_, i) => `test-${i}`), (workerId) =>
+      Effect.forkChild(
+        Sync.run({ ...Sync.defaults(workerId), concurrency: options.concurrency ?? 4 }).pipe(
+          Effect.provideService(Clock.Clock, clock.clock)
+        )
+      ))
     // the first tick runs at once
     yield* clock.advance("0 millis")
     const result = yield* body({ vcs, published, external, advance: clock.advance })
-    yield* Fiber.interrupt(worker)
+    yield* Fiber.interruptAll(fibers)
     return result
   }).pipe(Effect.provide(App.services(MemoryStore.layer, { vcs: { fixture: vcs.provider } })))
 }
@@ -290,5 +303,20 @@ describe("the poll worker's per-phase interval (TestClock)", () => {
           assert.strictEqual(vcs.maxInFlight(), 2)
         }),
       { concurrency: 2 }
+    ))
+
+  it.effect("three workers on one store (three hosts) poll each phase once per due time, not three times", () =>
+    withWorker(
+      [{ name: "Fast", path: "fast.json", pollIntervalSeconds: 10 }, { name: "Default", path: "default.json" }],
+      { "fast.json": mappings("node:20.11.1"), "default.json": mappings("node:20.11.1") },
+      ({ advance, published, vcs }) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("default.json")], [1, 1])
+          assert.deepStrictEqual(yield* published("Fast"), ["node:20.11.1"])
+          yield* advance("60 seconds")
+          // as one worker would: every 10 s and every 60 s
+          assert.deepStrictEqual([vcs.count("fast.json"), vcs.count("default.json")], [7, 2])
+        }),
+      { workers: 3 }
     ))
 })

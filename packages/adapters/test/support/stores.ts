@@ -13,6 +13,7 @@ import {
   ReportStore,
   RepositoryStore,
   ScanStore,
+  ScheduleStore,
   SnoozeStore,
   Transaction,
   WebhookStore
@@ -35,6 +36,7 @@ export const allStores = Effect.gen(function*() {
     drafts,
     published,
     scans: yield* ScanStore,
+    schedule: yield* ScheduleStore,
     remediations: yield* RemediationStore,
     snoozeRequests: yield* SnoozeStore,
     apiKeys: yield* AccessStore,

@@ -12,6 +12,7 @@ import type { RemediationStore } from "./RemediationStore.js"
 import type { ReportStore } from "./ReportStore.js"
 import type { RepositoryStore } from "./RepositoryStore.js"
 import type { ScanStore } from "./ScanStore.js"
+import type { ScheduleStore } from "./ScheduleStore.js"
 import type { SnoozeStore } from "./SnoozeStore.js"
 import type { StoreHealth } from "./StoreHealth.js"
 import type { Transaction } from "./Transaction.js"
@@ -31,3 +32,4 @@ export type Stores =
   | WebhookStore
   | ReportStore
   | StoreHealth
+  | ScheduleStore

@@ -1,7 +1,8 @@
 /**
  * Per-API-key token buckets: `ratePerSecond` tokens refill continuously up to `burst`. A request
  * that finds the bucket empty is answered 429 with the seconds until a token is back (Retry-After).
- * Buckets live in this process: with several hosts each enforces its own share.
+ * Buckets live in this process: with several hosts a key gets the rate from each (N hosts allow N
+ * times the rate); docs/operations.md "Several hosts" says why and how an operator holds a cluster-wide rate.
  */
 export interface Options {
   readonly ratePerSecond: number

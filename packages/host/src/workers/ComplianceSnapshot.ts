@@ -4,22 +4,29 @@
  * per day instead of rescanning. Every `tickMs` (default 10 minutes) it looks at every
  * organization; one that already has today's (UTC) snapshot costs one indexed read.
  *
- * Several hosts may run it at once: the store keeps the first snapshot of a day
- * (`INSERT ... ON CONFLICT DO NOTHING` on (org, day)), so two hosts computing the same day write
- * one row. A snapshot is the report as computed when the first host got to it that day.
+ * Every host runs the timer, but each pass (the interval's start, aligned to the epoch) is a
+ * scheduled run (Schedule.ts) done by the host that claims it. Even two passes at once would write
+ * one row: the store keeps the first snapshot of a day (`INSERT ... ON CONFLICT DO NOTHING` on
+ * (org, day)). A snapshot is the report as computed when the first pass got to it that day.
  */
 import { ReportStore, Workflows } from "@image-policy/core"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Defect from "./Defect.js"
+import * as Schedule from "./Schedule.js"
 
-export interface Options {
-  readonly workerId: string
-  /** How often the worker looks for organizations without today's snapshot. */
+export interface Options extends Schedule.ClaimOptions {
+  /** How often a pass looks for organizations without today's snapshot (one pass per interval across hosts). */
   readonly tickMs: number
+  /** How often this host looks for a pass to do (at most `tickMs`). */
+  readonly checkMs: number
 }
 
-export const defaults = (workerId: string): Options => ({ workerId, tickMs: 600_000 })
+export const defaults = (workerId: string): Options => ({
+  workerId,
+  tickMs: 600_000,
+  checkMs: Schedule.defaultCheckMs,
+  leaseMs: Schedule.defaultLeaseMs
+})
 
 /** One pass over every organization; answers how many snapshots this pass stored. */
 export const tick = Effect.gen(function*() {
@@ -38,16 +45,16 @@ export const tick = Effect.gen(function*() {
   return stored
 })
 
-/** Runs until interrupted: a pass at once, then one every `tickMs`. */
+/** Runs until interrupted: one pass per `tickMs` across hosts, the current one at start unless done. */
 export const run = (options: Options) =>
-  Effect.gen(function*() {
-    while (true) {
-      const stored = yield* tick.pipe(
-        Effect.catchCause((cause) =>
-          Effect.as(Effect.logError("compliance snapshot tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0)
-        )
-      )
-      if (stored > 0) yield* Effect.logInfo("compliance snapshots stored").pipe(Effect.annotateLogs({ stored, workerId: options.workerId }))
-      yield* Effect.sleep(Duration.millis(options.tickMs))
-    }
-  })
+  Schedule.every(
+    options,
+    "compliance-snapshot",
+    options.tickMs,
+    options.checkMs,
+    Effect.tap(tick, (stored) =>
+      stored > 0
+        ? Effect.logInfo("compliance snapshots stored").pipe(Effect.annotateLogs({ stored, workerId: options.workerId }))
+        : Effect.void),
+    (cause) => Effect.logError("compliance snapshot tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) }))
+  )

@@ -14,8 +14,11 @@
  * (`failed` / `abandoned`), so it cannot hold a slot every lease period forever.
  *
  * Routine tick: every `intervalMs` (default one minute) `Scans.routineTick` queues a `routine`
- * scan for every tracked branch whose routine is due. Several hosts may tick at once: a branch
- * with a scan queued or running gets no second one.
+ * scan for every tracked branch whose routine is due. Every host runs the timer, but each tick
+ * (the interval's start, aligned to the epoch) is a scheduled run (Schedule.ts) done by the one
+ * host that claims it; the others look again every `checkMs` and take over a tick whose host died
+ * mid-way once its lease passed. Even two ticks at once would be harmless: a branch with a scan
+ * queued or running gets no second one.
  *
  * Logs name the scan, repository, branch and outcome only: never a token, a provider's text or
  * file contents.
@@ -27,6 +30,7 @@ import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
 import * as Defect from "./Defect.js"
+import * as Schedule from "./Schedule.js"
 
 export interface Options {
   readonly workerId: string
@@ -54,13 +58,19 @@ export const defaults = (workerId: string): Options => ({
   leaseMs: 15 * 60_000
 })
 
-export interface RoutineOptions {
-  readonly workerId: string
-  /** Time between two ticks; the first one runs at start. */
+export interface RoutineOptions extends Schedule.ClaimOptions {
+  /** Time between two ticks (across hosts); the current interval's tick runs at start unless done. */
   readonly intervalMs: number
+  /** How often this host looks for a tick to do (at most `intervalMs`). */
+  readonly checkMs: number
 }
 
-export const routineDefaults = (workerId: string): RoutineOptions => ({ workerId, intervalMs: 60_000 })
+export const routineDefaults = (workerId: string): RoutineOptions => ({
+  workerId,
+  intervalMs: 60_000,
+  checkMs: Schedule.defaultCheckMs,
+  leaseMs: Schedule.defaultLeaseMs
+})
 
 const describe = (c: ClaimedScan) => ({
   orgId: c.orgId,
@@ -172,15 +182,13 @@ export const tickOnce = (options: RoutineOptions) =>
     )
   )
 
-/** Ticks until interrupted: one at start, then one per `intervalMs`. */
+/** Ticks until interrupted: one per `intervalMs` across hosts, the current one at start unless done. */
 export const runRoutine = (options: RoutineOptions) =>
-  Effect.gen(function*() {
-    while (true) {
-      yield* tickOnce(options).pipe(
-        Effect.catchCause((cause) =>
-          Effect.logError("routine tick failed").pipe(Effect.annotateLogs({ worker: options.workerId, defect: Defect.kindOf(cause) }))
-        )
-      )
-      yield* Effect.sleep(Duration.millis(options.intervalMs))
-    }
-  })
+  Schedule.every(
+    options,
+    "routine",
+    options.intervalMs,
+    options.checkMs,
+    tickOnce(options),
+    (cause) => Effect.logError("routine tick failed").pipe(Effect.annotateLogs({ worker: options.workerId, defect: Defect.kindOf(cause) }))
+  )

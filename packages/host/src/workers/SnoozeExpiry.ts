@@ -6,25 +6,33 @@
  *
  * Nothing waits for it: an approved request stops counting the moment its `until` passes, since
  * every reader compares `until` with the clock itself (`SnoozeRequest.isActive`); the worker makes
- * the stored status and the event follow. Several hosts may run it at once: each expiry is a
- * compare-and-set on the request's status (a conditional UPDATE on PostgreSQL), so a request
- * expires, and is announced, once.
+ * the stored status and the event follow. Every host runs the timer, but each pass (the interval's
+ * start, aligned to the epoch) is a scheduled run (Schedule.ts) done by the host that claims it.
+ * Even two passes at once would be harmless: each expiry is a compare-and-set on the request's
+ * status (a conditional UPDATE on PostgreSQL), so a request expires, and is announced, once.
  */
 import { Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Defect from "./Defect.js"
+import * as Schedule from "./Schedule.js"
 
-export interface Options {
-  readonly workerId: string
-  /** How often the worker looks for approved requests past their `until`. */
+export interface Options extends Schedule.ClaimOptions {
+  /** How often a pass looks for approved requests past their `until` (one pass per interval across hosts). */
   readonly tickMs: number
+  /** How often this host looks for a pass to do (at most `tickMs`). */
+  readonly checkMs: number
   /** Requests expired per tick at most; a larger backlog continues on the next tick. */
   readonly batch: number
 }
 
-export const defaults = (workerId: string): Options => ({ workerId, tickMs: 30_000, batch: 100 })
+export const defaults = (workerId: string): Options => ({
+  workerId,
+  tickMs: 30_000,
+  batch: 100,
+  checkMs: Schedule.defaultCheckMs,
+  leaseMs: Schedule.defaultLeaseMs
+})
 
 /** One tick: answers how many requests it expired. */
 export const tick = (options: Options) =>
@@ -38,15 +46,13 @@ export const tick = (options: Options) =>
     return expired
   })
 
-/** Runs until interrupted: a tick at once, then one every `tickMs`. */
+/** Runs until interrupted: one pass per `tickMs` across hosts, the current one at start unless done. */
 export const run = (options: Options) =>
-  Effect.gen(function*() {
-    while (true) {
-      yield* tick(options).pipe(
-        Effect.catchCause((cause) =>
-          Effect.logError("snooze expiry tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) }))
-        )
-      )
-      yield* Effect.sleep(Duration.millis(options.tickMs))
-    }
-  })
+  Schedule.every(
+    options,
+    "snooze-expiry",
+    options.tickMs,
+    options.checkMs,
+    tick(options),
+    (cause) => Effect.logError("snooze expiry tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) }))
+  )

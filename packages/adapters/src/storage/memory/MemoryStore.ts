@@ -12,6 +12,7 @@ import {
   ReportStore,
   RepositoryStore,
   ScanStore,
+  ScheduleStore,
   SnoozeStore,
   StoreHealth,
   type Stores,
@@ -30,6 +31,7 @@ import * as Remediations from "./RemediationStore.js"
 import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
 import * as Scans from "./ScanStore.js"
+import * as Schedule from "./ScheduleStore.js"
 import * as Snoozes from "./SnoozeStore.js"
 import * as State from "./State.js"
 import * as Webhooks from "./WebhookStore.js"
@@ -42,6 +44,7 @@ export const make: Effect.Effect<Context.Context<Stores>> = Effect.sync(() => {
     Context.add(RepositoryStore, Repositories.make(s)),
     Context.add(PolicyStore, Policies.make(s)),
     Context.add(ScanStore, Scans.make(s)),
+    Context.add(ScheduleStore, Schedule.make(s)),
     Context.add(RemediationStore, Remediations.make(s)),
     Context.add(SnoozeStore, Snoozes.make(s)),
     Context.add(AccessStore, Access.make(s)),

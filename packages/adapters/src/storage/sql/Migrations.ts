@@ -383,6 +383,29 @@ const membersAndRoles = Effect.gen(function*() {
   )
 })
 
+/**
+ * Several hosts on one database (issue 16): the routine tick, each external phase's poll, the
+ * snooze expiry pass and the compliance snapshot pass are claimed here, one row per key, so one
+ * host does each due run (`ScheduleStore`). Times are epoch milliseconds.
+ */
+const scheduledRuns = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    CREATE TABLE scheduled_runs (
+      key text PRIMARY KEY,
+      done_due_at bigint,
+      done_claimed_at bigint,
+      holder text,
+      held_due_at bigint,
+      claimed_at bigint,
+      lease_until bigint
+    );
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
@@ -391,7 +414,8 @@ export const migrations = {
   "0006_organization_admin": organizationAdmin,
   "0007_admin_ops": adminOps,
   "0009_members_and_roles": membersAndRoles,
-  "0010_compliance_snapshots": complianceSnapshots
+  "0010_compliance_snapshots": complianceSnapshots,
+  "0012_scheduled_runs": scheduledRuns
 }
 
 export const table = "image_policy_migrations"

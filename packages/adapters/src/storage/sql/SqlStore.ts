@@ -14,6 +14,7 @@ import {
   ReportStore,
   RepositoryStore,
   ScanStore,
+  ScheduleStore,
   SnoozeStore,
   StoreHealth,
   type Stores,
@@ -34,6 +35,7 @@ import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
 import * as Rows from "./Rows.js"
 import * as Scans from "./ScanStore.js"
+import * as Schedule from "./ScheduleStore.js"
 import * as Snoozes from "./SnoozeStore.js"
 import * as Webhooks from "./WebhookStore.js"
 
@@ -46,6 +48,7 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(RepositoryStore, Repositories.make(sql)),
       Context.add(PolicyStore, Policies.make(sql)),
       Context.add(ScanStore, Scans.make(sql)),
+      Context.add(ScheduleStore, Schedule.make(sql)),
       Context.add(RemediationStore, Remediations.make(sql)),
       Context.add(SnoozeStore, Snoozes.make(sql)),
       Context.add(AccessStore, Access.make(sql)),
