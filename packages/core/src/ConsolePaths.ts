@@ -35,8 +35,14 @@ type Params<P extends string> = P extends `${string}:${infer Name}/${infer Rest}
 
 export type PageParams<K extends Page> = { readonly [N in Params<(typeof patterns)[K]>]: string }
 
-// `.` and `..` survive encodeURIComponent but a browser resolves them as path steps
-const segment = (id: string): string => id === "." || id === ".." ? id.replace(/\./g, "%2E") : encodeURIComponent(id)
+/**
+ * `.` and `..` cannot be a path segment: a browser resolves them as path steps, and their
+ * percent-encoded forms (`%2E`, `.%2E`, ...) alike (WHATWG URL). No id is one (ids are `prefix_…`, Id.ts); `forEvent` treats such an
+ * id in event data as absent.
+ */
+const isDotSegment = (id: string): boolean => id === "." || id === ".."
+
+const segment = (id: string): string => encodeURIComponent(id)
 
 /** The path of one page, each id percent-encoded as one path segment. */
 export const path = <K extends Page>(page: K, params: PageParams<K>): string =>
@@ -47,7 +53,7 @@ export const url = (publicUrl: string, pagePath: string): string => `${publicUrl
 
 const text = (data: Readonly<Record<string, unknown>>, key: string): string | undefined => {
   const value = data[key]
-  return typeof value === "string" && value !== "" ? value : undefined
+  return typeof value === "string" && value !== "" && !isDotSegment(value) ? value : undefined
 }
 
 /**

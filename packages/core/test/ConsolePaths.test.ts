@@ -28,15 +28,22 @@ describe("ConsolePaths", () => {
       ["service.webhook.test", { webhook_id: "wh" }, "/console/org/o/webhooks/wh"],
       ["service.webhook.test", {}, "/console/org/o"],
       ["service.something.new", { policy_group_id: "pg" }, "/console/org/o"],
-      ["service.policy_group.updated", ["pg"], "/console/org/o"]
+      ["service.policy_group.updated", ["pg"], "/console/org/o"],
+      // a dot segment is no page id: a browser would resolve it away
+      ["service.policy_group.updated", { policy_group_id: ".." }, "/console/org/o"],
+      ["service.webhook.test", { webhook_id: "." }, "/console/org/o"]
     ]
     for (const [type, data, expected] of cases) assert.strictEqual(ConsolePaths.forEvent("o", type, data), expected, type)
   })
 
   prop("a page's path holds each id as exactly one segment, whatever the id, and never points at the API", [
     fc.constantFrom(...Event.eventTypes, "service.other"),
-    fc.string({ minLength: 1 }),
-    fc.dictionary(fc.constantFrom("policy_group_id", "phase_id", "repository_id", "snooze_request_id", "webhook_id"), fc.string())
+    // an organization id is never a dot segment (Id.ts patterns); ids in event data may be anything
+    fc.string({ minLength: 1 }).filter((id) => id !== "." && id !== ".."),
+    fc.dictionary(
+      fc.constantFrom("policy_group_id", "phase_id", "repository_id", "snooze_request_id", "webhook_id"),
+      fc.oneof(fc.string(), fc.constantFrom(".", ".."))
+    )
   ], ([type, orgId, data]) => {
     const path = ConsolePaths.forEvent(orgId, type, data)
     const segments = path.split("/")
