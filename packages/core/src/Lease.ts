@@ -24,3 +24,6 @@ export const matches = (owners: Owners, held: string | null): boolean => {
   if ("owner" in owners) return held === owners.owner
   return held.startsWith(`${owners.instance}/`) && held !== owners.except
 }
+
+/** The default instance name of a host: its hostname, with what an instance name cannot hold replaced. */
+export const instanceOfHost = (hostname: string): string => hostname.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 64) || "host"

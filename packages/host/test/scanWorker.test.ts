@@ -96,7 +96,7 @@ describe("the scan worker (memory store)", () => {
           return undefined
         })
       },
-      scanWorker: { concurrency: 2, pollIntervalMs: 20, leaseMs: 1_000 }
+      scanWorker: { concurrency: 2, pollIntervalMs: 20, leaseMs: 1_000, maxRunMs: 1_000 }
     })
   })
   afterAll(async () => {
@@ -119,9 +119,9 @@ describe("the scan worker (memory store)", () => {
     expect(now).toEqual(["queued", "running", "running"])
   })
 
-  it("a scan run that exceeds its lease is stopped and claimed again; the same scans finish once they can", async () => {
+  it("a scan run that exceeds its longest run time is stopped and claimed again; the same scans finish once they can", async () => {
     const before = (await readAllPages(host, `${api}/repositories/${apiId}/scans`)).items.map((s: any) => s.id).sort()
-    // each of the two held scans is listed again after its lease (1 s) ran out
+    // each of the two held scans is listed again after its run was stopped (1 s) and its lease ran out
     await until("the held scans claimed again", async () => apiListings >= 4)
     release()
     await until("all three succeeded", async () => Object.values(await statuses(host, apiId)).every((s) => s === "succeeded"))
@@ -196,14 +196,16 @@ await pgDescribe("http-scan-worker", (url) => {
       await second?.stop()
     })
 
-    it("a host that stops mid-scan leaves its scans running; another host resumes the same scans after their lease", async () => {
+    it("a host that stops mid-scan releases its scans; another host resumes the same scans at once", async () => {
       const stuck = FixtureVcs.make()
       first = await startTestHost({
         store: postgresStore(url)(),
         seed: seedWithFiles(),
         // this host's provider never answers the file listing: its scans stay running until it stops
         vcs: { fixture: withListFiles(stuck.provider, () => Effect.never) },
-        scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 1_000 }
+        // a lease far longer than the test: only the release on stop lets the second host resume them
+        scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 10 * 60_000 },
+        drainMs: 200
       })
       repositoryId = await onboard(first, "1001", ["main", "release", "develop"])
       await until("three running scans", async () => Object.values(await statuses(first!, repositoryId)).every((s) => s === "running"))
@@ -235,7 +237,7 @@ await pgDescribe("http-scan-worker", (url) => {
         expect(s).toMatchObject({ status: "succeeded", trigger: "onboarding", findingCount: 1 })
         // started once, by the first host; finished by the second
         expect(s.startedAt).toBe(startedAt[s.id])
-        // claimed by the first host (once, or again if its own lease ran out before it stopped) and then the second
+        // claimed by the first host, then (released) by the second
         expect(s.attempts).toBeGreaterThanOrEqual(2)
       }
       expect(secondHostListings).toBe(3)

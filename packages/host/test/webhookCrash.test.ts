@@ -233,7 +233,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
           // killed mid-batch: what it claimed and did not finish is still leased to it
           const leased = yield* Effect.promise(() =>
             client.query(
-              "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner = 'crash-first'",
+              "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner LIKE 'crash-first/%'",
               [destination.id]
             )
           )
@@ -293,7 +293,8 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
                 "SELECT DISTINCT lease_owner FROM deliveries WHERE webhook_id = ANY($1) AND lease_owner IS NOT NULL",
                 [destinations]
               )
-              for (const r of rows.rows) owners.add(r.lease_owner)
+              // the instance of each owner (`instance/start`)
+              for (const r of rows.rows) owners.add(String(r.lease_owner).split("/")[0]!)
               await new Promise((r) => setTimeout(r, 5))
             }
           })()
