@@ -9,7 +9,7 @@
  * once instead of when the leases expire.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Lease, OutboxStore, ScanStore, type Stores } from "@image-policy/core"
+import { Lease, type Stores } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -21,12 +21,12 @@ import { HttpRouter, HttpServer } from "effect/http"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
-import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
+import * as Leases from "../workers/Leases.js"
 import * as Workers from "../workers/Running.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
@@ -84,21 +84,12 @@ export interface Running {
 /** Structured JSON logs on stdout, as the server writes them (runtime/JsonLog.ts). */
 export { loggerLayer } from "./JsonLog.js"
 
-/** Frees the leases of `owners` on the deliveries and scans; logs how many there were, if any. */
-const releaseLeases = (owners: Lease.Owners, message: string) =>
-  Effect.gen(function*() {
-    const deliveries = yield* (yield* OutboxStore).release(owners)
-    const scans = yield* (yield* ScanStore).release(owners)
-    if (deliveries + scans > 0) yield* Effect.logInfo(message).pipe(Effect.annotateLogs({ deliveries, scans }))
-  })
-
 export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })
   const ready = Deferred.makeUnsafe<{ readonly port: number; readonly boot: BootResult }, unknown>()
-  // leases are owned by this id: the instance, then what is unique per start, even for hosts that
-  // share a pid (containers)
+  // leases are owned by this id: the instance, then what is unique per start
   const instance = options.instanceId ?? Lease.instanceOfHost(hostname())
-  const workerId = Lease.owner(instance, `${process.pid}-${randomUUID().slice(0, 8)}`)
+  const workerId = Leases.ownerOf(instance, process.pid)
   const stopRequested = Deferred.makeUnsafe<void>()
   const serverClosed = Deferred.makeUnsafe<void>()
   const stopping = Stopping.make()
@@ -111,9 +102,7 @@ export const start = (options: StartOptions): Promise<Running> => {
       stopping
     )
     const booted = yield* boot(options).pipe(Effect.provide(services))
-    yield* releaseLeases({ instance, except: workerId }, "released the leases of an earlier process of this instance").pipe(
-      Effect.provide(services)
-    )
+    yield* Leases.releaseEarlier(instance, workerId).pipe(Effect.provide(services))
     // the workers that hold leases, waited for (up to `drainMs`) by a graceful stop
     const leased: Array<Fiber.Fiber<unknown, unknown>> = []
     // the host writes its own access log (http/Lifecycle.ts): the platform's is off
@@ -189,7 +178,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     const drained = yield* Fiber.awaitAll(leased).pipe(Effect.timeoutOption(Duration.millis(options.drainMs ?? defaultDrainMs)))
     if (drained._tag === "None") yield* Effect.logWarning("stopping: work still in flight was interrupted and released")
     yield* Fiber.interruptAll(leased)
-    yield* releaseLeases({ owner: workerId }, "released the leases of unfinished work").pipe(Effect.provide(services))
+    yield* Leases.releaseOwn(workerId).pipe(Effect.provide(services))
     // the requests in flight still use the store: it closes (with this scope) once they are answered
     yield* Deferred.await(serverClosed)
   })).pipe(
