@@ -4,8 +4,9 @@
  * and exits 0 within its bound, and another host sends the rest at once; after a SIGKILL, a restart
  * of the same instance takes up every delivery in flight at once (it releases what the killed
  * process held), and without a restart a second host running takes them up within the 30 s lease.
- * Leases far longer than any test are given where only a release can explain the recovery. No event
- * is lost, and every one arrives under its own `webhook-id` (the event id).
+ * The same for scans in flight at a SIGKILL and a restart. Leases far longer than any test are given
+ * where only a release can explain the recovery. No event is lost, and every one arrives under its
+ * own `webhook-id` (the event id).
  */
 import { layer } from "@effect/vitest"
 import { PgClient, StoreConfig } from "@image-policy/adapters"
@@ -18,6 +19,9 @@ import { expect } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as App from "../src/App.js"
 import { ensureBuilt } from "./support/build.js"
+import { startTestHost } from "./support/harness.js"
+import { postgresStore } from "./support/problem.js"
+import { onboard, seedWithFiles, statuses } from "./support/scanHost.js"
 import { until as waitUntil } from "./support/until.js"
 import { kill, secretKey, slowReceiver, startWorker, terminate } from "./support/workerProcess.js"
 
@@ -183,6 +187,38 @@ await pgDescribe("leases that follow the work", (url) => {
           yield* allSucceeded(client, webhookIds, eventIds.length)
           expect(Date.now() - killedAt).toBeLessThan(60_000)
           expectAllDelivered(receiver, eventIds, false)
+        }),
+      120_000
+    )
+
+    it.effect(
+      "scans in flight at a SIGKILL are taken up at once by a restart of the same instance",
+      () =>
+        Effect.gen(function*() {
+          // a host in this process to onboard a repository (queuing its scans) and read their statuses; it runs no worker
+          const host = yield* Effect.acquireRelease(
+            Effect.promise(() => startTestHost({ store: postgresStore(url)(), seed: seedWithFiles() })),
+            (h) => Effect.promise(() => h.stop())
+          )
+          const repositoryId = yield* Effect.promise(() => onboard(host, "1001", ["main", "release", "develop"]))
+          const scanWorker = { concurrency: 4, pollIntervalMs: 20, leaseMs: longLease }
+          const first = yield* startWorker(url, { workerId: "scanner", scanWorker, hangScans: true })
+          yield* until("three scans in flight", async () => Object.values(await statuses(host, repositoryId)).every((s) => s === "running"))
+          yield* Effect.promise(() => kill(first))
+
+          const killedAt = Date.now()
+          yield* startWorker(url, { workerId: "scanner", scanWorker })
+          yield* until(
+            "the scans to succeed",
+            async () => Object.values(await statuses(host, repositoryId)).every((s) => s === "succeeded")
+          )
+          // with a lease of 10 minutes: only the release at start explains it
+          expect(Date.now() - killedAt).toBeLessThan(60_000)
+          const scans = (yield* Effect.promise(() => host.request("GET", `/api/v1/org/org_acme/repositories/${repositoryId}/scans`))).body
+            .items
+          expect(scans).toHaveLength(3)
+          // the same scans, claimed by the killed process and then by the restarted one
+          for (const s of scans) expect(s).toMatchObject({ status: "succeeded", attempts: 2, findingCount: 1 })
         }),
       120_000
     )

@@ -7,55 +7,16 @@
  * (the same scans, not new ones), while two hosts never run one scan twice.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import type { VcsProvider } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
-import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
+import { startTestHost, type TestHost } from "./support/harness.js"
 import { postgresStore } from "./support/problem.js"
+import { onboard, seedWithFiles, statuses, withListFiles } from "./support/scanHost.js"
 import { expectJson, readAllPages } from "./support/suites.js"
 import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
-
-const seedWithFiles = () => {
-  const seed = structuredClone(testSeed) as any
-  for (const r of seed.organizations[0].vcsConnections[0].fixture.repositories) {
-    r.files = Object.fromEntries(r.branches.map((b: string) => [b, { "Dockerfile": `FROM node:20 AS ${b}\n` }]))
-  }
-  return seed
-}
-
-/** The fixture provider with `listFiles` replaced for some repositories. */
-const withListFiles = (
-  fixture: typeof VcsProvider.Service,
-  listFiles: (at: { readonly fullName: string; readonly branch: string }) => Effect.Effect<void> | undefined
-): typeof VcsProvider.Service => ({
-  ...fixture,
-  listFiles: (ctx, at) => {
-    const before = listFiles(at)
-    return before === undefined ? fixture.listFiles(ctx, at) : Effect.andThen(before, fixture.listFiles(ctx, at))
-  }
-})
-
-const onboard = async (host: TestHost, externalRepoId: string, branchNames: ReadonlyArray<string>) =>
-  expectJson(
-    await host.request("POST", `${api}/repositories`, {
-      body: {
-        vcsConnectionId: host.org.vcsConnections["acme"],
-        externalRepoId,
-        assignedTeamId: host.org.teams["Platform"],
-        assignedRoutineId: host.org.routines["Platform/Weekly"],
-        branchNames
-      }
-    }),
-    201
-  ).repository.id as string
-
-const statuses = async (host: TestHost, repositoryId: string) => {
-  const body = expectJson(await host.request("GET", `${api}/repositories?repositoryId=${repositoryId}`), 200)
-  return Object.fromEntries(body.items[0].branches.map((b: any) => [b.branchName, b.scan.status])) as Record<string, string>
-}
 
 describe("the scan worker (memory store)", () => {
   let host: TestHost

@@ -28,6 +28,10 @@ export interface WorkerSettings {
   readonly schedule?: ReadonlyArray<number>
   /** How long a SIGTERM waits for deliveries in flight. */
   readonly drainMs?: number
+  /** The scan worker's options; none runs without. */
+  readonly scanWorker?: Record<string, unknown>
+  /** The fixture provider never answers a file listing: scans stay in flight. */
+  readonly hangScans?: boolean
 }
 
 /** Starts support/deliveryWorker.js against `databaseUrl` and waits until its worker runs. */
