@@ -8,6 +8,7 @@ import type { Stores } from "@image-policy/core"
 import * as Layer from "effect/Layer"
 import { access } from "./storeContract/access.js"
 import { audit } from "./storeContract/audit.js"
+import { leases } from "./storeContract/leases.js"
 import { members } from "./storeContract/members.js"
 import { organizations } from "./storeContract/organizations.js"
 import { outbox } from "./storeContract/outbox.js"
@@ -44,6 +45,7 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         transactions,
         outbox,
         scans,
+        leases,
         remediations,
         reports,
         administration,

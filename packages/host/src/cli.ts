@@ -66,7 +66,8 @@ const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E
 // serve ------------------------------------------------------------------------------------------
 
 /**
- * SIGTERM or SIGINT: stop accepting, let in-flight requests finish, close the store; the answer
+ * SIGTERM or SIGINT: stop accepting and stop taking work, let in-flight requests and work finish
+ * (work up to `--shutdown-timeout`, then released to other hosts), close the store; the answer
  * settles then, and the process exits 0. A second signal while stopping exits at once (130/143, the
  * shells' codes). The handlers are installed at once, before anything announces the server.
  */
@@ -103,7 +104,9 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
             allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
             metrics: config.metrics
           },
-          deliveryWorker: { schedule: config.webhookRetrySchedule }
+          deliveryWorker: { schedule: config.webhookRetrySchedule },
+          instanceId: config.instanceId,
+          drainMs: config.drainMs
         }),
       catch: (e) =>
         new CommandFailure({

@@ -186,6 +186,8 @@ describe("metrics: serve --metrics", () => {
           rateLimit: null,
           tracing: false,
           noAccessLog: false,
+          instanceId: undefined,
+          shutdownTimeout: 10,
           metrics
         },
         env,

@@ -7,55 +7,16 @@
  * (the same scans, not new ones), while two hosts never run one scan twice.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import type { VcsProvider } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
-import { startTestHost, type TestHost, testSeed } from "./support/harness.js"
+import { startTestHost, type TestHost } from "./support/harness.js"
 import { postgresStore } from "./support/problem.js"
+import { onboard, seedWithFiles, statuses, withListFiles } from "./support/scanHost.js"
 import { expectJson, readAllPages } from "./support/suites.js"
 import { until } from "./support/until.js"
 
 const api = "/api/v1/org/org_acme"
-
-const seedWithFiles = () => {
-  const seed = structuredClone(testSeed) as any
-  for (const r of seed.organizations[0].vcsConnections[0].fixture.repositories) {
-    r.files = Object.fromEntries(r.branches.map((b: string) => [b, { "Dockerfile": `FROM node:20 AS ${b}\n` }]))
-  }
-  return seed
-}
-
-/** The fixture provider with `listFiles` replaced for some repositories. */
-const withListFiles = (
-  fixture: typeof VcsProvider.Service,
-  listFiles: (at: { readonly fullName: string; readonly branch: string }) => Effect.Effect<void> | undefined
-): typeof VcsProvider.Service => ({
-  ...fixture,
-  listFiles: (ctx, at) => {
-    const before = listFiles(at)
-    return before === undefined ? fixture.listFiles(ctx, at) : Effect.andThen(before, fixture.listFiles(ctx, at))
-  }
-})
-
-const onboard = async (host: TestHost, externalRepoId: string, branchNames: ReadonlyArray<string>) =>
-  expectJson(
-    await host.request("POST", `${api}/repositories`, {
-      body: {
-        vcsConnectionId: host.org.vcsConnections["acme"],
-        externalRepoId,
-        assignedTeamId: host.org.teams["Platform"],
-        assignedRoutineId: host.org.routines["Platform/Weekly"],
-        branchNames
-      }
-    }),
-    201
-  ).repository.id as string
-
-const statuses = async (host: TestHost, repositoryId: string) => {
-  const body = expectJson(await host.request("GET", `${api}/repositories?repositoryId=${repositoryId}`), 200)
-  return Object.fromEntries(body.items[0].branches.map((b: any) => [b.branchName, b.scan.status])) as Record<string, string>
-}
 
 describe("the scan worker (memory store)", () => {
   let host: TestHost
@@ -96,7 +57,7 @@ describe("the scan worker (memory store)", () => {
           return undefined
         })
       },
-      scanWorker: { concurrency: 2, pollIntervalMs: 20, leaseMs: 1_000 }
+      scanWorker: { concurrency: 2, pollIntervalMs: 20, leaseMs: 1_000, maxRunMs: 1_000 }
     })
   })
   afterAll(async () => {
@@ -119,9 +80,9 @@ describe("the scan worker (memory store)", () => {
     expect(now).toEqual(["queued", "running", "running"])
   })
 
-  it("a scan run that exceeds its lease is stopped and claimed again; the same scans finish once they can", async () => {
+  it("a scan run that exceeds its longest run time is stopped and claimed again; the same scans finish once they can", async () => {
     const before = (await readAllPages(host, `${api}/repositories/${apiId}/scans`)).items.map((s: any) => s.id).sort()
-    // each of the two held scans is listed again after its lease (1 s) ran out
+    // each of the two held scans is listed again after its run was stopped (1 s) and its lease ran out
     await until("the held scans claimed again", async () => apiListings >= 4)
     release()
     await until("all three succeeded", async () => Object.values(await statuses(host, apiId)).every((s) => s === "succeeded"))
@@ -196,14 +157,16 @@ await pgDescribe("http-scan-worker", (url) => {
       await second?.stop()
     })
 
-    it("a host that stops mid-scan leaves its scans running; another host resumes the same scans after their lease", async () => {
+    it("a host that stops mid-scan releases its scans; another host resumes the same scans at once", async () => {
       const stuck = FixtureVcs.make()
       first = await startTestHost({
         store: postgresStore(url)(),
         seed: seedWithFiles(),
         // this host's provider never answers the file listing: its scans stay running until it stops
         vcs: { fixture: withListFiles(stuck.provider, () => Effect.never) },
-        scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 1_000 }
+        // a lease far longer than the test: only the release on stop lets the second host resume them
+        scanWorker: { concurrency: 4, pollIntervalMs: 20, leaseMs: 10 * 60_000 },
+        drainMs: 200
       })
       repositoryId = await onboard(first, "1001", ["main", "release", "develop"])
       await until("three running scans", async () => Object.values(await statuses(first!, repositoryId)).every((s) => s === "running"))
@@ -235,7 +198,7 @@ await pgDescribe("http-scan-worker", (url) => {
         expect(s).toMatchObject({ status: "succeeded", trigger: "onboarding", findingCount: 1 })
         // started once, by the first host; finished by the second
         expect(s.startedAt).toBe(startedAt[s.id])
-        // claimed by the first host (once, or again if its own lease ran out before it stopped) and then the second
+        // claimed by the first host, then (released) by the second
         expect(s.attempts).toBeGreaterThanOrEqual(2)
       }
       expect(secondHostListings).toBe(3)

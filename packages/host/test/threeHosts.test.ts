@@ -64,7 +64,7 @@ const spawnHost = (name: string, databaseUrl: string, seed: unknown) =>
   new Promise<Host>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [hostScript, JSON.stringify({ databaseUrl, secretKey, seed, workers: workers(`host-${name}`) })],
+      [hostScript, JSON.stringify({ databaseUrl, secretKey, seed, instanceId: `host-${name}`, workers: workers(`host-${name}`) })],
       {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, [tokenEnv]: token }

@@ -6,118 +6,19 @@
  * workflows in this process, over the same database.
  */
 import { layer } from "@effect/vitest"
-import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
+import { PgClient, StoreConfig } from "@image-policy/adapters"
 import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type ChildProcess, spawn } from "node:child_process"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
-import { fileURLToPath } from "node:url"
 import * as Pg from "pg"
-import { Webhook } from "standardwebhooks"
 import { expect } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as Receiver from "../../adapters/test/support/receiver.js"
 import * as App from "../src/App.js"
 import { ensureBuilt } from "./support/build.js"
 import { until as waitUntil } from "./support/until.js"
-
-const workerScript = fileURLToPath(new URL("./support/deliveryWorker.js", import.meta.url))
-const secretKey = AesGcmSecretBox.generateKey()
-
-// worker processes -------------------------------------------------------------------------------
-
-interface WorkerSettings {
-  readonly workerId: string
-  readonly leaseMs: number
-  readonly timeoutMs?: number
-  readonly batchSize?: number
-  readonly concurrency?: number
-  readonly schedule?: ReadonlyArray<number>
-}
-
-/** Starts support/deliveryWorker.js against `databaseUrl` and waits until its worker runs. */
-const spawnWorker = (databaseUrl: string, settings: WorkerSettings) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [workerScript, JSON.stringify({ databaseUrl, secretKey, pollIntervalMs: 20, ...settings })],
-      { stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8")
-      if (output.includes(`"ready":true`)) resolve(child)
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.once("exit", (code, signal) => {
-      reject(new Error(`worker ${settings.workerId} exited before it was ready (${code ?? signal}): ${output.slice(-2_000)}`))
-    })
-  })
-
-const kill = async (child: ChildProcess) => {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((resolve) => child.once("exit", resolve))
-  child.kill("SIGKILL")
-  await exited
-}
-
-/** A worker process for the test's scope: killed when the test ends, whatever its outcome. */
-const startWorker = (databaseUrl: string, settings: WorkerSettings) =>
-  Effect.acquireRelease(Effect.promise(() => spawnWorker(databaseUrl, settings)), (child) => Effect.promise(() => kill(child)))
-
-// a slow verifying receiver ----------------------------------------------------------------------
-
-/**
- * Answers 204 after `delayMs`, verifying each request with the secret of its path. Records every
- * `webhook-id` it got, and each time a request arrived while another with the same id was still
- * being answered (the same delivery sent twice at once).
- */
-const slowReceiver = async (delayMs: number) => {
-  const verifiers = new Map<string, Webhook>()
-  const received: Array<string> = []
-  const inFlight = new Set<string>()
-  const concurrent: Array<string> = []
-  const rejected: Array<string> = []
-  const server = http.createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const id = String(req.headers["webhook-id"])
-      try {
-        verifiers.get(req.url ?? "")!.verify(Buffer.concat(chunks).toString("utf8"), req.headers as Record<string, string>)
-      } catch {
-        rejected.push(id)
-        res.writeHead(400).end()
-        return
-      }
-      received.push(id)
-      if (inFlight.has(id)) concurrent.push(id)
-      inFlight.add(id)
-      setTimeout(() => {
-        inFlight.delete(id)
-        res.writeHead(204).end()
-      }, delayMs)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const port = (server.address() as AddressInfo).port
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    setSecret: (path: string, secret: string) => verifiers.set(path, new Webhook(secret)),
-    received,
-    concurrent,
-    rejected,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
-}
+import { kill, secretKey, slowReceiver, startWorker } from "./support/workerProcess.js"
 
 // -------------------------------------------------------------------------------------------------
 
@@ -233,7 +134,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
           // killed mid-batch: what it claimed and did not finish is still leased to it
           const leased = yield* Effect.promise(() =>
             client.query(
-              "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner = 'crash-first'",
+              "SELECT event_id FROM deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_owner LIKE 'crash-first/%'",
               [destination.id]
             )
           )
@@ -293,7 +194,8 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
                 "SELECT DISTINCT lease_owner FROM deliveries WHERE webhook_id = ANY($1) AND lease_owner IS NOT NULL",
                 [destinations]
               )
-              for (const r of rows.rows) owners.add(r.lease_owner)
+              // the instance of each owner (`instance/start`)
+              for (const r of rows.rows) owners.add(String(r.lease_owner).split("/")[0]!)
               await new Promise((r) => setTimeout(r, 5))
             }
           })()

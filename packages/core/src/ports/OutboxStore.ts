@@ -6,6 +6,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { EventId, OrgId, WebhookId } from "../Id.js"
+import type { Owners } from "../Lease.js"
 import type {
   ClaimedWebhookDelivery,
   FailingDelivery,
@@ -21,6 +22,13 @@ import type { Page, PageRequest } from "../Page.js"
 export interface NewOutboxEvent {
   readonly event: OutboxEvent
   readonly destinations: ReadonlyArray<WebhookId>
+}
+
+/** One delivery, as a lease renewal names it. */
+export interface DeliveryKey {
+  readonly orgId: string
+  readonly eventId: string
+  readonly webhookId: string
 }
 
 /** The pending part of the outbox (`OutboxStore.backlog`). */
@@ -44,6 +52,22 @@ export class OutboxStore extends Context.Service<OutboxStore, {
     readonly leaseMs: number
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<ClaimedWebhookDelivery>>
+  /**
+   * Extends to `now + leaseMs` the leases `worker` still holds among `deliveries` (one write,
+   * whatever their number) and answers those: a delivery missing from the answer was recorded,
+   * released or claimed by another worker, and must not be attempted by this one.
+   */
+  readonly renew: (options: {
+    readonly worker: string
+    readonly now: Date
+    readonly leaseMs: number
+    readonly deliveries: ReadonlyArray<DeliveryKey>
+  }) => Effect.Effect<ReadonlyArray<DeliveryKey>>
+  /**
+   * Frees the leases of `owners` (Lease.Owners): their deliveries are claimable at once, due as
+   * before. Answers how many were freed.
+   */
+  readonly release: (owners: Owners) => Effect.Effect<number>
   /** Records one attempt and the delivery's new state, releasing the lease: both or neither (atomic on its own). */
   readonly recordAttempt: (
     orgId: OrgId,

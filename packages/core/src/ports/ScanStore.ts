@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { OrgId, RepositoryId, ScanId } from "../Id.js"
+import type { Owners } from "../Lease.js"
 import type { Page, PageRequest } from "../Page.js"
 import type { BranchScan, RoutineTarget, ScanOutcome } from "../Scan.js"
 import type { Finding } from "../Scanner.js"
@@ -11,6 +12,12 @@ import type { Finding } from "../Scanner.js"
 export interface ClaimedScan {
   readonly orgId: OrgId
   readonly scan: BranchScan
+}
+
+/** One scan, as a lease renewal names it. */
+export interface ScanKey {
+  readonly orgId: string
+  readonly id: string
 }
 
 /** Scans waiting for and held by workers (`ScanStore.queueDepth`). */
@@ -60,6 +67,23 @@ export class ScanStore extends Context.Service<ScanStore, {
     readonly leaseMs: number
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<ClaimedScan>>
+  /**
+   * Extends to `now + leaseMs` the leases `worker` still holds among `scans` (one write) and
+   * answers those: a scan missing from the answer ended, was removed, released or claimed by
+   * another worker, and its run must stop.
+   */
+  readonly renew: (options: {
+    readonly worker: string
+    readonly now: Date
+    readonly leaseMs: number
+    readonly scans: ReadonlyArray<ScanKey>
+  }) => Effect.Effect<ReadonlyArray<ScanKey>>
+  /**
+   * Frees the leases of `owners` (Lease.Owners): their scans stay `running` without a lease, so
+   * the next claim takes them at once (counting an attempt, as after a lease expired). Answers how
+   * many were freed.
+   */
+  readonly release: (owners: Owners) => Effect.Effect<number>
   /**
    * Ends a scan `worker` still holds (answers false and writes nothing when the lease was lost):
    * sets status, `finishedAt`, failure or commit and counts, the repository branch's

@@ -4,7 +4,7 @@
  * a runnable configuration: the store, the seed file, the secret key and the app options.
  */
 import { StoreConfig } from "@image-policy/adapters"
-import { DeliveryPolicy } from "@image-policy/core"
+import { DeliveryPolicy, Lease } from "@image-policy/core"
 import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
@@ -158,6 +158,9 @@ export const cliLayer: Layer.Layer<never> = Layer.merge(
 
 export const metricsVar = "IMAGE_POLICY_METRICS"
 
+/** The longest `--shutdown-timeout`: a process manager's own grace period is rarely longer. */
+const maxShutdownSeconds = 3_600
+
 /**
  * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `takeLogLevel`.
  */
@@ -227,7 +230,33 @@ export const options = {
     ),
     Flag.withDefault(false)
   ),
-  noAccessLog: Flag.Boolean("no-access-log").pipe(Flag.withDescription("do not log one line per request"), Flag.withDefault(false))
+  noAccessLog: Flag.Boolean("no-access-log").pipe(Flag.withDescription("do not log one line per request"), Flag.withDefault(false)),
+  instanceId: Flag.String("instance-id").pipe(
+    Flag.withMetavar("NAME"),
+    Flag.withDescription(
+      "this host's stable name among the hosts of one store: a start releases what an earlier process of the same instance held; two hosts running at once (e.g. on one machine) need distinct names (default: IMAGE_POLICY_INSTANCE_ID, else the hostname)"
+    ),
+    Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_INSTANCE_ID")),
+    Flag.optional,
+    Flag.mapEffect(Option.match({
+      onNone: () => Effect.succeed(undefined),
+      onSome: (name) =>
+        Lease.isInstance(name) ? Effect.succeed(name) : invalid("--instance-id must be 1 to 64 letters, digits, '.', '_' or '-'")
+    }))
+  ),
+  shutdownTimeout: Flag.Int("shutdown-timeout").pipe(
+    Flag.withMetavar("SECONDS"),
+    Flag.withDescription(
+      "on SIGTERM, how long work in flight (webhook deliveries, scans) may take to finish before it is released to other hosts (default: IMAGE_POLICY_SHUTDOWN_TIMEOUT, else 10)"
+    ),
+    Flag.withFallbackConfig(Config.Int("IMAGE_POLICY_SHUTDOWN_TIMEOUT")),
+    Flag.withDefault(10),
+    Flag.mapEffect((seconds) =>
+      seconds >= 0 && seconds <= maxShutdownSeconds
+        ? Effect.succeed(seconds)
+        : invalid(`--shutdown-timeout must be 0..${maxShutdownSeconds} seconds`)
+    )
+  )
 }
 
 export interface Flags {
@@ -242,6 +271,8 @@ export interface Flags {
   readonly tracing: boolean
   readonly noAccessLog: boolean
   readonly metrics: boolean
+  readonly instanceId: string | undefined
+  readonly shutdownTimeout: number
 }
 
 /** Why the host cannot start; `details` are extra lines (e.g. every problem of a seed file). */
@@ -268,6 +299,10 @@ export interface ServeConfig {
   readonly webhookRetrySchedule: ReadonlyArray<number>
   /** Warnings to log once the logger is set up (contracts 1). */
   readonly warnings: ReadonlyArray<string>
+  /** `--instance-id`; undefined: the runtime uses the hostname. */
+  readonly instanceId: string | undefined
+  /** `--shutdown-timeout` in milliseconds. */
+  readonly drainMs: number
 }
 
 /** Reads and validates a seed file; every problem with its JSON path. */
@@ -330,7 +365,9 @@ export const resolve = (
       metrics: flags.metrics || env[metricsVar] === "1" || env[metricsVar] === "true" ? HostMetrics.make() : undefined,
       logLevel: logLevel ?? "Info",
       secretKey,
-      warnings
+      warnings,
+      instanceId: flags.instanceId,
+      drainMs: flags.shutdownTimeout * 1_000
     } satisfies ServeConfig
   })
 

@@ -13,7 +13,7 @@
 // effect/cli environment needs; the HTTP server below is Deno's own.
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { StoreConfig } from "@image-policy/adapters"
-import { version } from "@image-policy/core"
+import { Lease, version } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
@@ -28,6 +28,7 @@ import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import { boot } from "../Boot.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
+import * as Leases from "../workers/Leases.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
@@ -122,8 +123,16 @@ const serve = (flags: ServeOptions.Flags) =>
       // the logger and tracer settings travel in the layer: the handler's runtime is built from it
       const web = App.webHandler(config.app, Layer.merge(storeLayer, logging), serviceOptions)
       const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
-      // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
-      const workerId = `deno-${Deno.hostname()}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`
+      // leases are owned by this id: the instance, then what is unique per start (workers/Leases.ts)
+      const instance = config.instanceId ?? Lease.instanceOfHost(Deno.hostname())
+      const workerId = Leases.ownerOf(instance, Deno.pid)
+      yield* Leases.releaseEarlier(instance, workerId).pipe(Effect.provide(services), Effect.provide(logging))
+      // closing the scope interrupts the workers forked below first, then runs this, then closes the
+      // store: what they still held is taken up at once by another host (no drain period on Deno)
+      yield* Scope.addFinalizer(
+        scope,
+        Leases.releaseOwn(workerId).pipe(Effect.provide(services), Effect.provide(logging))
+      )
       const publicUrl = config.app.publicUrl ??
         `http://${listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname}:${listening.port}`
       // the delivery worker lives in the store's scope: closing it on shutdown stops the worker first

@@ -1,13 +1,19 @@
 /**
  * The host on Node: the application of App.ts on `node:http` through @effect/platform-node.
- * `start` returns once the server listens; `stop` (and SIGTERM in the CLI) stops accepting, lets
- * in-flight requests finish, then closes the store.
+ * `start` returns once the server listens; `stop` (and SIGTERM in the CLI) stops accepting and
+ * stops the workers taking new work, lets in-flight requests and work finish (work for at most
+ * `drainMs`), releases the leases of the work left, then closes the store.
+ *
+ * Leases are owned by `instance/start` (core Lease.ts): before its workers start, a host releases
+ * what earlier processes of its instance still hold (a crash, a kill), so that work is taken up at
+ * once instead of when the leases expire.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import type { Stores } from "@image-policy/core"
+import { Lease, type Stores } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -15,15 +21,16 @@ import { HttpRouter, HttpServer } from "effect/http"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
-import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
+import * as Leases from "../workers/Leases.js"
 import * as Workers from "../workers/Running.js"
 import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
+import * as Stopping from "../workers/Stopping.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import { loggerLayer } from "./JsonLog.js"
@@ -54,7 +61,17 @@ export interface StartOptions extends BootOptions {
    * that runs ahead of the system clock to let days pass (routines, cooldowns) without waiting.
    */
   readonly clock?: Clock.Clock | undefined
+  /**
+   * The stable name of this host among those sharing a store (`--instance-id`; default its
+   * hostname): a start releases the leases earlier processes of the same instance hold. Two hosts
+   * running at once must not share one.
+   */
+  readonly instanceId?: string | undefined
+  /** How long a graceful stop waits for the work in flight before it interrupts and releases it (default 10 s). */
+  readonly drainMs?: number | undefined
 }
+
+export const defaultDrainMs = 10_000
 
 export interface Running {
   readonly url: string
@@ -70,13 +87,24 @@ export { loggerLayer } from "./JsonLog.js"
 export const start = (options: StartOptions): Promise<Running> => {
   const server = createServer({ keepAliveTimeout: 5_000 })
   const ready = Deferred.makeUnsafe<{ readonly port: number; readonly boot: BootResult }, unknown>()
-  // leases are owned by this id: unique per start, even for hosts that share a pid (containers)
-  const workerId = `node-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
+  // leases are owned by this id: the instance, then what is unique per start
+  const instance = options.instanceId ?? Lease.instanceOfHost(hostname())
+  const workerId = Leases.ownerOf(instance, process.pid)
+  const stopRequested = Deferred.makeUnsafe<void>()
+  const serverClosed = Deferred.makeUnsafe<void>()
+  const stopping = Stopping.make()
   const program = Effect.scoped(Effect.gen(function*() {
     // the workers started below, for readiness (`GET /readyz`)
     const workers = Workers.make()
-    const services = Context.add(yield* Layer.build(App.services(options.store, options.services)), Workers.RunningWorkers, workers)
+    const services = Context.add(
+      Context.add(yield* Layer.build(App.services(options.store, options.services)), Workers.RunningWorkers, workers),
+      Stopping.Stopping,
+      stopping
+    )
     const booted = yield* boot(options).pipe(Effect.provide(services))
+    yield* Leases.releaseEarlier(instance, workerId).pipe(Effect.provide(services))
+    // the workers that hold leases, waited for (up to `drainMs`) by a graceful stop
+    const leased: Array<Fiber.Fiber<unknown, unknown>> = []
     // the host writes its own access log (http/Lifecycle.ts): the platform's is off
     const serving = HttpRouter.serve(App.apiLayer(options.app), {
       disableLogger: true,
@@ -92,10 +120,8 @@ export const start = (options: StartOptions): Promise<Running> => {
       const publicUrl = options.app.publicUrl ?? `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
       workers.add(
         "webhookDelivery",
-        yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker }).pipe(
-          Effect.provide(services),
-          Effect.forkScoped
-        )
+        yield* WebhookDeliveryWorker.run({ ...WebhookDeliveryWorker.defaults(publicUrl, workerId), ...options.deliveryWorker, workerId })
+          .pipe(Effect.provide(services), Effect.forkScoped, Effect.tap((fiber) => Effect.sync(() => leased.push(fiber))))
       )
     }
     if (options.syncWorker !== false) {
@@ -110,9 +136,10 @@ export const start = (options: StartOptions): Promise<Running> => {
     if (options.scanWorker !== false) {
       workers.add(
         "scan",
-        yield* ScanWorker.run({ ...ScanWorker.defaults(workerId), ...options.scanWorker }).pipe(
+        yield* ScanWorker.run({ ...ScanWorker.defaults(workerId), ...options.scanWorker, workerId }).pipe(
           Effect.provide(services),
-          Effect.forkScoped
+          Effect.forkScoped,
+          Effect.tap((fiber) => Effect.sync(() => leased.push(fiber)))
         )
       )
     }
@@ -144,7 +171,16 @@ export const start = (options: StartOptions): Promise<Running> => {
       )
     }
     yield* Deferred.succeed(ready, { port, boot: booted })
-    return yield* Effect.never
+    yield* Deferred.await(stopRequested)
+    // graceful stop: no new work; what is in flight ends within the bound or is interrupted, and
+    // what this process still holds is released for another host (or this instance's next start)
+    yield* Deferred.succeed(stopping, undefined)
+    const drained = yield* Fiber.awaitAll(leased).pipe(Effect.timeoutOption(Duration.millis(options.drainMs ?? defaultDrainMs)))
+    if (drained._tag === "None") yield* Effect.logWarning("stopping: work still in flight was interrupted and released")
+    yield* Fiber.interruptAll(leased)
+    yield* Leases.releaseOwn(workerId).pipe(Effect.provide(services))
+    // the requests in flight still use the store: it closes (with this scope) once they are answered
+    yield* Deferred.await(serverClosed)
   })).pipe(
     Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
     (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
@@ -156,16 +192,22 @@ export const start = (options: StartOptions): Promise<Running> => {
     url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
     port,
     boot: booted,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: () => {
+      // the workers stop taking work while the server stops accepting
+      Deferred.doneUnsafe(stopRequested, Exit.void)
+      return new Promise<void>((resolve) => {
         // stop accepting and wait for in-flight requests; idle keep-alive sockets are closed at once
         server.close(() => resolve())
         server.closeIdleConnections()
         // a connection whose request was in flight turns idle once answered: close it then too
         const sweep = setInterval(() => server.closeIdleConnections(), 50)
         server.once("close", () => clearInterval(sweep))
-      }).then(() => Effect.runPromise(Effect.andThen(Fiber.interrupt(fiber), Fiber.await(fiber)))).then((exit) => {
+      }).then(() => {
+        Deferred.doneUnsafe(serverClosed, Exit.void)
+        return Effect.runPromise(Fiber.await(fiber))
+      }).then((exit) => {
         if (Exit.isFailure(exit) && !Exit.hasInterrupts(exit)) throw new Error("the host did not stop cleanly")
       })
+    }
   }))
 }

@@ -2,7 +2,7 @@
 // the BUILT host (`NodeRuntime.start`, what `image-policy serve` runs) over PostgreSQL with every
 // worker running, short leases and fast timers. Run with `node` after `ensureBuilt()`:
 //
-//   node clusterHost.js '{"databaseUrl":"postgres://…","secretKey":"…","seed":{…}|null,"workers":{…}}'
+//   node clusterHost.js '{"databaseUrl":"postgres://…","secretKey":"…","seed":{…}|null,"instanceId":"host-a","workers":{…}}'
 //
 // `workers` holds each worker's options by the start option's name (deliveryWorker, scanWorker, …):
 // the leases are passed explicitly so the test does not depend on the defaults. Logs (JSON lines,
@@ -22,6 +22,8 @@ const running = await NodeRuntime.start({
   app: { ...App.defaults, accessLog: false, rateLimit: null },
   services: { secretKey: settings.secretKey, allowUnsafeWebhookTargets: true },
   seed: seed?.success,
+  // one machine, three hosts: each its own instance, or a start would release another's leases
+  instanceId: settings.instanceId,
   logLevel: "Debug",
   ...settings.workers
 })

@@ -151,6 +151,10 @@ export const startTestHost = async (options: {
   readonly clock?: Parameters<typeof start>[0]["clock"]
   /** Instead of `testSeed`. */
   readonly seed?: unknown
+  /** Default: one of its own, so test hosts side by side never release each other's leases at start. */
+  readonly instanceId?: string
+  /** How long `stop` waits for work in flight (default the host's). */
+  readonly drainMs?: number
 } = {}): Promise<TestHost> => {
   const running = await start({
     port: 0,
@@ -166,7 +170,9 @@ export const startTestHost = async (options: {
     routineWorker: options.routineWorker ?? false,
     snoozeExpiryWorker: options.snoozeExpiryWorker ?? false,
     snapshotWorker: options.snapshotWorker ?? false,
-    clock: options.clock
+    clock: options.clock,
+    instanceId: options.instanceId ?? `test-${globalThis.crypto.randomUUID().slice(0, 8)}`,
+    drainMs: options.drainMs
   })
   const request: TestHost["request"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }

@@ -1,5 +1,5 @@
 /** The event outbox and its deliveries in the memory state. */
-import { Outbox, type OutboxStore } from "@image-policy/core"
+import { Lease, Outbox, type OutboxStore } from "@image-policy/core"
 import { paginate, push, put, sortBy, type State, type WebhookDeliveryRow } from "./State.js"
 
 const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: WebhookDeliveryRow): Outbox.WebhookDelivery => d
@@ -45,6 +45,27 @@ export const make = (s: State): typeof OutboxStore.Service => ({
         put(undo, s.deliveries, k, { ...d, leaseOwner: worker, leaseUntil: t + leaseMs })
         return { orgId: d.orgId, delivery: publicDelivery(d), event: s.orgs.get(d.orgId)!.events.get(d.eventId)! }
       })
+    }),
+  renew: ({ deliveries, leaseMs, now, worker }) =>
+    s.run((undo) => {
+      const until = now.getTime() + leaseMs
+      return deliveries.filter((key) => {
+        const k = deliveryKey(key.eventId, key.webhookId)
+        const d = s.deliveries.get(k)
+        if (d === undefined || d.orgId !== key.orgId || d.leaseOwner !== worker) return false
+        put(undo, s.deliveries, k, { ...d, leaseUntil: until })
+        return true
+      })
+    }),
+  release: (owners) =>
+    s.run((undo) => {
+      let freed = 0
+      for (const [k, d] of s.deliveries) {
+        if (!Lease.matches(owners, d.leaseOwner)) continue
+        put(undo, s.deliveries, k, { ...d, leaseOwner: null, leaseUntil: null })
+        freed++
+      }
+      return freed
     }),
   recordAttempt: (orgId, attempt, next) =>
     s.run((undo) => {

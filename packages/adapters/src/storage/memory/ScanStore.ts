@@ -1,5 +1,5 @@
 /** Branch scans and each branch's findings in the memory state. */
-import { type ClaimedScan, Cursor, type RoutineTarget, Scan, type ScanStore, Text } from "@image-policy/core"
+import { type ClaimedScan, Cursor, Lease, type RoutineTarget, Scan, type ScanStore, Text } from "@image-policy/core"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Storable from "../Storable.js"
@@ -102,6 +102,29 @@ export const make = (s: State): typeof ScanStore.Service => {
           setBranchStatus(undo, o, row.repositoryId, row.branchName, "running")
           return { orgId: o.org.id, scan: publicScan(claimed) }
         })
+      }),
+    renew: ({ leaseMs, now, scans, worker }) =>
+      s.run((undo) => {
+        const until = now.getTime() + leaseMs
+        return scans.filter((key) => {
+          const o = s.orgs.get(key.orgId)
+          const row = o?.scans.get(key.id)
+          if (!o || !row || row.status !== "running" || row.leaseWorker !== worker) return false
+          put(undo, o.scans, row.id, { ...row, leaseUntil: until })
+          return true
+        })
+      }),
+    release: (owners) =>
+      s.run((undo) => {
+        let freed = 0
+        for (const o of s.orgs.values()) {
+          for (const row of o.scans.values()) {
+            if (row.status !== "running" || !Lease.matches(owners, row.leaseWorker)) continue
+            put(undo, o.scans, row.id, { ...row, leaseWorker: null, leaseUntil: null })
+            freed++
+          }
+        }
+        return freed
       }),
     finish: (orgId, id, worker, outcome) =>
       s.run((undo) => {

@@ -60,6 +60,30 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
             .map((row: any) => ({ orgId: row.orgId as string, delivery: toDelivery(row), event: decodeEvent(row.doc) }))
             .sort((a, b) => Date.parse(a.delivery.nextAttemptAt!) - Date.parse(b.delivery.nextAttemptAt!))
       ),
+    // one statement for a whole batch (the heartbeat of a worker), the keys as one JSON record set
+    renew: ({ deliveries, leaseMs, now, worker }) => {
+      if (deliveries.length === 0) return Effect.succeed([])
+      const keys = deliveries.map((d) => ({ org_id: d.orgId, event_id: d.eventId, webhook_id: d.webhookId }))
+      return Effect.map(
+        die(sql`UPDATE deliveries d SET lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+          FROM jsonb_to_recordset(${json(keys)}::jsonb) AS k(org_id text, event_id text, webhook_id text)
+          WHERE d.org_id = k.org_id AND d.event_id = k.event_id AND d.webhook_id = k.webhook_id AND d.lease_owner = ${worker}
+          RETURNING d.org_id, d.event_id, d.webhook_id`),
+        (rows) =>
+          rows.map((row: any) => ({ orgId: row.orgId as string, eventId: row.eventId as string, webhookId: row.webhookId as string }))
+      )
+    },
+    // no index on the owner (it would cost every claim its HOT update); a release runs at a host's
+    // start and stop only
+    release: (owners) =>
+      Effect.map(
+        die(sql`WITH freed AS (
+            UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE ${Rows.leaseOwners(sql, "lease_owner", owners)}
+            RETURNING 1
+          )
+          SELECT count(*) AS freed FROM freed`),
+        (rows: ReadonlyArray<any>) => Number(rows[0]?.freed ?? 0)
+      ),
     // one statement, atomic on its own: the attempt row and the delivery's new state commit together
     // without a transaction of their own (one round trip per attempt instead of four); a delivery
     // that is gone (its webhook deleted meanwhile) records no attempt, as on the memory store

@@ -4,7 +4,7 @@
  * are decoded with the core's schemas; a row that does not decode is a defect too.
  */
 import type { Page, PageRequest } from "@image-policy/core"
-import { Cursor } from "@image-policy/core"
+import { Cursor, type Lease } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -16,6 +16,12 @@ import type * as Statement from "effect/sql/Statement"
 // documents are bound as JSON text and cast in SQL (`${json(x)}::jsonb`): the client refuses a
 // plain object as a parameter
 export const json = (value: unknown) => JSON.stringify(value)
+
+/** `Lease.matches` in SQL, over the lease owner column `column`. */
+export const leaseOwners = (sql: SqlClient.SqlClient, column: string, owners: Lease.Owners) =>
+  "owner" in owners
+    ? sql`${sql(column)} = ${owners.owner}`
+    : sql`starts_with(${sql(column)}, ${`${owners.instance}/`}) AND ${sql(column)} <> ${owners.except}`
 
 export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
 

@@ -276,6 +276,27 @@ export const make = (sql: SqlClient.SqlClient): typeof ScanStore.Service => {
         (rows: ReadonlyArray<any>) => ({ queued: Number(rows[0]?.queued ?? 0), running: Number(rows[0]?.running ?? 0) })
       ),
     claim: (options) => transaction(claimScans(options)),
+    renew: ({ leaseMs, now, scans, worker }) => {
+      if (scans.length === 0) return Effect.succeed([])
+      const keys = scans.map((k) => ({ org_id: k.orgId, id: k.id }))
+      return Effect.map(
+        die(sql`UPDATE scans s SET lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+          FROM jsonb_to_recordset(${json(keys)}::jsonb) AS k(org_id text, id text)
+          WHERE s.org_id = k.org_id AND s.id = k.id AND s.status = 'running' AND s.lease_worker = ${worker}
+          RETURNING s.org_id, s.id`),
+        (rows) => rows.map((row: any) => ({ orgId: row.orgId as string, id: row.id as string }))
+      )
+    },
+    release: (owners) =>
+      Effect.map(
+        die(sql`WITH freed AS (
+            UPDATE scans SET lease_worker = NULL, lease_until = NULL
+            WHERE status = 'running' AND ${Rows.leaseOwners(sql, "lease_worker", owners)}
+            RETURNING 1
+          )
+          SELECT count(*) AS freed FROM freed`),
+        (rows: ReadonlyArray<any>) => Number(rows[0]?.freed ?? 0)
+      ),
     finish: (orgId, id, worker, outcome) => transaction(finish(orgId, id, worker, outcome)),
     findings: findingsPage,
     allFindings: (orgId, repositoryId, branchName) =>
