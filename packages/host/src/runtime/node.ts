@@ -20,6 +20,8 @@ import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import * as HostMetrics from "../metrics/HostMetrics.js"
+import * as Otlp from "../metrics/Otlp.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
 import * as Workers from "../workers/Running.js"
 import * as ScanWorker from "../workers/Scan.js"
@@ -35,6 +37,8 @@ export interface StartOptions extends BootOptions {
   readonly app: App.Options
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
+  /** OTLP export of traces and metrics (`OTEL_EXPORTER_OTLP_ENDPOINT`, metrics/Otlp.ts); absent: none. */
+  readonly telemetry?: Otlp.Settings | undefined
   readonly logLevel?: LogLevel.LogLevel | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
@@ -75,7 +79,18 @@ export const start = (options: StartOptions): Promise<Running> => {
   const program = Effect.scoped(Effect.gen(function*() {
     // the workers started below, for readiness (`GET /readyz`)
     const workers = Workers.make()
-    const services = Context.add(yield* Layer.build(App.services(options.store, options.services)), Workers.RunningWorkers, workers)
+    // OTLP metrics need a registry to export even when `GET /metrics` is off
+    const metrics = options.services?.metrics ??
+      (options.telemetry?.metrics === undefined ? undefined : HostMetrics.make({ prometheus: false }))
+    const built = Context.add(
+      yield* Layer.build(App.services(options.store, { ...options.services, metrics })),
+      Workers.RunningWorkers,
+      workers
+    )
+    // the exporters' Tracer reaches every request and worker started below
+    const services = options.telemetry === undefined
+      ? built
+      : Context.merge(built, yield* Layer.build(Otlp.layer(options.telemetry, metrics)).pipe(Effect.provide(built)))
     const booted = yield* boot(options).pipe(Effect.provide(services))
     // the host writes its own access log (http/Lifecycle.ts): the platform's is off
     const serving = HttpRouter.serve(App.apiLayer(options.app), {
@@ -149,7 +164,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
     (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
     Effect.provide(loggerLayer(options.logLevel)),
-    Effect.provideService(References.TracerEnabled, options.tracing === true)
+    Effect.provideService(References.TracerEnabled, options.tracing === true || options.telemetry?.traces !== undefined)
   )
   const fiber = Effect.runFork(program)
   return Effect.runPromise(Deferred.await(ready)).then(({ boot: booted, port }) => ({
