@@ -43,6 +43,7 @@ export const run = (options: Options) =>
   Effect.gen(function*() {
     while (true) {
       const stored = yield* tick.pipe(
+        Effect.withSpan("ComplianceSnapshotWorker.tick"),
         Effect.catchCause((cause) =>
           Effect.as(Effect.logError("compliance snapshot tick failed").pipe(Effect.annotateLogs({ defect: Defect.kindOf(cause) })), 0)
         )
