@@ -3,13 +3,14 @@
  * pointing at a collector stand-in (a node:http server taking /v1/traces and /v1/metrics) sends a
  * span per request named after its route template, with its status and request id, and the
  * metrics of `GET /metrics`; in JSON when asked, in protobuf by default. Nothing of a key, a
- * query value, the endpoint or the exporter's headers reaches the payloads or the log. Without an
- * endpoint nothing is exported (`Otlp.fromEnv`).
+ * query value, the endpoint or the exporter's headers reaches the payloads or the log. The Deno
+ * entry exports the same way. Without an endpoint nothing is exported (`Otlp.fromEnv`).
  */
 import * as Result from "effect/Result"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer, type Server as HttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import * as Otlp from "../src/metrics/Otlp.js"
 import { ensureBuilt, root } from "./support/build.js"
@@ -55,9 +56,14 @@ interface Host {
 const children: Array<ChildProcess> = []
 const closers: Array<() => Promise<void>> = []
 
-/** `serve --store memory --demo` on a free port with these OTEL_* variables. */
-const serve = async (env: Record<string, string>): Promise<Host> => {
-  const child = spawn(process.execPath, [bin, "serve", "--store", "memory", "--port", "0", "--demo"], { cwd: root, env: cleanEnv(env) })
+const denoArgs = ["run", "-A", "--unstable-no-legacy-abort", join(root, "packages/host/dist/runtime/deno.js")]
+
+/** `serve --store memory --demo` on a free port with these OTEL_* variables, on Node (the bin) or Deno. */
+const serve = async (env: Record<string, string>, runtime: "node" | "deno" = "node"): Promise<Host> => {
+  const args = ["--store", "memory", "--port", "0", "--demo"]
+  const child = runtime === "node"
+    ? spawn(process.execPath, [bin, "serve", ...args], { cwd: root, env: cleanEnv(env) })
+    : spawn(join(root, "node_modules/.bin/deno"), [...denoArgs, ...args], { cwd: root, env: cleanEnv(env) })
   children.push(child)
   let out = ""
   child.stdout!.on("data", (d) => (out += d))
@@ -103,6 +109,9 @@ const spansOf = (received: ReadonlyArray<Received>): Array<Span> =>
 
 const metricsOf = (received: ReadonlyArray<Received>): Array<any> =>
   json(received, "/v1/metrics").flatMap((p) => p.resourceMetrics.flatMap((r: any) => r.scopeMetrics.flatMap((s: any) => s.metrics)))
+
+/** `url` in `text` as a URL of its own: the host's own `http://127.0.0.1:41234` does not mention `…:4123`. */
+const mentions = (text: string, url: string) => new RegExp(`${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![0-9])`).test(text)
 
 // short export intervals, so the test waits for the exports it asserts instead of the defaults (5 s, 10 s)
 const fast = { OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_METRIC_EXPORT_INTERVAL: "200" }
@@ -176,7 +185,8 @@ describe("OTLP export (built bin)", () => {
     const payloads = otel.received.map((r) => r.body.toString("utf8")).join("\n")
     for (const secret of [host.key, "query-secret-456", "collector-credential-123"]) expect(payloads).not.toContain(secret)
     expect(host.output()).toContain("exporting telemetry over OTLP")
-    for (const secret of [otel.url, "collector-credential-123"]) expect(host.output()).not.toContain(secret)
+    expect(mentions(host.output(), otel.url)).toBe(false)
+    expect(host.output()).not.toContain("collector-credential-123")
   }, 90_000)
 
   it("speaks OTLP/HTTP protobuf by default", async () => {
@@ -191,6 +201,31 @@ describe("OTLP export (built bin)", () => {
       () => has("/v1/traces", `GET ${teamsRoute}`) && has("/v1/metrics", "image_policy_http_requests_total")
     )
     expect(otel.received.every((r) => r.contentType === "application/x-protobuf")).toBe(true)
+  }, 90_000)
+
+  it("exports from the Deno entry too", async () => {
+    const otel = await collector()
+    closers.push(otel.close)
+    const host = await serve({ ...fast, OTEL_EXPORTER_OTLP_ENDPOINT: otel.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, "deno")
+    const answer = await fetch(`${host.url}/api/v1/org/${host.orgId}/teams`, { headers: { "x-api-key": host.key } })
+    expect(answer.status).toBe(200)
+    const span = await until("the request span from Deno", () => spansOf(otel.received).find((s) => s.name === `GET ${teamsRoute}`))
+    expect(attribute(span.attributes, "image_policy.request_id")).toBe(answer.headers.get("x-request-id"))
+    await until("a metrics export from Deno", () => metricsOf(otel.received).some((m) => m.name === "image_policy_http_requests_total"))
+  }, 90_000)
+
+  it("a collector that does not answer: requests are served, one warning per signal names no URL or header", async () => {
+    // a port nothing listens on any more
+    const gone = await collector()
+    await gone.close()
+    const host = await serve({ ...fast, OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, OTEL_EXPORTER_OTLP_HEADERS: "x-token=header-secret-321" })
+    expect((await fetch(`${host.url}/api/v1/org/${host.orgId}/teams`, { headers: { "x-api-key": host.key } })).status).toBe(200)
+    const warnings = () => host.output().split("\n").filter((line) => line.includes("OTLP export failed"))
+    // the exporter retries a few times (about a second apart) before it pauses the signal
+    await until("a warning per signal", () => warnings().length >= 2, 30_000)
+    expect(warnings().map((line) => JSON.parse(line).annotations.module).sort()).toEqual(["OtlpMetrics", "OtlpTracer"])
+    expect(mentions(host.output(), gone.url)).toBe(false)
+    expect(host.output()).not.toContain("header-secret-321")
   }, 90_000)
 
   it("refuses a bad endpoint or an unsupported protocol at start, without echoing the value", async () => {
