@@ -33,6 +33,9 @@ const allServers = [
   // a diagnostic, only when named in BENCH_SERVERS: no stack traces at all (`Effect.withSpan` and
   // `Effect.fn` capture one per call even with the tracer off, and skip the capture when
   // `Error.stackTraceLimit` is 0), to price those captures; error logs lose their stacks
+  // only when named: traces and metrics exported over OTLP (protobuf) to a collector stand-in inside
+  // the server's process (so its CPU counts too), to price the export against `host`
+  { name: "hostOtlp", label: "our host, OTLP export", file: "host.js", args: ["otlp"], optIn: true },
   { name: "hostNoStack", label: "our host, no stack traces", file: "host.js", args: [], nodeArgs: ["--stack-trace-limit=0"], optIn: true },
   { name: "effectOff", label: "bare HttpApi, tracer off", file: "effect.js", args: ["off"] },
   { name: "effectOn", label: "bare HttpApi, tracer on", file: "effect.js", args: ["on"] },

@@ -98,6 +98,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           seedUpdate: config.seedUpdate,
           demo: config.demo,
           tracing: config.tracing,
+          telemetry: config.telemetry,
           logLevel: config.logLevel,
           services: {
             secretKey: config.secretKey.base64,

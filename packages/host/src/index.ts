@@ -7,5 +7,7 @@ export * as RateLimit from "./http/RateLimit.js"
 // `App.ServiceOptions.metrics`: an embedder that serves the app itself turns GET /metrics on with `HostMetrics.make()`
 export * as HostMetrics from "./metrics/HostMetrics.js"
 export * as NodeRuntime from "./runtime/node.js"
+// `NodeRuntime.start({ telemetry })`: OTLP export settings from the OTEL_* variables (`Otlp.fromEnv`)
+export * as Otlp from "./metrics/Otlp.js"
 export { demoOrgId, demoSeed } from "./seed/demo.js"
 export * as Seed from "./seed/Seed.js"

@@ -114,6 +114,22 @@ const suite = (name: string, makeStore: StoreFactory) =>
       expect(valueOf(text, "image_policy_sync_never_synced_phases")).toBe(phases)
       expect(valueOf(text, "image_policy_sync_lag_seconds")).toBe(0)
     })
+
+    it("shows the store's connections on a SQL store (none on memory)", async () => {
+      const text = (await host.request("GET", "/metrics", { key: null })).text
+      if (name === "memory") {
+        expect(text).not.toContain("image_policy_db_pool")
+        return
+      }
+      // postgresStore opens at most 4; the scrape's own connection is idle once it has read
+      expect(valueOf(text, "image_policy_db_pool_max_connections")).toBe(4)
+      const idle = valueOf(text, "image_policy_db_pool_connections", `{state="idle"}`)
+      const used = valueOf(text, "image_policy_db_pool_connections", `{state="used"}`)
+      expect(idle).toBeGreaterThanOrEqual(1)
+      expect(idle + used).toBeLessThanOrEqual(4)
+      // @effect/sql-pg does not tell how many statements wait for a connection (docs/operations.md)
+      expect(text).not.toContain("image_policy_db_pool_waiting")
+    })
   })
 
 describe("metrics: webhook deliveries by outcome (memory)", () => {
@@ -209,6 +225,18 @@ describe("metrics: serve --metrics", () => {
     expect(flag.metrics).not.toBe(one.metrics)
     expect(none.metrics).toBeUndefined()
     expect(zero.metrics).toBeUndefined()
+  })
+
+  it("OTEL_EXPORTER_OTLP_ENDPOINT turns OTLP export on; GET /metrics stays with the flag", async () => {
+    const [otlp, both] = await Promise.all([
+      resolve(false, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }),
+      resolve(true, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" })
+    ])
+    expect(otlp.telemetry?.traces?.protocol).toBe("http/protobuf")
+    expect(otlp.telemetry?.metrics?.protocol).toBe("http/protobuf")
+    expect(otlp.metrics).toBeUndefined()
+    expect(both.metrics?.prometheus).toBe(true)
+    expect((await resolve(false, {})).telemetry).toBeUndefined()
   })
 })
 

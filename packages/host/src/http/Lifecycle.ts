@@ -10,12 +10,14 @@ import * as Effect from "effect/Effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
 import { contentType as problemContentType, type Problem } from "../api/Problem.js"
 import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import { type Info, RequestInfo } from "./RequestInfo.js"
+import * as RequestSpan from "./RequestSpan.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -88,10 +90,10 @@ export interface Options {
 export const layer = (options: Options) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
   return HttpRouter.middleware(
-    // the host's metrics registry, read once when the router is built (undefined: metrics off)
+    // the host's metrics registry and whether spans are recorded, read once when the router is built
     Effect.map(
-      Effect.service(HostMetrics.HostMetrics),
-      (metrics) => (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+      Effect.all([Effect.service(HostMetrics.HostMetrics), RequestSpan.recorded]),
+      ([metrics, traced]) => (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
         // a plain chain over the fiber's context, not a generator: this runs around every request, and
         // each generator step and each `provideService` is an Effect step of its own
         Effect.withFiber((fiber) => {
@@ -109,7 +111,7 @@ export const layer = (options: Options) => {
             const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
             return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
           })
-          const finish = metrics === undefined
+          const counted = metrics === undefined
             ? (response: HttpServerResponse.HttpServerResponse) =>
               HttpServerResponse.setHeader(ensureProblem(response, info.id), "x-request-id", info.id)
             : (response: HttpServerResponse.HttpServerResponse) => {
@@ -118,6 +120,12 @@ export const layer = (options: Options) => {
               HostMetrics.recordRequest(metrics, request.method, info.route, answered.status, (performance.now() - started) / 1000)
               return answered
             }
+          // the platform's span of this request, open around this middleware
+          const span = traced ? Context.getOrUndefined(fiber.context, Tracer.ParentSpan) : undefined
+          const finish = span === undefined ? counted : (response: HttpServerResponse.HttpServerResponse) => {
+            RequestSpan.annotate(span, request.method, info)
+            return counted(response)
+          }
           const answer = !options.accessLog
             ? (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(finish(response))
             : (response: HttpServerResponse.HttpServerResponse) => {

@@ -5,11 +5,14 @@
  * default: without a registry (`HostMetrics` undefined) nothing is recorded and the request path
  * does no more work than before.
  */
+import type { StorePool } from "@image-policy/adapters"
 import * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
 import { PrometheusMetrics } from "effect/observability"
 
 export interface Registry {
+  /** `GET /metrics` serves this registry (`serve --metrics`); false when only OTLP exports it (Otlp.ts). */
+  readonly prometheus: boolean
   /** A context holding this host's own `Metric.MetricRegistry`: every instrument is updated in it. */
   readonly context: Context.Context<never>
   /**
@@ -25,7 +28,8 @@ interface RequestSeries {
   readonly duration: Metric.Histogram<number>
 }
 
-export const make = (): Registry => ({
+export const make = (options: { readonly prometheus?: boolean } = {}): Registry => ({
+  prometheus: options.prometheus ?? true,
   context: Context.make(Metric.MetricRegistry, new Map()),
   requests: new Map(),
   deliveries: new Map()
@@ -36,8 +40,10 @@ export const HostMetrics = Context.Reference<Registry | undefined>("@image-polic
   defaultValue: () => undefined
 })
 
-/** Every series name starts with this (`image_policy_http_requests_total`, ...). */
+/** Every series name starts with this (`image_policy_http_requests_total`, ...), in Prometheus and OTLP alike. */
 export const prefix = "image_policy"
+
+const named = (name: string) => `${prefix}_${name}`
 
 /** Request latency buckets in seconds: 1 ms to 10 s (the API answers in ms; reports and imports take longer). */
 export const durationBuckets: ReadonlyArray<number> = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -59,8 +65,13 @@ export const recordRequest = (
   if (series === undefined) {
     const attributes = { method, route: routeLabel, status: String(status) }
     series = {
-      count: Metric.counter("http_requests_total", { description: "HTTP requests answered, by route template and status", attributes }),
-      duration: Metric.histogram("http_request_duration_seconds", {
+      count: Metric.counter(named("http_requests_total"), {
+        description: "HTTP requests answered, by route template and status",
+        attributes,
+        // monotonic: an OTLP sum that only grows, as a Prometheus counter does
+        incremental: true
+      }),
+      duration: Metric.histogram(named("http_request_duration_seconds"), {
         description: "HTTP request latency until the response is made, by route template and status",
         attributes,
         boundaries: durationBuckets
@@ -78,9 +89,10 @@ export type DeliveryOutcome = "succeeded" | "retry" | "dead" | "error"
 export const recordDelivery = (registry: Registry, outcome: DeliveryOutcome): void => {
   let counter = registry.deliveries.get(outcome)
   if (counter === undefined) {
-    counter = Metric.counter("webhook_deliveries_total", {
+    counter = Metric.counter(named("webhook_deliveries_total"), {
       description: "webhook delivery attempts by outcome (succeeded, retry, dead, error) made by this host",
-      attributes: { outcome }
+      attributes: { outcome },
+      incremental: true
     })
     registry.deliveries.set(outcome, counter)
   }
@@ -96,9 +108,12 @@ export interface Readings {
   readonly scansRunning: number
   /** `lastSyncedAt` of every external phase (`null`: never synced). */
   readonly lastSyncedAt: ReadonlyArray<string | null>
+  /** The SQL store's connections (StorePool); undefined for the memory store, which has none. */
+  readonly pool?: StorePool.Reading | undefined
 }
 
-const gauge = (name: string, description: string, attributes?: Record<string, string>) => Metric.gauge(name, { description, attributes })
+const gauge = (name: string, description: string, attributes?: Record<string, string>) =>
+  Metric.gauge(named(name), { description, attributes })
 
 const gauges = {
   pending: gauge("outbox_pending_deliveries", "webhook deliveries waiting to be sent (every organization)"),
@@ -113,7 +128,11 @@ const gauges = {
   lag: gauge(
     "sync_lag_seconds",
     "now minus the oldest lastSyncedAt among the external phases that have synced (0 when none has)"
-  )
+  ),
+  poolIdle: gauge("db_pool_connections", "open store connections of this host, by state", { state: "idle" }),
+  poolUsed: gauge("db_pool_connections", "open store connections of this host, by state", { state: "used" }),
+  poolMax: gauge("db_pool_max_connections", "store connections this host may open"),
+  poolWaiting: gauge("db_pool_waiting", "statements and transactions of this host waiting for a store connection (PGlite only)")
 }
 
 const ageSeconds = (now: number, iso: string | null): number => {
@@ -133,9 +152,16 @@ export const setReadings = (registry: Registry, readings: Readings): void => {
   gauges.neverSynced.updateUnsafe(readings.lastSyncedAt.length - synced.length, context)
   const oldest = synced.reduce<string | null>((a, b) => a === null || Date.parse(b) < Date.parse(a) ? b : a, null)
   gauges.lag.updateUnsafe(ageSeconds(readings.now, oldest), context)
+  const pool = readings.pool
+  if (pool !== undefined) {
+    gauges.poolIdle.updateUnsafe(pool.idle, context)
+    gauges.poolUsed.updateUnsafe(pool.used, context)
+    gauges.poolMax.updateUnsafe(pool.max, context)
+    if (pool.waiting !== undefined) gauges.poolWaiting.updateUnsafe(pool.waiting, context)
+  }
 }
 
 /** The registry in the Prometheus text exposition format (Effect's own formatter). */
-export const render = (registry: Registry): string => PrometheusMetrics.formatUnsafe(registry.context, { prefix })
+export const render = (registry: Registry): string => PrometheusMetrics.formatUnsafe(registry.context)
 
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"

@@ -24,6 +24,7 @@ import * as App from "../App.js"
 import type { BootResult } from "../Boot.js"
 import * as RateLimit from "../http/RateLimit.js"
 import * as HostMetrics from "../metrics/HostMetrics.js"
+import * as Otlp from "../metrics/Otlp.js"
 import * as SecretKey from "../SecretKey.js"
 import * as Seed from "../seed/Seed.js"
 
@@ -303,6 +304,8 @@ export interface ServeConfig {
   readonly instanceId: string | undefined
   /** `--shutdown-timeout` in milliseconds. */
   readonly drainMs: number
+  /** OTLP export from the `OTEL_*` variables (metrics/Otlp.ts); undefined when no endpoint is set. */
+  readonly telemetry: Otlp.Settings | undefined
 }
 
 /** Reads and validates a seed file; every problem with its JSON path. */
@@ -351,7 +354,12 @@ export const resolve = (
         onFailure: (e) => Effect.fail(new StartupError({ message: `${retryScheduleVar}: ${e.reason}`, details: [] })),
         onSuccess: Effect.succeed
       })
+    const telemetry = yield* Result.match(Otlp.fromEnv(env), {
+      onFailure: (message) => Effect.fail(new StartupError({ message, details: [] })),
+      onSuccess: Effect.succeed
+    })
     return {
+      telemetry,
       allowUnsafeWebhookTargets: env[unsafeWebhookTargetsVar] === "1",
       webhookRetrySchedule,
       port: flags.port,
@@ -382,6 +390,9 @@ export const startupLog = (config: ServeConfig, url: string, booted: BootResult)
       yield* Effect.logInfo("seed loaded").pipe(
         Effect.annotateLogs({ organizations: booted.seeded.map((o) => ({ id: o.id, name: o.name, existing: o.existing })) })
       )
+    }
+    if (config.telemetry !== undefined) {
+      yield* Effect.logInfo("exporting telemetry over OTLP").pipe(Effect.annotateLogs(Otlp.describe(config.telemetry)))
     }
     yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ url, store: describeStore(config.store) }))
   })

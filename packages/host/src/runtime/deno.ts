@@ -18,6 +18,7 @@ import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -27,6 +28,8 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import { boot } from "../Boot.js"
+import * as HostMetrics from "../metrics/HostMetrics.js"
+import * as Otlp from "../metrics/Otlp.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
 import * as Leases from "../workers/Leases.js"
 import * as ScanWorker from "../workers/Scan.js"
@@ -93,7 +96,10 @@ const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) =>
 const serve = (flags: ServeOptions.Flags) =>
   Effect.gen(function*() {
     const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
-    const logging = Layer.merge(JsonLog.loggerLayer(config.logLevel), Layer.succeed(References.TracerEnabled, config.tracing))
+    const logging = Layer.merge(
+      JsonLog.loggerLayer(config.logLevel),
+      Layer.succeed(References.TracerEnabled, config.tracing || config.telemetry?.traces !== undefined)
+    )
     const scope = yield* Scope.make()
     const closeStore = Scope.close(scope, Exit.void)
     const running = yield* Effect.gen(function*() {
@@ -110,18 +116,25 @@ const serve = (flags: ServeOptions.Flags) =>
         )
       )
       const storeLayer = Layer.succeedContext(store)
+      // OTLP metrics need a registry to export even when `GET /metrics` is off
+      const metrics = config.metrics ?? (config.telemetry?.metrics === undefined ? undefined : HostMetrics.make({ prometheus: false }))
       const serviceOptions = {
         secretKey: config.secretKey.base64,
         allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
-        metrics: config.metrics
+        metrics
       }
-      const services = yield* Layer.buildWithScope(App.services(storeLayer, serviceOptions), scope)
+      const built = yield* Layer.buildWithScope(App.services(storeLayer, serviceOptions), scope)
+      // the exporters (metrics/Otlp.ts) live in the store's scope: closing it on shutdown flushes them
+      const telemetry = config.telemetry === undefined
+        ? Context.empty()
+        : yield* Layer.buildWithScope(Otlp.layer(config.telemetry, metrics), scope).pipe(Effect.provide(built), Effect.provide(logging))
+      const services = Context.merge(built, telemetry)
       const booted = yield* boot({ seed: config.seed, seedUpdate: config.seedUpdate, demo: config.demo }).pipe(
         Effect.provide(services),
         Effect.provide(logging)
       )
       // the logger and tracer settings travel in the layer: the handler's runtime is built from it
-      const web = App.webHandler(config.app, Layer.merge(storeLayer, logging), serviceOptions)
+      const web = App.webHandler(config.app, Layer.mergeAll(storeLayer, logging, Layer.succeedContext(telemetry)), serviceOptions)
       const listening = yield* listen(config, web.handler).pipe(Effect.onError(() => Effect.promise(() => web.dispose())))
       // leases are owned by this id: the instance, then what is unique per start (workers/Leases.ts)
       const instance = config.instanceId ?? Lease.instanceOfHost(Deno.hostname())

@@ -25,6 +25,8 @@ import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as App from "../App.js"
 import { boot, type BootOptions, type BootResult } from "../Boot.js"
+import * as HostMetrics from "../metrics/HostMetrics.js"
+import * as Otlp from "../metrics/Otlp.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
 import * as Leases from "../workers/Leases.js"
 import * as Workers from "../workers/Running.js"
@@ -42,6 +44,8 @@ export interface StartOptions extends BootOptions {
   readonly app: App.Options
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
+  /** OTLP export of traces and metrics (`OTEL_EXPORTER_OTLP_ENDPOINT`, metrics/Otlp.ts); absent: none. */
+  readonly telemetry?: Otlp.Settings | undefined
   readonly logLevel?: LogLevel.LogLevel | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
@@ -96,11 +100,18 @@ export const start = (options: StartOptions): Promise<Running> => {
   const program = Effect.scoped(Effect.gen(function*() {
     // the workers started below, for readiness (`GET /readyz`)
     const workers = Workers.make()
-    const services = Context.add(
-      Context.add(yield* Layer.build(App.services(options.store, options.services)), Workers.RunningWorkers, workers),
+    // OTLP metrics need a registry to export even when `GET /metrics` is off
+    const metrics = options.services?.metrics ??
+      (options.telemetry?.metrics === undefined ? undefined : HostMetrics.make({ prometheus: false }))
+    const built = Context.add(
+      Context.add(yield* Layer.build(App.services(options.store, { ...options.services, metrics })), Workers.RunningWorkers, workers),
       Stopping.Stopping,
       stopping
     )
+    // the exporters' Tracer reaches every request and worker started below
+    const services = options.telemetry === undefined
+      ? built
+      : Context.merge(built, yield* Layer.build(Otlp.layer(options.telemetry, metrics)).pipe(Effect.provide(built)))
     const booted = yield* boot(options).pipe(Effect.provide(services))
     yield* Leases.releaseEarlier(instance, workerId).pipe(Effect.provide(services))
     // the workers that hold leases, waited for (up to `drainMs`) by a graceful stop
@@ -185,7 +196,7 @@ export const start = (options: StartOptions): Promise<Running> => {
     Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
     (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
     Effect.provide(loggerLayer(options.logLevel)),
-    Effect.provideService(References.TracerEnabled, options.tracing === true)
+    Effect.provideService(References.TracerEnabled, options.tracing === true || options.telemetry?.traces !== undefined)
   )
   const fiber = Effect.runFork(program)
   return Effect.runPromise(Deferred.await(ready)).then(({ boot: booted, port }) => ({

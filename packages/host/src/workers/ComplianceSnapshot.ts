@@ -52,7 +52,7 @@ export const run = (options: Options) =>
     "compliance-snapshot",
     options.tickMs,
     options.checkMs,
-    Effect.tap(tick, (stored) =>
+    Effect.tap(Effect.withSpan(tick, "ComplianceSnapshotWorker.tick"), (stored) =>
       stored > 0
         ? Effect.logInfo("compliance snapshots stored").pipe(Effect.annotateLogs({ stored, workerId: options.workerId }))
         : Effect.void),

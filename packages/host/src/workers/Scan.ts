@@ -105,6 +105,7 @@ const runOne = (options: Options, claimed: ClaimedScan) =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const finished = yield* Workflows.Scans.runScan(claimed, options.workerId).pipe(
+      Effect.withSpan("ScanWorker.runScan"),
       // scan and remediation together
       Effect.timeoutOption(Duration.millis(options.maxRunMs))
     )
@@ -256,6 +257,7 @@ export const run = (options: Options) =>
 /** One routine tick; answers how many scans it queued. */
 export const tickOnce = (options: RoutineOptions) =>
   Workflows.Scans.routineTick.pipe(
+    Effect.withSpan("RoutineWorker.tick"),
     Effect.tap((queued) =>
       queued > 0 ? Effect.logInfo("routine scans queued").pipe(Effect.annotateLogs({ worker: options.workerId, queued })) : Effect.void
     )

@@ -41,7 +41,7 @@ export const tick = (options: Options) =>
     const expired = yield* Workflows.SnoozeRequests.expireDueSnoozeRequests({
       limit: options.batch,
       correlationId: `snooze-expiry-${options.workerId}-${nowMs}`
-    })
+    }).pipe(Effect.withSpan("SnoozeExpiryWorker.tick"))
     if (expired > 0) yield* Effect.logInfo("snooze requests expired").pipe(Effect.annotateLogs({ expired }))
     return expired
   })

@@ -6,11 +6,11 @@ import { root } from "./build.js"
 
 export const bin = join(root, "packages/host/bin/image-policy.js")
 
-/** The environment without the developer's store or key: every test says what it uses. */
+/** The environment without the developer's store, key or OTLP settings: every test says what it uses. */
 export const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && k !== "DATABASE_URL") env[k] = v
+    if (v !== undefined && !k.startsWith("IMAGE_POLICY_") && !k.startsWith("OTEL_") && k !== "DATABASE_URL") env[k] = v
   }
   return { ...env, ...extra }
 }

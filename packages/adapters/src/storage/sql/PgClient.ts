@@ -10,12 +10,16 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as PgTypes from "@effect/sql-pg/PgTypes"
-import type * as Layer from "effect/Layer"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Str from "effect/String"
+import { PoolStats, type Reading } from "./PoolStats.js"
 
 /**
  * Name transforms shared by both clients: camelCase in TypeScript, snake_case in SQL
@@ -80,19 +84,49 @@ export const resolveTransforms = (options: {
     : options.transformResultNames ?? transforms.transformResultNames
 })
 
+/** `@effect/sql-pg`'s pool size when none is given. */
+export const defaultMaxConnections = 10
+
+/**
+ * This pool's sessions as the server sees them (PoolStats.ts): the client's `application_name` is
+ * unique per pool, so other processes' sessions are not counted. The reading's own session is
+ * busy only while it reads, so it counts as idle.
+ */
+const poolStats = (applicationName: string, max: number) =>
+  Layer.effectContext(Effect.map(SqlClient.SqlClient, (sql) =>
+    Context.make(PoolStats, {
+      read: sql<{ readonly open: number; readonly idle: number }>`
+        SELECT count(*) AS open, count(*) FILTER (WHERE state = 'idle' OR pid = pg_backend_pid()) AS idle
+        FROM pg_stat_activity WHERE application_name = ${applicationName}`.pipe(
+        Effect.map(([row]): Reading | undefined =>
+          row === undefined ? undefined : { max, idle: Number(row.idle), used: Number(row.open) - Number(row.idle), waiting: undefined }
+        ),
+        Effect.timeoutOption(Duration.seconds(2)),
+        Effect.map((reading) => reading._tag === "Some" ? reading.value : undefined),
+        Effect.orElseSucceed(() => undefined)
+      )
+    })))
+
 /**
  * A PostgreSQL client for a `postgres://` URL (the `--store` value or `DATABASE_URL`). The URL is
- * kept `Redacted` so a password never reaches logs or error messages.
+ * kept `Redacted` so a password never reaches logs or error messages. Its sessions are named
+ * `image-policy/<8 hex digits>` (or `<applicationName>/…`), one name per pool, which is how
+ * `PoolStats` finds them in `pg_stat_activity`.
  */
 export const layerFromUrl = (
   url: string | Redacted.Redacted<string>,
   options: Options = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
-  PgClient.layer({
-    url: Redacted.isRedacted(url) ? url : Redacted.make(url),
-    ...resolveTransforms(options),
-    transformJson: transforms.transformJson,
-    types: pgTypes,
-    applicationName: options.applicationName ?? "image-policy",
-    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
-  })
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
+  const applicationName = `${options.applicationName ?? "image-policy"}/${globalThis.crypto.randomUUID().slice(0, 8)}`
+  const maxConnections = options.maxConnections ?? defaultMaxConnections
+  return poolStats(applicationName, maxConnections).pipe(
+    Layer.provideMerge(PgClient.layer({
+      url: Redacted.isRedacted(url) ? url : Redacted.make(url),
+      ...resolveTransforms(options),
+      transformJson: transforms.transformJson,
+      types: pgTypes,
+      applicationName,
+      maxConnections
+    }))
+  )
+}

@@ -26,6 +26,7 @@ import * as SqlErr from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import { oids, parseInt8, resolveTransforms, transforms } from "./PgClient.js"
+import { type PoolStats, PoolStats as PoolStatsRef } from "./PoolStats.js"
 
 export const TypeId: unique symbol = Symbol.for("@image-policy/adapters/PgliteClient")
 export type TypeId = typeof TypeId
@@ -36,6 +37,8 @@ export interface PgliteClient extends Client.SqlClient {
   readonly pglite: PGlite
   /** A JSON/JSONB parameter, compiled exactly like `PgClient.json` (a `PgTypes.jsonb` parameter). */
   readonly json: (value: unknown) => Statement.Fragment
+  /** Who holds or waits for the one session (PoolStats.ts). */
+  readonly stats: PoolStats
 }
 
 export const PgliteClient = Context.Service<PgliteClient>("@image-policy/adapters/PgliteClient")
@@ -177,16 +180,52 @@ const commit = (conn: Connection): Effect.Effect<void, SqlErr.SqlError> =>
       )
       : Effect.void)
 
-// One lock per instance, not per client: two clients over the same instance share one session.
-const sessions = new WeakMap<PGlite, Semaphore.Semaphore>()
-const sessionOf = (pglite: PGlite): Semaphore.Semaphore => {
+/**
+ * The one session of an instance: its lock, and who holds or waits for it (for `PoolStats`).
+ * One per instance, not per client: two clients over the same instance share one session.
+ */
+interface Session {
+  readonly lock: Semaphore.Semaphore
+  holders: number
+  waiting: number
+}
+
+const sessions = new WeakMap<PGlite, Session>()
+const sessionOf = (pglite: PGlite): Session => {
   let session = sessions.get(pglite)
   if (session === undefined) {
-    session = Semaphore.makeUnsafe(1)
+    session = { lock: Semaphore.makeUnsafe(1), holders: 0, waiting: 0 }
     sessions.set(pglite, session)
   }
   return session
 }
+
+/** Runs `use` holding the session, counted as a waiter until then (also when interrupted while waiting). */
+const withSession = <A, E, R>(session: Session, use: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    session.waiting++
+    let waiting = true
+    return session.lock.withPermit(Effect.suspend(() => {
+      session.waiting--
+      waiting = false
+      session.holders++
+      return use
+    })).pipe(Effect.ensuring(Effect.sync(() => waiting ? session.waiting-- : session.holders--)))
+  })
+
+/** The session until the caller's scope closes (a transaction, a stream), counted like `withSession`. */
+const leaseSession = (session: Session): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.suspend(() => {
+    session.waiting++
+    return Effect.ensuring(session.lock.takeScoped(1), Effect.sync(() => session.waiting--))
+  }).pipe(Effect.andThen(Effect.acquireRelease(
+    Effect.sync(() => session.holders++),
+    () => Effect.sync(() => session.holders--)
+  )))
+
+const statsOf = (session: Session): PoolStats => ({
+  read: Effect.sync(() => ({ max: 1, idle: 1 - session.holders, used: session.holders, waiting: session.waiting }))
+})
 
 /**
  * A client over an existing PGlite instance; it does not close the instance.
@@ -210,13 +249,13 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
     const session = sessionOf(config.pglite)
     const connection = makeConnection(config.pglite)
     // The permit is released by the caller's scope: at the end of the stream, or at commit/rollback.
-    const lease: Effect.Effect<Connection, never, Scope.Scope> = Effect.as(session.takeScoped(1), connection)
+    const lease: Effect.Effect<Connection, never, Scope.Scope> = Effect.as(leaseSession(session), connection)
 
     const client = yield* Client.make({
       driver: "pglite",
       acquirer: lease,
       transactionAcquirer: lease,
-      borrower: (f) => session.withPermit(f(connection)),
+      borrower: (f) => withSession(session, f(connection)),
       compiler,
       commit,
       releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`,
@@ -231,6 +270,7 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
     return Object.assign(client, {
       [TypeId]: TypeId,
       pglite: config.pglite,
+      stats: statsOf(session),
       json: (value: unknown) => Statement.fragment([PgJson(value, undefined, undefined)])
     }) as PgliteClient
   })
@@ -239,7 +279,8 @@ export const make = (config: Config): Effect.Effect<PgliteClient, never, Reactiv
 interface PgJson extends Statement.Custom<"PgJson", unknown> {}
 const PgJson = Statement.custom<PgJson>("PgJson")
 
-const toContext = (client: PgliteClient) => Context.make(PgliteClient, client).pipe(Context.add(Client.SqlClient, client))
+const toContext = (client: PgliteClient) =>
+  Context.make(PgliteClient, client).pipe(Context.add(Client.SqlClient, client), Context.add(PoolStatsRef, client.stats))
 
 /** A client over an instance the caller owns (tests share one instance per file: creating one costs seconds). */
 export const layerFromInstance = (

@@ -30,6 +30,7 @@ import * as Health from "./HealthStore.js"
 import * as Organizations from "./OrganizationStore.js"
 import * as Outbox from "./OutboxStore.js"
 import * as Policies from "./PolicyStore.js"
+import { PoolStats } from "./PoolStats.js"
 import * as Remediations from "./RemediationStore.js"
 import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
@@ -39,10 +40,10 @@ import * as Schedule from "./ScheduleStore.js"
 import * as Snoozes from "./SnoozeStore.js"
 import * as Webhooks from "./WebhookStore.js"
 
-/** Every store over the client in context. */
+/** Every store over the client in context, and the client's `PoolStats` when it has them. */
 export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlClient> = Effect.map(
-  SqlClient.SqlClient,
-  (sql) =>
+  Effect.all([SqlClient.SqlClient, PoolStats]),
+  ([sql, pool]) =>
     Context.make(Transaction, { transaction: Rows.make(sql).transaction }).pipe(
       Context.add(OrganizationStore, Organizations.make(sql)),
       Context.add(RepositoryStore, Repositories.make(sql)),
@@ -56,6 +57,7 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(WebhookStore, Webhooks.make(sql)),
       Context.add(OutboxStore, Outbox.make(sql)),
       Context.add(ReportStore, Reports.make(sql)),
-      Context.add(StoreHealth, Health.make(sql))
+      Context.add(StoreHealth, Health.make(sql)),
+      Context.add(PoolStats, pool)
     )
 )
