@@ -15,16 +15,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as Pg from "pg"
-import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as Stubs from "../../adapters/test/support/providerStubs.js"
 import { ensureBuilt } from "./support/build.js"
 import { until } from "./support/until.js"
+import { slowReceiver } from "./support/workerProcess.js"
 
 const hostScript = fileURLToPath(new URL("./support/clusterHost.js", import.meta.url))
 const secretKey = AesGcmSecretBox.generateKey()
@@ -39,7 +37,7 @@ const appRepositories = 6
 const phases = 3
 
 // short leases and fast timers, passed explicitly: the test must not depend on the defaults; the
-// worker id names the host in leases and claims
+// worker id names the host in claims, its instance id (`host-c/<start>`) in delivery and scan leases
 const workers = (workerId: string) => ({
   deliveryWorker: { workerId, leaseMs: 6_000, timeoutMs: 2_000, batchSize: 16, concurrency: 8, pollIntervalMs: 20 },
   scanWorker: { workerId, leaseMs: 10_000, pollIntervalMs: 50 },
@@ -118,55 +116,6 @@ const call = async (host: Host, method: string, path: string, body?: unknown) =>
   return text === "" ? undefined : JSON.parse(text)
 }
 
-// a slow verifying receiver ----------------------------------------------------------------------
-
-/**
- * Answers 204 after `delayMs`, verifying each request with the destination's secret. Records every
- * `webhook-id` it got, and each time a request arrived while another with the same id was still
- * being answered (the same delivery sent twice at once).
- */
-const slowReceiver = async (delayMs: number) => {
-  let verifier: Webhook | undefined
-  const received: Array<string> = []
-  const inFlight = new Set<string>()
-  const concurrent: Array<string> = []
-  const rejected: Array<string> = []
-  const server = http.createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const id = String(req.headers["webhook-id"])
-      try {
-        verifier!.verify(Buffer.concat(chunks).toString("utf8"), req.headers as Record<string, string>)
-      } catch {
-        rejected.push(id)
-        res.writeHead(400).end()
-        return
-      }
-      received.push(id)
-      if (inFlight.has(id)) concurrent.push(id)
-      inFlight.add(id)
-      setTimeout(() => {
-        inFlight.delete(id)
-        res.writeHead(204).end()
-      }, delayMs)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    setSecret: (secret: string) => void (verifier = new Webhook(secret)),
-    received,
-    concurrent,
-    rejected,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
-}
-
 // -------------------------------------------------------------------------------------------------
 
 const mappingsFile = JSON.stringify({ mappings: [{ fromImage: "node:20", toImage: "node:20.11.1" }] })
@@ -233,11 +182,11 @@ await pgDescribe("three hosts", (databaseUrl) => {
       const destination = await call(b, "POST", `${api}/webhooks`, {
         name: "cluster",
         type: "generic",
-        endpointUrl: receiver.url,
+        endpointUrl: receiver.url("/hook"),
         scope: { kind: "organization" },
         events: ["service.snooze_request.created"]
       })
-      receiver.setSecret(destination.signingSecret)
+      receiver.setSecret("/hook", destination.signingSecret)
 
       // every repository onboarded through a different host: two branch scans queued each
       const repositoryIds: Array<string> = []
@@ -303,7 +252,7 @@ await pgDescribe("three hosts", (databaseUrl) => {
             "host c to hold deliveries, with no request of the test under way",
             async () =>
               pending.get(c) === 0 &&
-              (await count(`SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND lease_owner = 'host-c'`)) > 0,
+              (await count(`SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND lease_owner LIKE 'host-c/%'`)) > 0,
             30_000,
             5
           )
@@ -311,9 +260,9 @@ await pgDescribe("three hosts", (databaseUrl) => {
           killedAt = Date.now()
           // what host c held when it died: its scans are run again, by another host
           heldByC = new Set(
-            (await db.query(`SELECT id FROM scans WHERE status = 'running' AND lease_worker = 'host-c'`)).rows.map((r: { id: string }) =>
-              r.id
-            )
+            (await db.query(`SELECT id FROM scans WHERE status = 'running' AND lease_worker LIKE 'host-c/%'`)).rows.map((
+              r: { id: string }
+            ) => r.id)
           )
         })()
         await Promise.all([...lanes, killer])

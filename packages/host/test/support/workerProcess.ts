@@ -101,10 +101,17 @@ export const slowReceiver = async (delayMs: number) => {
       received.push(id)
       if (inFlight.has(id)) concurrent.push(id)
       inFlight.add(id)
-      setTimeout(() => {
+      const answer = setTimeout(() => {
         inFlight.delete(id)
         res.writeHead(204).end()
       }, delayMs)
+      // a sender that dies (SIGKILL) closes its connection: its attempt has ended, whatever this
+      // receiver would still have done with it
+      res.once("close", () => {
+        if (res.writableFinished) return
+        clearTimeout(answer)
+        inFlight.delete(id)
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
