@@ -24,6 +24,7 @@ import * as App from "./App.js"
 import * as JsonLog from "./runtime/JsonLog.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
+import * as Terminal from "./runtime/Terminal.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
@@ -38,14 +39,24 @@ const usage = (message: string) => new CommandFailure({ message, exitCode: 2 })
 
 const messageOf = (cause: Cause.Cause<unknown>): string => ServeOptions.reasonOf(Cause.squash(cause))
 
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(process.argv.slice(2)), (message) => {
+const commandLineError = (message: string): never => {
   console.error(`image-policy: ${message}`)
   return process.exit(2)
-})
+}
+
+const withFormat = Terminal.takeLogFormat(process.argv.slice(2))
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
+
+/** The log format of a stream: the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether it is a terminal. */
+const logFormatFor = (stream: NodeJS.WriteStream): JsonLog.Format => {
+  const settings = Terminal.logSettings(withFormat.value, process.env, stream.isTTY === true)
+  return "error" in settings ? commandLineError(settings.error) : settings
+}
+const serverLogFormat = logFormatFor(process.stdout)
 
 // One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
 // never mix into it, and only warnings unless `--log-level` asks for more.
-const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn")
+const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn", logFormatFor(process.stderr))
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
 const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
@@ -98,6 +109,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           demo: config.demo,
           tracing: config.tracing,
           logLevel: config.logLevel,
+          logFormat: serverLogFormat,
           services: {
             secretKey: config.secretKey.base64,
             allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
@@ -111,7 +123,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           exitCode: 1
         })
     })
-    const logging = JsonLog.loggerLayer(config.logLevel)
+    const logging = JsonLog.loggerLayer(config.logLevel, JsonLog.bufferDefaults, serverLogFormat)
     const stopped = stopOnSignal(running, logging)
     yield* ServeOptions.startupLog(config, running.url, running.boot).pipe(Effect.provide(logging))
     if (running.boot.demo) yield* Console.log(ServeOptions.demoBanner(running.boot.demo, running.url, config.app.publicUrl))
@@ -120,7 +132,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
       catch: (e) => new CommandFailure({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
     })
   })).pipe(Command.withDescription(
-    "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
+    "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info); --log-format json|pretty (default: pretty on a terminal, else JSON lines; or IMAGE_POLICY_LOG_FORMAT)"
   ))
 
 // migrate ----------------------------------------------------------------------------------------
@@ -253,7 +265,7 @@ const command = Command.make(
   () => usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")
 ).pipe(
   Command.withDescription(
-    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written)"
+    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
   ),
   Command.withSubcommands([serve, migrate, seed, keys])
 )

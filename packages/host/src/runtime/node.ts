@@ -26,6 +26,7 @@ import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
+import * as JsonLog from "./JsonLog.js"
 import { loggerLayer } from "./JsonLog.js"
 
 export interface StartOptions extends BootOptions {
@@ -36,6 +37,8 @@ export interface StartOptions extends BootOptions {
   /** Effect spans for every request; off by default (they cost about a quarter of the throughput). */
   readonly tracing?: boolean | undefined
   readonly logLevel?: LogLevel.LogLevel | undefined
+  /** JSON lines (default) or readable lines (JsonLog.Format; the CLI picks by Terminal.logFormat). */
+  readonly logFormat?: JsonLog.Format | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
   readonly deliveryWorker?: Partial<WebhookDeliveryWorker.Options> | false | undefined
@@ -148,7 +151,7 @@ export const start = (options: StartOptions): Promise<Running> => {
   })).pipe(
     Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
     (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
-    Effect.provide(loggerLayer(options.logLevel)),
+    Effect.provide(loggerLayer(options.logLevel, JsonLog.bufferDefaults, options.logFormat)),
     Effect.provideService(References.TracerEnabled, options.tracing === true)
   )
   const fiber = Effect.runFork(program)
