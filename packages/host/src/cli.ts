@@ -59,9 +59,14 @@ const serverLogFormat = logFormatFor(process.stdout)
 const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn", logFormatFor(process.stderr))
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
-const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
+const withStore = <A, E, R>(
+  spec: StoreConfig.StoreSpec,
+  use: Effect.Effect<A, E, R>,
+  secretKey?: string,
+  previousSecretKeys?: ReadonlyArray<string>
+) =>
   Effect.scoped(Effect.gen(function*() {
-    const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey })).pipe(
+    const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey, previousSecretKeys })).pipe(
       Effect.catchCause((cause) =>
         Effect.fail(
           new CommandFailure({
@@ -112,6 +117,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           logFormat: serverLogFormat,
           services: {
             secretKey: config.secretKey.base64,
+            previousSecretKeys: config.secretKey.previous,
             allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
             metrics: config.metrics
           },
@@ -257,17 +263,44 @@ const keys = Command.make("keys", {}, () => usage("give a subcommand: keys creat
   Command.withSubcommands([keysCreate])
 )
 
+// secrets reseal ---------------------------------------------------------------------------------
+
+const secretsReseal = Command.make("reseal", { store: ServeOptions.store }, ({ store }) =>
+  Effect.gen(function*() {
+    const key = yield* SecretKey.resolve(store, process.env).pipe(
+      Effect.mapError((e) => new CommandFailure({ message: e.message, exitCode: 1 }))
+    )
+    const result = yield* withStore(store, Workflows.SecretKeys.resealAll(), key.base64, key.previous)
+    yield* Console.log(JSON.stringify(result, null, 2))
+    if (result.unopened.length > 0) {
+      return yield* new CommandFailure({
+        message: `${result.unopened.length} secret owner(s) hold values that neither ${SecretKey.envVar} nor ` +
+          `${SecretKey.previousEnvVar} opens (listed above): set those secrets again through the API`,
+        exitCode: 1
+      })
+    }
+  }).pipe(Effect.provide(quietLogs))).pipe(
+    Command.withDescription(
+      `seal every stored secret again under ${SecretKey.envVar}, opening each with it or a key of ${SecretKey.previousEnvVar} (key rotation, docs/deploy.md)`
+    )
+  )
+
+const secrets = Command.make("secrets", {}, () => usage("give a subcommand: secrets reseal (see image-policy secrets --help)")).pipe(
+  Command.withDescription("manage the secrets at rest (secrets reseal)"),
+  Command.withSubcommands([secretsReseal])
+)
+
 // image-policy -----------------------------------------------------------------------------------
 
 const command = Command.make(
   "image-policy",
   {},
-  () => usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")
+  () => usage("give a command: serve, migrate, seed, keys create or secrets reseal (see image-policy --help)")
 ).pipe(
   Command.withDescription(
     "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
   ),
-  Command.withSubcommands([serve, migrate, seed, keys])
+  Command.withSubcommands([serve, migrate, seed, keys, secrets])
 )
 
 const cli = Command.runWith(command, { version })

@@ -111,6 +111,7 @@ const serve = (flags: ServeOptions.Flags) =>
       const storeLayer = Layer.succeedContext(store)
       const serviceOptions = {
         secretKey: config.secretKey.base64,
+        previousSecretKeys: config.secretKey.previous,
         allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
         metrics: config.metrics
       }
