@@ -34,6 +34,7 @@ import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as JsonLog from "./JsonLog.js"
 import * as ServeOptions from "./ServeOptions.js"
+import * as Terminal from "./Terminal.js"
 
 // Only what this file uses, so no Deno type package is needed to build it.
 declare const Deno: {
@@ -41,6 +42,7 @@ declare const Deno: {
   readonly pid: number
   hostname(): string
   readonly env: { toObject(): Record<string, string> }
+  readonly stdout: { isTerminal(): boolean }
   serve(
     options: {
       readonly port: number
@@ -53,10 +55,15 @@ declare const Deno: {
   exit(code: number): never
 }
 
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(Deno.args), (message) => {
+const commandLineError = (message: string): never => {
   console.error(`image-policy: ${message}`)
   return Deno.exit(2)
-})
+}
+const withFormat = Terminal.takeLogFormat(Deno.args)
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
+// as on Node (cli.ts): the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether stdout is a terminal
+const logSettings = Terminal.logSettings(withFormat.value, Deno.env.toObject(), Deno.stdout.isTerminal())
+const logFormat: JsonLog.Format = "error" in logSettings ? commandLineError(logSettings.error) : logSettings
 
 type DenoServer = ReturnType<typeof Deno.serve>
 
@@ -92,7 +99,10 @@ const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) =>
 const serve = (flags: ServeOptions.Flags) =>
   Effect.gen(function*() {
     const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
-    const logging = Layer.merge(JsonLog.loggerLayer(config.logLevel), Layer.succeed(References.TracerEnabled, config.tracing))
+    const logging = Layer.merge(
+      JsonLog.loggerLayer(config.logLevel, JsonLog.bufferDefaults, logFormat),
+      Layer.succeed(References.TracerEnabled, config.tracing)
+    )
     const scope = yield* Scope.make()
     const closeStore = Scope.close(scope, Exit.void)
     const running = yield* Effect.gen(function*() {
