@@ -60,6 +60,25 @@ describe("AesGcmSecretBox", () => {
       assert.strictEqual(error.reason, "decrypt-failed")
     }))
 
+  it.effect("with previous keys: seals under the current key, opens values of the current and the previous keys", () =>
+    Effect.gen(function*() {
+      const third = AesGcmSecretBox.generateKey()
+      const rotated = yield* Effect.provide(SecretBox, AesGcmSecretBox.layerFromKey(key, [otherKey, third]))
+      const old = yield* (yield* box(otherKey)).seal("token under the old key")
+      const older = yield* (yield* box(third)).seal("token under an older key")
+      assert.strictEqual(yield* rotated.open(old), "token under the old key")
+      assert.strictEqual(yield* rotated.open(older), "token under an older key")
+      // what it seals opens under the current key alone, not under a previous one
+      const fresh = yield* rotated.seal("new")
+      assert.strictEqual(yield* (yield* box(key)).open(fresh), "new")
+      const underOld = yield* Effect.flip((yield* box(otherKey)).open(fresh))
+      assert.strictEqual(underOld.reason, "decrypt-failed")
+      // a value no key opens still fails as decrypt-failed; malformed stays malformed
+      const stranger = yield* (yield* box(AesGcmSecretBox.generateKey())).seal("x")
+      assert.strictEqual((yield* Effect.flip(rotated.open(stranger))).reason, "decrypt-failed")
+      assert.strictEqual((yield* Effect.flip(rotated.open("v1.x"))).reason, "malformed")
+    }))
+
   it.effect("malformed input is reported as malformed", () =>
     Effect.gen(function*() {
       const secrets = yield* box(key)

@@ -88,6 +88,8 @@ export const apiLayer = (options: Options) =>
 export interface ServiceOptions {
   /** Base64 of the 32-byte key that seals webhook endpoints and secrets (SecretKey.ts); a fresh one when absent. */
   readonly secretKey?: string | undefined
+  /** `IMAGE_POLICY_SECRET_KEY_PREVIOUS`: keys that still open what they sealed, never seal (key rotation). */
+  readonly previousSecretKeys?: ReadonlyArray<string> | undefined
   /** `IMAGE_POLICY_ALLOW_UNSAFE_WEBHOOK_TARGETS=1`: plain HTTP and non-public webhook targets, for local testing only. */
   readonly allowUnsafeWebhookTargets?: boolean | undefined
   /** Options of the VCS providers, e.g. a `Fixture.make()` provider whose files a test changes at run time. */
@@ -103,7 +105,7 @@ export const services = <E, R>(store: Layer.Layer<Stores, E, R>, options: Servic
     RandomIds.layer,
     ApiKeyHash.cachedLayer(),
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
-    Layer.orDie(AesGcmSecretBox.layerFromKey(options.secretKey ?? AesGcmSecretBox.generateKey())),
+    Layer.orDie(AesGcmSecretBox.layerFromKey(options.secretKey ?? AesGcmSecretBox.generateKey(), options.previousSecretKeys)),
     HttpWebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),
     VcsProviders.layer(options.vcs),
     MemoryPushDeliveryIds.layer(),

@@ -18,6 +18,12 @@ import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 
 export const envVar = "IMAGE_POLICY_SECRET_KEY"
+/**
+ * Keys the store's secrets were sealed under before the current one, comma-separated: values
+ * sealed under them still open (AesGcmSecretBox.withPrevious) until `image-policy secrets reseal`
+ * has sealed everything under the current key (docs/deploy.md, rotating the secret key).
+ */
+export const previousEnvVar = "IMAGE_POLICY_SECRET_KEY_PREVIOUS"
 export const fileName = "secret.key"
 
 export interface SecretKey {
@@ -26,6 +32,8 @@ export interface SecretKey {
   /** Where it came from: the variable, `DIR/secret.key` (read or just generated), or this process only. */
   readonly source: "env" | "file" | "generated" | "ephemeral"
   readonly path?: string | undefined
+  /** `IMAGE_POLICY_SECRET_KEY_PREVIOUS`: keys that open, never seal. */
+  readonly previous?: ReadonlyArray<string> | undefined
 }
 
 export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{
@@ -74,6 +82,19 @@ export const resolve = (
   store: StoreConfig.StoreSpec,
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<SecretKey, SecretKeyError, FileSystem.FileSystem | Path.Path> =>
+  Effect.map(
+    Effect.all([current(store, env), previousKeys(env)]),
+    ([key, previous]) => previous.length === 0 ? key : { ...key, previous }
+  )
+
+const previousKeys = (env: Readonly<Record<string, string | undefined>>) =>
+  Effect.forEach(
+    (env[previousEnvVar] ?? "").split(",").map((key) => key.trim()).filter((key) => key !== ""),
+    // the position, never the key, names a bad one
+    (key, i) => checked(key, `${previousEnvVar} (key ${i + 1})`)
+  )
+
+const current = (store: StoreConfig.StoreSpec, env: Readonly<Record<string, string | undefined>>) =>
   Effect.gen(function*() {
     const fromEnv = env[envVar]
     if (fromEnv !== undefined && fromEnv.trim() !== "") {

@@ -24,6 +24,7 @@ import * as App from "./App.js"
 import * as JsonLog from "./runtime/JsonLog.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
+import * as Terminal from "./runtime/Terminal.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 
@@ -38,19 +39,34 @@ const usage = (message: string) => new CommandFailure({ message, exitCode: 2 })
 
 const messageOf = (cause: Cause.Cause<unknown>): string => ServeOptions.reasonOf(Cause.squash(cause))
 
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(process.argv.slice(2)), (message) => {
+const commandLineError = (message: string): never => {
   console.error(`image-policy: ${message}`)
   return process.exit(2)
-})
+}
+
+const withFormat = Terminal.takeLogFormat(process.argv.slice(2))
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
+
+/** The log format of a stream: the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether it is a terminal. */
+const logFormatFor = (stream: NodeJS.WriteStream): JsonLog.Format => {
+  const settings = Terminal.logSettings(withFormat.value, process.env, stream.isTTY === true)
+  return "error" in settings ? commandLineError(settings.error) : settings
+}
+const serverLogFormat = logFormatFor(process.stdout)
 
 // One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
 // never mix into it, and only warnings unless `--log-level` asks for more.
-const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn")
+const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn", logFormatFor(process.stderr))
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
-const withStore = <A, E, R>(spec: StoreConfig.StoreSpec, use: Effect.Effect<A, E, R>, secretKey?: string) =>
+const withStore = <A, E, R>(
+  spec: StoreConfig.StoreSpec,
+  use: Effect.Effect<A, E, R>,
+  secretKey?: string,
+  previousSecretKeys?: ReadonlyArray<string>
+) =>
   Effect.scoped(Effect.gen(function*() {
-    const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey })).pipe(
+    const services = yield* Layer.build(App.services(StoreConfig.layer(spec), { secretKey, previousSecretKeys })).pipe(
       Effect.catchCause((cause) =>
         Effect.fail(
           new CommandFailure({
@@ -100,8 +116,10 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           tracing: config.tracing,
           telemetry: config.telemetry,
           logLevel: config.logLevel,
+          logFormat: serverLogFormat,
           services: {
             secretKey: config.secretKey.base64,
+            previousSecretKeys: config.secretKey.previous,
             allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
             metrics: config.metrics
           },
@@ -115,7 +133,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
           exitCode: 1
         })
     })
-    const logging = JsonLog.loggerLayer(config.logLevel)
+    const logging = JsonLog.loggerLayer(config.logLevel, JsonLog.bufferDefaults, serverLogFormat)
     const stopped = stopOnSignal(running, logging)
     yield* ServeOptions.startupLog(config, running.url, running.boot).pipe(Effect.provide(logging))
     if (running.boot.demo) yield* Console.log(ServeOptions.demoBanner(running.boot.demo, running.url, config.app.publicUrl))
@@ -124,7 +142,7 @@ const serve = Command.make("serve", ServeOptions.options, (flags) =>
       catch: (e) => new CommandFailure({ message: `the host did not stop cleanly: ${ServeOptions.reasonOf(e)}`, exitCode: 1 })
     })
   })).pipe(Command.withDescription(
-    "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info)"
+    "run the HTTP service (/api/v1) until SIGTERM or SIGINT; --log-level info|debug|warning|error sets the least severe log line written (default info); --log-format json|pretty (default: pretty on a terminal, else JSON lines; or IMAGE_POLICY_LOG_FORMAT)"
   ))
 
 // migrate ----------------------------------------------------------------------------------------
@@ -249,17 +267,44 @@ const keys = Command.make("keys", {}, () => usage("give a subcommand: keys creat
   Command.withSubcommands([keysCreate])
 )
 
+// secrets reseal ---------------------------------------------------------------------------------
+
+const secretsReseal = Command.make("reseal", { store: ServeOptions.store }, ({ store }) =>
+  Effect.gen(function*() {
+    const key = yield* SecretKey.resolve(store, process.env).pipe(
+      Effect.mapError((e) => new CommandFailure({ message: e.message, exitCode: 1 }))
+    )
+    const result = yield* withStore(store, Workflows.SecretKeys.resealAll(), key.base64, key.previous)
+    yield* Console.log(JSON.stringify(result, null, 2))
+    if (result.unopened.length > 0) {
+      return yield* new CommandFailure({
+        message: `${result.unopened.length} secret owner(s) hold values that neither ${SecretKey.envVar} nor ` +
+          `${SecretKey.previousEnvVar} opens (listed above): set those secrets again through the API`,
+        exitCode: 1
+      })
+    }
+  }).pipe(Effect.provide(quietLogs))).pipe(
+    Command.withDescription(
+      `seal every stored secret again under ${SecretKey.envVar}, opening each with it or a key of ${SecretKey.previousEnvVar} (key rotation, docs/deploy.md)`
+    )
+  )
+
+const secrets = Command.make("secrets", {}, () => usage("give a subcommand: secrets reseal (see image-policy secrets --help)")).pipe(
+  Command.withDescription("manage the secrets at rest (secrets reseal)"),
+  Command.withSubcommands([secretsReseal])
+)
+
 // image-policy -----------------------------------------------------------------------------------
 
 const command = Command.make(
   "image-policy",
   {},
-  () => usage("give a command: serve, migrate, seed or keys create (see image-policy --help)")
+  () => usage("give a command: serve, migrate, seed, keys create or secrets reseal (see image-policy --help)")
 ).pipe(
   Command.withDescription(
-    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written)"
+    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
   ),
-  Command.withSubcommands([serve, migrate, seed, keys])
+  Command.withSubcommands([serve, migrate, seed, keys, secrets])
 )
 
 const cli = Command.runWith(command, { version })

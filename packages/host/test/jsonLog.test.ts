@@ -3,6 +3,7 @@
  * in batches that keep the order of the lines, and nothing held back once the logger closes, a
  * warning arrives, the batch is full, its delay passed or the process exits.
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -104,5 +105,36 @@ describe("the server's JSON log", () => {
     await logger.log(Effect.logInfo("request"))
     await logger.close()
     expect(await logger.writes()).toEqual([])
+  })
+})
+
+describe("the server's readable log (a terminal's)", () => {
+  const pretty = (colour: boolean) => JsonLog.loggerLayer("Info", held, { format: "pretty", colour })
+  const lines = async (layer: Layer.Layer<never>, effect: Effect.Effect<void>) => {
+    const consoleContext = await Effect.runPromise(Layer.build(TestConsole.layer).pipe(Effect.scoped))
+    await Effect.runPromise(
+      Effect.scoped(Effect.gen(function*() {
+        const logging = yield* Layer.build(layer)
+        yield* Effect.provideContext(effect, logging)
+      })).pipe(Effect.provideContext(consoleContext))
+    )
+    return written(await Effect.runPromise(TestConsole.logLines.pipe(Effect.provideContext(consoleContext))))
+  }
+
+  it("writes time, level, message and key=value annotations, quoting what has spaces", async () => {
+    const [line] = await lines(
+      pretty(false),
+      Effect.logInfo("request").pipe(Effect.annotateLogs({ requestId: "r1", status: 200, route: "GET /a b", tags: ["x"] }))
+    )
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}request requestId=r1 status=200 route="GET \/a b" tags=\["x"\]$/)
+  })
+
+  it("colours only when asked, and indents a cause below its line", async () => {
+    const coloured = await lines(pretty(true), Effect.logWarning("slow"))
+    expect(coloured[0]).toContain("\u001b[33mWARN")
+    const failed = await lines(pretty(false), Effect.logError("unexpected failure", Cause.fail(new Error("boom"))))
+    expect(failed[0]).toMatch(/ERROR unexpected failure/)
+    expect(failed.slice(1).join("\n")).toMatch(/^ {4}.*boom/m)
+    expect(failed.join("\n")).not.toContain("\u001b")
   })
 })

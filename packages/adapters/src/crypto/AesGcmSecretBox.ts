@@ -89,9 +89,38 @@ export const make = (rawKey: Uint8Array): Effect.Effect<typeof SecretBox.Service
     })
   })
 
-/** The SecretBox for a base64 key (`IMAGE_POLICY_SECRET_KEY`); fails with `bad-key` when it is not 32 bytes. */
-export const layerFromKey = (base64Key: string): Layer.Layer<SecretBox, SecretBoxError> =>
-  Layer.effect(SecretBox, Effect.flatMap(Effect.fromResult(decodeKey(base64Key)), make))
+/**
+ * Key rotation: seals with `current` and opens with `current`, then with each of `previous` in
+ * order when it could not (a sealed value names no key; GCM's tag tells a wrong key apart, so a
+ * value opens under its own key only). Values sealed under a previous key keep working until
+ * they are sealed again under the current one (`image-policy secrets reseal`, docs/deploy.md).
+ */
+export const withPrevious = (
+  current: typeof SecretBox.Service,
+  previous: ReadonlyArray<typeof SecretBox.Service>
+): typeof SecretBox.Service =>
+  previous.length === 0 ? current : SecretBox.of({
+    seal: current.seal,
+    open: (sealed) =>
+      previous.reduce(
+        (opened, box) => Effect.catchIf(opened, (e) => e.reason === "decrypt-failed", () => box.open(sealed)),
+        current.open(sealed)
+      )
+  })
+
+/**
+ * The SecretBox for a base64 key (`IMAGE_POLICY_SECRET_KEY`), opening with the `previous` keys too
+ * (`IMAGE_POLICY_SECRET_KEY_PREVIOUS`, see `withPrevious`); fails with `bad-key` when a key is not
+ * 32 bytes.
+ */
+export const layerFromKey = (base64Key: string, previous: ReadonlyArray<string> = []): Layer.Layer<SecretBox, SecretBoxError> =>
+  Layer.effect(
+    SecretBox,
+    Effect.gen(function*() {
+      const box = (key: string) => Effect.flatMap(Effect.fromResult(decodeKey(key)), make)
+      return withPrevious(yield* box(base64Key), yield* Effect.forEach(previous, box))
+    })
+  )
 
 /** How many opened values `openedCache` keeps, and for how long. */
 const OPENED_CAPACITY = 1_024

@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
@@ -106,9 +107,17 @@ export const layer = (options: Options) => {
           // JSON under any JSON media type
           const read = BodyGuard.asJson(request)
           // one context change for the request: its info, its body reader, and no body buffered past
-          // the limit, on any route
+          // the limit, on any route, and the request id on every log line written while it runs
           const handled = Effect.updateContext(app, (context: Context.Context<never>) => {
-            const withInfo = Context.add(Context.add(context, RequestInfo, info), HttpServerRequest.MaxBodySize, maxBodySize)
+            const withInfo = Context.add(
+              Context.add(
+                Context.add(context, RequestInfo, info),
+                References.CurrentLogAnnotations,
+                { ...Context.get(context, References.CurrentLogAnnotations), requestId: info.id }
+              ),
+              HttpServerRequest.MaxBodySize,
+              maxBodySize
+            )
             return read === request ? withInfo : Context.add(withInfo, HttpServerRequest.HttpServerRequest, read)
           })
           const counted = metrics === undefined

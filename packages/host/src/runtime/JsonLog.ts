@@ -2,6 +2,7 @@
  * The host's log lines: one JSON object per line in the shape docs/cli.md documents (and Effect 3
  * wrote): `message`, `logLevel`, `timestamp`, `cause` (when there is one), `annotations`, `spans`,
  * `fiberId`. Effect 4's own JSON logger names the level `level`; log pipelines read `logLevel`.
+ * On a terminal the same fields read as one line each (`prettyLogger`, Terminal.logFormat).
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -24,6 +25,40 @@ export const jsonLogger: Logger.Logger<unknown, string> = Logger.map(
       : Formatter.formatJson(line)
   }
 )
+
+const levelColours: Record<string, string> = {
+  FATAL: "\x1b[1;31m",
+  ERROR: "\x1b[31m",
+  WARN: "\x1b[33m",
+  INFO: "\x1b[32m",
+  DEBUG: "\x1b[34m",
+  TRACE: "\x1b[90m"
+}
+
+// a value that reads unambiguously after `key=`: bare when it has no space, quote or `=`
+const show = (value: unknown): string => {
+  if (typeof value === "string") return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)
+  if (value === undefined) return "undefined"
+  return typeof value === "object" && value !== null ? Formatter.formatJson(value) : String(value)
+}
+
+/**
+ * Readable lines for a person at a terminal (Terminal.logFormat): time, level, message, then the
+ * annotations as `key=value`, and a cause indented below. The same fields as `jsonLogger`, so
+ * switching format hides nothing and reveals nothing; `colour` only styles the time and level.
+ */
+export const prettyLogger = (colour: boolean): Logger.Logger<unknown, string> =>
+  Logger.map(Logger.formatStructured, ({ annotations, cause, level, message, spans, timestamp }) => {
+    const time = colour ? `\x1b[2m${timestamp}\x1b[0m` : timestamp
+    const tag = colour ? `${levelColours[level] ?? ""}${level.padEnd(5)}\x1b[0m` : level.padEnd(5)
+    const text = (Array.isArray(message) ? message : [message])
+      .map((part) => typeof part === "string" ? part : Formatter.formatJson(part))
+      .join(" ")
+    const pairs = Object.entries(annotations).map(([key, value]) => `${key}=${show(value)}`)
+    const timings = Object.entries(spans).map(([label, ms]) => `${label}=${ms}ms`)
+    const line = [time, tag, text, ...pairs, ...timings].join(" ")
+    return cause === undefined ? line : `${line}\n${cause.replace(/^/gm, "    ")}`
+  })
 
 const isPlain = (value: unknown): boolean =>
   value === null || value === undefined || typeof value === "string" || typeof value === "boolean" ||
@@ -86,13 +121,28 @@ export const bufferedConsoleLog = <Message>(
     )
   })
 
-/**
- * JSON lines on stdout at the chosen level, written in batches (`bufferedConsoleLog`): the
- * server's log (requests, workers, start and stop).
- */
-export const loggerLayer = (level: LogLevel.LogLevel = "Info", buffer: BufferOptions = bufferDefaults): Layer.Layer<never> =>
-  Layer.merge(Logger.layer([bufferedConsoleLog(jsonLogger, buffer)]), Layer.succeed(References.MinimumLogLevel, level))
+export interface Format {
+  /** `json` (one object a line) or `pretty` (Terminal.logFormat decides, docs/deploy.md). */
+  readonly format: "json" | "pretty"
+  /** Colour in `pretty` lines (Terminal.colourAllowed). */
+  readonly colour: boolean
+}
 
-/** JSON lines on stderr, for the one-shot commands whose stdout is their answer. */
-export const stderrLoggerLayer = (level: LogLevel.LogLevel): Layer.Layer<never> =>
-  Layer.merge(Logger.layer([Logger.withConsoleError(jsonLogger)]), Layer.succeed(References.MinimumLogLevel, level))
+export const jsonFormat: Format = { format: "json", colour: false }
+
+const formatter = (format: Format) => format.format === "pretty" ? prettyLogger(format.colour) : jsonLogger
+
+/**
+ * The server's log on stdout at the chosen level, written in batches (`bufferedConsoleLog`):
+ * requests, workers, start and stop. JSON lines unless `format` asks for readable ones.
+ */
+export const loggerLayer = (
+  level: LogLevel.LogLevel = "Info",
+  buffer: BufferOptions = bufferDefaults,
+  format: Format = jsonFormat
+): Layer.Layer<never> =>
+  Layer.merge(Logger.layer([bufferedConsoleLog(formatter(format), buffer)]), Layer.succeed(References.MinimumLogLevel, level))
+
+/** Log lines on stderr, for the one-shot commands whose stdout is their answer. */
+export const stderrLoggerLayer = (level: LogLevel.LogLevel, format: Format = jsonFormat): Layer.Layer<never> =>
+  Layer.merge(Logger.layer([Logger.withConsoleError(formatter(format))]), Layer.succeed(References.MinimumLogLevel, level))

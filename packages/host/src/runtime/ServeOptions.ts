@@ -27,6 +27,7 @@ import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Otlp from "../metrics/Otlp.js"
 import * as SecretKey from "../SecretKey.js"
 import * as Seed from "../seed/Seed.js"
+import * as Terminal from "./Terminal.js"
 
 // printed as is after `image-policy: ` (cli.ts installs that presenter), so the text names its flag
 const invalid = (message: string) => Effect.fail(new CliError.ValidationError({ message }))
@@ -147,8 +148,13 @@ export const takeLogLevel = (
  * `image-policy: <what is wrong>` on stderr and nothing on stdout, as before (effect/cli's default
  * prints the whole help on stdout).
  */
-export const cliLayer: Layer.Layer<never> = Layer.merge(
+export const cliLayer: Layer.Layer<never> = Layer.mergeAll(
   CliConfig.layer({ builtIns: GlobalFlag.BuiltIns.filter((flag) => flag !== GlobalFlag.LogLevel) }),
+  // help goes to stdout: its colour follows stdout (Terminal.colourAllowed, no FORCE_COLOR)
+  Layer.sync(CliOutput.Formatter, () =>
+    CliOutput.defaultFormatter({
+      colors: typeof process !== "undefined" && Terminal.colourAllowed(process.env, process.stdout.isTTY === true)
+    })),
   CliOutput.layerPresenter({
     present: (event) =>
       event._tag === "InvalidInvocation"

@@ -38,6 +38,7 @@ import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
 import * as JsonLog from "./JsonLog.js"
 import * as ServeOptions from "./ServeOptions.js"
+import * as Terminal from "./Terminal.js"
 
 // Only what this file uses, so no Deno type package is needed to build it.
 declare const Deno: {
@@ -45,6 +46,7 @@ declare const Deno: {
   readonly pid: number
   hostname(): string
   readonly env: { toObject(): Record<string, string> }
+  readonly stdout: { isTerminal(): boolean }
   serve(
     options: {
       readonly port: number
@@ -57,10 +59,15 @@ declare const Deno: {
   exit(code: number): never
 }
 
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(Deno.args), (message) => {
+const commandLineError = (message: string): never => {
   console.error(`image-policy: ${message}`)
   return Deno.exit(2)
-})
+}
+const withFormat = Terminal.takeLogFormat(Deno.args)
+const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
+// as on Node (cli.ts): the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether stdout is a terminal
+const logSettings = Terminal.logSettings(withFormat.value, Deno.env.toObject(), Deno.stdout.isTerminal())
+const logFormat: JsonLog.Format = "error" in logSettings ? commandLineError(logSettings.error) : logSettings
 
 type DenoServer = ReturnType<typeof Deno.serve>
 
@@ -97,7 +104,7 @@ const serve = (flags: ServeOptions.Flags) =>
   Effect.gen(function*() {
     const config = yield* ServeOptions.resolve(flags, Deno.env.toObject(), argv.level)
     const logging = Layer.merge(
-      JsonLog.loggerLayer(config.logLevel),
+      JsonLog.loggerLayer(config.logLevel, JsonLog.bufferDefaults, logFormat),
       Layer.succeed(References.TracerEnabled, config.tracing || config.telemetry?.traces !== undefined)
     )
     const scope = yield* Scope.make()
@@ -120,6 +127,7 @@ const serve = (flags: ServeOptions.Flags) =>
       const metrics = config.metrics ?? (config.telemetry?.metrics === undefined ? undefined : HostMetrics.make({ prometheus: false }))
       const serviceOptions = {
         secretKey: config.secretKey.base64,
+        previousSecretKeys: config.secretKey.previous,
         allowUnsafeWebhookTargets: config.allowUnsafeWebhookTargets,
         metrics
       }

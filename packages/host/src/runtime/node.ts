@@ -35,6 +35,7 @@ import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as Stopping from "../workers/Stopping.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
+import * as JsonLog from "./JsonLog.js"
 import { loggerLayer } from "./JsonLog.js"
 
 export interface StartOptions extends BootOptions {
@@ -47,6 +48,8 @@ export interface StartOptions extends BootOptions {
   /** OTLP export of traces and metrics (`OTEL_EXPORTER_OTLP_ENDPOINT`, metrics/Otlp.ts); absent: none. */
   readonly telemetry?: Otlp.Settings | undefined
   readonly logLevel?: LogLevel.LogLevel | undefined
+  /** JSON lines (default) or readable lines (JsonLog.Format; the CLI picks by Terminal.logFormat). */
+  readonly logFormat?: JsonLog.Format | undefined
   readonly services?: App.ServiceOptions | undefined
   /** The webhook delivery worker of this process; `false` runs none (another process delivers). */
   readonly deliveryWorker?: Partial<WebhookDeliveryWorker.Options> | false | undefined
@@ -195,7 +198,7 @@ export const start = (options: StartOptions): Promise<Running> => {
   })).pipe(
     Effect.tapCause((cause) => Deferred.failCause(ready, cause)),
     (effect) => options.clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, options.clock),
-    Effect.provide(loggerLayer(options.logLevel)),
+    Effect.provide(loggerLayer(options.logLevel, JsonLog.bufferDefaults, options.logFormat)),
     Effect.provideService(References.TracerEnabled, options.tracing === true || options.telemetry?.traces !== undefined)
   )
   const fiber = Effect.runFork(program)
