@@ -11,12 +11,14 @@
  * the lease. What a lane cannot start in time waits for the lease to expire and is claimed again.
  */
 import { AesGcmSecretBox } from "@image-policy/adapters"
-import { DeliveryPolicy, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
+import { DeliveryPolicy, type Id, OutboxStore, SecretBox, type Webhook, WebhookStore, Workflows } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Defect from "./Defect.js"
+import * as DeliveryRecorder from "./DeliveryRecorder.js"
 
 export interface Options extends Workflows.WebhookDeliveries.DeliveryConfig {
   readonly workerId: string
@@ -55,11 +57,23 @@ const RECORD_MARGIN_MS = 1_000
 /** The lease actually used: never shorter than two attempts and their records. */
 export const leaseMs = (options: Options): number => Math.max(options.leaseMs, 2 * (options.timeoutMs + RECORD_MARGIN_MS))
 
+/**
+ * How long a lane uses its destination as read: a change to a destination (disabled, deleted, new
+ * URL or secret) applies to the attempts that start this long after it at the latest.
+ */
+const DESTINATION_MAX_AGE_MS = 1_000
+
+interface CachedDestination {
+  readonly readAt: number
+  readonly value: Option.Option<Webhook.WebhookDestination>
+}
+
 const outcomeOf = (status: "pending" | "succeeded" | "dead"): HostMetrics.DeliveryOutcome => status === "pending" ? "retry" : status
 
 const pass = (options: Options, box: typeof SecretBox.Service, metrics: HostMetrics.Registry | undefined) =>
   Effect.gen(function*() {
     const outbox = yield* OutboxStore
+    const webhooks = yield* WebhookStore
     const claimedAt = yield* Clock.currentTimeMillis
     const lease = leaseMs(options)
     const claimed = yield* outbox.claim({ worker: options.workerId, now: new Date(claimedAt), leaseMs: lease, limit: options.batchSize })
@@ -74,15 +88,28 @@ const pass = (options: Options, box: typeof SecretBox.Service, metrics: HostMetr
       else lane.push(c)
     }
     let attempted = 0
+    const recorder = DeliveryRecorder.make(outbox.recordMany)
     yield* Effect.forEach(
       lanes.values(),
       (lane) =>
         Effect.gen(function*() {
+          let destination: CachedDestination | undefined
           for (const c of lane) {
             // the rest of the lane waits for its lease to expire, still in order
-            if ((yield* Clock.currentTimeMillis) > lastStart) return
+            const now = yield* Clock.currentTimeMillis
+            if (now > lastStart) return
             attempted++
-            const outcome = yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
+            const outcome = yield* Effect.gen(function*() {
+              // a lane is one destination: read once, again after DESTINATION_MAX_AGE_MS
+              if (destination === undefined || now - destination.readAt > DESTINATION_MAX_AGE_MS) {
+                destination = { readAt: now, value: yield* webhooks.get(c.orgId as Id.OrgId, c.delivery.webhookId) }
+              }
+              const done = yield* Workflows.WebhookDeliveries.attemptDelivery(c, destination.value, options)
+              // a 410 disables the destination in the record's transaction; every other record is batched
+              if (done.disable !== undefined) return yield* Workflows.WebhookDeliveries.recordOutcome(done)
+              yield* recorder.record(done.record)
+              return done.record.next.status
+            }).pipe(
               Effect.map(outcomeOf),
               // a defect in one delivery must not stop the others; its lease expires and it is retried
               Effect.catchCause((cause) =>
