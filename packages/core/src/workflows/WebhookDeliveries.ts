@@ -87,7 +87,8 @@ export interface DeliveryOutcome {
  * gone or disabled turns the delivery into a dead letter, which can be replayed once the endpoint
  * is fixed.
  */
-export const attemptDelivery = Effect.fn("WebhookDeliveries.attemptDelivery")(function*(
+// a span without the call-site stack `Effect.fn` captures on every call: this runs once per delivery
+export const attemptDelivery = Effect.fnUntraced(function*(
   claimed: ClaimedWebhookDelivery,
   destination: Option.Option<Webhook.WebhookDestination>,
   config: DeliveryConfig
@@ -170,7 +171,7 @@ export const attemptDelivery = Effect.fn("WebhookDeliveries.attemptDelivery")(fu
     case "Disable":
       return yield* outcome(fields, { status: "dead", nextAttemptAt: null }, "the endpoint answered 410 Gone")
   }
-})
+}, Effect.withSpan("WebhookDeliveries.attemptDelivery", undefined, { captureStackTrace: false }))
 
 /**
  * Records an attempt's outcome: the attempt with the delivery's next state in one atomic store
