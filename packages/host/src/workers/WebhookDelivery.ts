@@ -105,8 +105,12 @@ const pass = (options: Options, box: typeof SecretBox.Service, metrics: HostMetr
                 destination = { readAt: now, value: yield* webhooks.get(c.orgId as Id.OrgId, c.delivery.webhookId) }
               }
               const done = yield* Workflows.WebhookDeliveries.attemptDelivery(c, destination.value, options)
-              // a 410 disables the destination in the record's transaction; every other record is batched
-              if (done.disable !== undefined) return yield* Workflows.WebhookDeliveries.recordOutcome(done)
+              // a 410 disables the destination in the record's transaction (and the lane reads it
+              // again, so its next deliveries become dead letters unsent); every other record is batched
+              if (done.disable !== undefined) {
+                destination = undefined
+                return yield* Workflows.WebhookDeliveries.recordOutcome(done)
+              }
               yield* recorder.record(done.record)
               return done.record.next.status
             }).pipe(
