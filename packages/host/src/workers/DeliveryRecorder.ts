@@ -24,8 +24,11 @@ export interface Recorder {
 
 interface Entry {
   readonly record: AttemptRecord
-  /** true: recorded by another lane's batch; false: this lane leads the next batch. */
-  readonly done: Deferred.Deferred<boolean>
+  /**
+   * true: recorded by another lane's batch; false: this lane leads the next batch. None for the
+   * lane that leads at once (nothing to wait for: a synchronous store never makes another lane wait).
+   */
+  readonly done: Deferred.Deferred<boolean> | undefined
 }
 
 export const make = (recordMany: (records: ReadonlyArray<AttemptRecord>) => Effect.Effect<void>): Recorder => {
@@ -39,11 +42,11 @@ export const make = (recordMany: (records: ReadonlyArray<AttemptRecord>) => Effe
       Effect.onExit((exit) =>
         Effect.sync(() => {
           const result = Exit.isSuccess(exit) ? Effect.succeed(true) : Effect.failCause(exit.cause)
-          for (const e of batch) Deferred.doneUnsafe(e.done, result)
+          for (const e of batch) if (e.done !== undefined) Deferred.doneUnsafe(e.done, result)
           // the lead passes on even after a failure, so the waiting lanes are never stranded
           const next = pending[0]
           if (next === undefined) flushing = false
-          else Deferred.doneUnsafe(next.done, Effect.succeed(false))
+          else Deferred.doneUnsafe(next.done!, Effect.succeed(false))
         })
       )
     )
@@ -51,12 +54,13 @@ export const make = (recordMany: (records: ReadonlyArray<AttemptRecord>) => Effe
 
   const record = (record: AttemptRecord): Effect.Effect<void> =>
     Effect.suspend(() => {
-      const done = Deferred.makeUnsafe<boolean>()
-      pending.push({ record, done })
       if (!flushing) {
         flushing = true
+        pending.push({ record, done: undefined })
         return flush
       }
+      const done = Deferred.makeUnsafe<boolean>()
+      pending.push({ record, done })
       return Effect.flatMap(Deferred.await(done), (recorded) => recorded ? Effect.void : flush)
     })
 
