@@ -12,6 +12,7 @@ import { leases } from "./storeContract/leases.js"
 import { members } from "./storeContract/members.js"
 import { organizations } from "./storeContract/organizations.js"
 import { outbox } from "./storeContract/outbox.js"
+import { outboxRecording } from "./storeContract/outboxRecording.js"
 import { policies } from "./storeContract/policies.js"
 import { remediations } from "./storeContract/remediations.js"
 import { reports } from "./storeContract/reports.js"
@@ -44,6 +45,7 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         audit,
         transactions,
         outbox,
+        outboxRecording,
         scans,
         leases,
         remediations,

@@ -93,6 +93,8 @@ describe("Signing", () => {
       const now = Math.floor(Date.now() / 1000)
       const headers = Result.getOrThrow(Signing.sign({ secret, id: "evt_1", timestampSeconds: now, body }))
       assert.match(headers["webhook-signature"], /^v1,[A-Za-z0-9+/]+={0,2}$/)
+      // node:crypto's HMAC gives the signature the standardwebhooks package computes itself
+      assert.strictEqual(headers["webhook-signature"], new StandardWebhook(secret).sign("evt_1", new Date(now * 1000), body))
       assert.deepStrictEqual(new StandardWebhook(secret).verify(body, { ...headers }), { text })
       assert.deepStrictEqual(new SvixWebhook(secret).verify(body, { ...headers }), { text })
       // the bytes on the wire are the UTF-8 encoding of the signed string

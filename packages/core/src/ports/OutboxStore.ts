@@ -31,6 +31,13 @@ export interface DeliveryKey {
   readonly webhookId: string
 }
 
+/** One attempt to record with its delivery's new state (`OutboxStore.recordMany`). */
+export interface AttemptRecord {
+  readonly orgId: OrgId
+  readonly attempt: WebhookDeliveryAttempt
+  readonly next: Pick<WebhookDelivery, "status" | "nextAttemptAt">
+}
+
 /** The pending part of the outbox (`OutboxStore.backlog`). */
 export interface OutboxBacklog {
   readonly pending: number
@@ -74,6 +81,12 @@ export class OutboxStore extends Context.Service<OutboxStore, {
     attempt: WebhookDeliveryAttempt,
     next: Pick<WebhookDelivery, "status" | "nextAttemptAt">
   ) => Effect.Effect<void>
+  /**
+   * `recordAttempt` for many deliveries (any organizations) in one write, all or none: what a
+   * worker's lanes finished meanwhile goes to the store in one statement instead of one each.
+   * Each record names a different delivery; a delivery that is gone records no attempt.
+   */
+  readonly recordMany: (records: ReadonlyArray<AttemptRecord>) => Effect.Effect<void>
   /**
    * A destination's deliveries, each with its event's type and its attempts (`attempts` order), in
    * one read: never one read per delivery.

@@ -11,7 +11,7 @@ import * as DeliveryPolicy from "../DeliveryPolicy.js"
 import type { EventId, WebhookId } from "../Id.js"
 import type { ClaimedWebhookDelivery, FailingDeliveryFilter, WebhookDeliveryAttempt } from "../Outbox.js"
 import type { PageRequest } from "../Page.js"
-import { OutboxStore } from "../ports/OutboxStore.js"
+import { type AttemptRecord, OutboxStore } from "../ports/OutboxStore.js"
 import { SecretBox } from "../ports/SecretBox.js"
 import { transaction } from "../ports/Transaction.js"
 import { type SendFailure, WebhookSender } from "../ports/WebhookSender.js"
@@ -67,52 +67,59 @@ const outcomeOf = (result: { readonly statusCode: number } | SendFailure): Deliv
     ? { _tag: "Timeout" }
     : { _tag: "NetworkError" }
 
+/** A delivery's state after an attempt. */
+export interface NextState {
+  readonly status: "pending" | "succeeded" | "dead"
+  readonly nextAttemptAt: string | null
+}
+
+/** What one attempt ended in: the attempt and the delivery's next state to record, and a 410's disabling. */
+export interface DeliveryOutcome {
+  readonly record: AttemptRecord & { readonly next: NextState }
+  /** The reason the destination is to be disabled with the record (a 410 Gone), or undefined. */
+  readonly disable: string | undefined
+}
+
 /**
- * One attempt of one claimed delivery: send, classify with the core's policy, and record the
- * attempt with the delivery's next state in one atomic store write (in one transaction with a
- * 410's disabling of the destination). A destination that is gone or disabled turns the delivery into a dead letter, which
- * can be replayed once the endpoint is fixed.
+ * One attempt of one claimed delivery to its destination as read before it (`None`: deleted):
+ * send and classify with the core's policy. Writes nothing: the outcome goes to `recordOutcome`,
+ * or to the store's `recordMany` with others (the worker batches them). A destination that is
+ * gone or disabled turns the delivery into a dead letter, which can be replayed once the endpoint
+ * is fixed.
  */
-export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: ClaimedWebhookDelivery, config: DeliveryConfig) {
-  const outbox = yield* OutboxStore
-  const webhooks = yield* WebhookStore
+// a span without the call-site stack `Effect.fn` captures on every call: this runs once per delivery
+export const attemptDelivery = Effect.fnUntraced(function*(
+  claimed: ClaimedWebhookDelivery,
+  destination: Option.Option<Webhook.WebhookDestination>,
+  config: DeliveryConfig
+) {
   const box = yield* SecretBox
   const sender = yield* WebhookSender
   const orgId = claimed.orgId as Caller["orgId"]
   const { delivery, event } = claimed
   const attemptNumber = delivery.attempts + 1
   const started = yield* Clock.currentTimeMillis
-  const record = (
+  const outcome = (
     fields: Pick<WebhookDeliveryAttempt, "statusCode" | "durationMs" | "outcome" | "errorCode">,
-    next: { readonly status: "pending" | "succeeded" | "dead"; readonly nextAttemptAt: string | null },
+    next: NextState,
     disable?: string
   ) =>
-    Effect.gen(function*() {
-      const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const recorded = outbox.recordAttempt(orgId, {
-        eventId: delivery.eventId,
-        webhookId: delivery.webhookId,
-        attempt: attemptNumber,
-        at,
-        ...fields
-      }, next)
-      // the attempt and the delivery's state are one atomic store write; only disabling the
-      // destination as well needs a transaction around both
-      if (disable === undefined) yield* recorded
-      else {
-        yield* transaction(Effect.gen(function*() {
-          yield* recorded
-          const current = yield* webhooks.get(orgId, delivery.webhookId)
-          if (Option.isSome(current)) {
-            yield* webhooks.update(orgId, { ...current.value, status: "disabled", disabledReason: disable })
-          }
-        }))
-      }
-      return next.status
-    })
-  const destination = yield* webhooks.get(orgId, delivery.webhookId)
+    Effect.map(Clock.currentTimeMillis, (now): DeliveryOutcome => ({
+      record: {
+        orgId,
+        attempt: {
+          eventId: delivery.eventId,
+          webhookId: delivery.webhookId,
+          attempt: attemptNumber,
+          at: new Date(now).toISOString(),
+          ...fields
+        },
+        next
+      },
+      disable
+    }))
   if (Option.isNone(destination) || destination.value.status !== "active") {
-    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, {
+    return yield* outcome({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "destination-disabled" }, {
       status: "dead",
       nextAttemptAt: null
     })
@@ -122,7 +129,7 @@ export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed:
     destination.value.signingSecretSealed === null ? Effect.succeed(null) : box.open(destination.value.signingSecretSealed)
   ]).pipe(Effect.option)
   if (Option.isNone(opened)) {
-    return yield* record({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, {
+    return yield* outcome({ statusCode: null, durationMs: 0, outcome: "fail", errorCode: "secret-unavailable" }, {
       status: "dead",
       nextAttemptAt: null
     })
@@ -156,12 +163,44 @@ export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed:
   }
   switch (step._tag) {
     case "Succeeded":
-      return yield* record(fields, { status: "succeeded", nextAttemptAt: null })
+      return yield* outcome(fields, { status: "succeeded", nextAttemptAt: null })
     case "Retry":
-      return yield* record(fields, { status: "pending", nextAttemptAt: new Date(finished + step.delayMs).toISOString() })
+      return yield* outcome(fields, { status: "pending", nextAttemptAt: new Date(finished + step.delayMs).toISOString() })
     case "DeadLetter":
-      return yield* record(fields, { status: "dead", nextAttemptAt: null })
+      return yield* outcome(fields, { status: "dead", nextAttemptAt: null })
     case "Disable":
-      return yield* record(fields, { status: "dead", nextAttemptAt: null }, "the endpoint answered 410 Gone")
+      return yield* outcome(fields, { status: "dead", nextAttemptAt: null }, "the endpoint answered 410 Gone")
   }
+}, Effect.withSpan("WebhookDeliveries.attemptDelivery", undefined, { captureStackTrace: false }))
+
+/**
+ * Records an attempt's outcome: the attempt with the delivery's next state in one atomic store
+ * write, in one transaction with the destination's disabling after a 410. Returns the next status.
+ */
+export const recordOutcome = ({ disable, record }: DeliveryOutcome) =>
+  Effect.gen(function*() {
+    const outbox = yield* OutboxStore
+    const recorded = outbox.recordAttempt(record.orgId, record.attempt, record.next)
+    if (disable === undefined) yield* recorded
+    else {
+      const webhooks = yield* WebhookStore
+      yield* transaction(Effect.gen(function*() {
+        yield* recorded
+        const current = yield* webhooks.get(record.orgId, record.attempt.webhookId)
+        if (Option.isSome(current)) {
+          yield* webhooks.update(record.orgId, { ...current.value, status: "disabled", disabledReason: disable })
+        }
+      }))
+    }
+    return record.next.status
+  })
+
+/**
+ * One attempt of one claimed delivery as a whole: read its destination, send, and record the
+ * attempt with the delivery's next state (`attemptDelivery`, then `recordOutcome`).
+ */
+export const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: ClaimedWebhookDelivery, config: DeliveryConfig) {
+  const webhooks = yield* WebhookStore
+  const destination = yield* webhooks.get(claimed.orgId as Caller["orgId"], claimed.delivery.webhookId)
+  return yield* recordOutcome(yield* attemptDelivery(claimed, destination, config))
 })

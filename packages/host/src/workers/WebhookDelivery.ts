@@ -1,7 +1,8 @@
 /**
  * The webhook delivery worker: claims due deliveries from the outbox (leased, `SKIP LOCKED` on
- * PostgreSQL, so several hosts can run it at once), sends each through the core's `deliver`, and
- * sleeps when nothing is due. Deliveries of one destination in a batch go one after another, so a
+ * PostgreSQL, so several hosts can run it at once), sends each through the core's
+ * `attemptDelivery`, records what the lanes finish together (workers/DeliveryRecorder.ts: one
+ * `recordMany` for the records that arrive while one is written), and sleeps when nothing is due. Deliveries of one destination in a batch go one after another, so a
  * destination sees its events in order and one slow receiver holds one slot, not the whole pool.
  * A crash loses nothing: an unfinished delivery's lease expires and another pass sends it again
  * (at-least-once; receivers deduplicate by `webhook-id`).
@@ -20,13 +21,25 @@
  * and are recorded, the pass releases the rest.
  */
 import { AesGcmSecretBox } from "@image-policy/adapters"
-import { type DeliveryKey, DeliveryPolicy, type Outbox, OutboxStore, SecretBox, Workflows } from "@image-policy/core"
+import {
+  type DeliveryKey,
+  DeliveryPolicy,
+  type Id,
+  type Outbox,
+  OutboxStore,
+  SecretBox,
+  type Webhook,
+  WebhookStore,
+  Workflows
+} from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Defect from "./Defect.js"
+import * as DeliveryRecorder from "./DeliveryRecorder.js"
 import * as Stopping from "./Stopping.js"
 
 export interface Options extends Workflows.WebhookDeliveries.DeliveryConfig {
@@ -116,6 +129,17 @@ const heartbeat = (options: Options, leases: BatchLeases) =>
     }
   })
 
+/**
+ * How long a lane uses its destination as read: a change to a destination (disabled, deleted, new
+ * URL or secret) applies to the attempts that start this long after it at the latest.
+ */
+const DESTINATION_MAX_AGE_MS = 1_000
+
+interface CachedDestination {
+  readonly readAt: number
+  readonly value: Option.Option<Webhook.WebhookDestination>
+}
+
 const outcomeOf = (status: "pending" | "succeeded" | "dead"): HostMetrics.DeliveryOutcome => status === "pending" ? "retry" : status
 
 const pass = (
@@ -126,6 +150,7 @@ const pass = (
 ) =>
   Effect.gen(function*() {
     const outbox = yield* OutboxStore
+    const webhooks = yield* WebhookStore
     const claimedAt = yield* Clock.currentTimeMillis
     const lease = leaseMs(options)
     const claimed = yield* outbox.claim({ worker: options.workerId, now: new Date(claimedAt), leaseMs: lease, limit: options.batchSize })
@@ -143,19 +168,33 @@ const pass = (
       else lane.push(c)
     }
     let attempted = 0
+    const recorder = DeliveryRecorder.make(outbox.recordMany)
     const sendAll = Effect.forEach(
       lanes.values(),
       (lane) =>
         Effect.gen(function*() {
+          let destination: CachedDestination | undefined
           for (const c of lane) {
             const name = nameOf(keyOf(c))
+            const now = yield* Clock.currentTimeMillis
             // the start guard (module comment); the rest of the lane is released below, still in order
-            if (
-              Stopping.requested(stopping) || leases.lost.has(name) ||
-              (yield* Clock.currentTimeMillis) > leases.until - options.timeoutMs - RECORD_MARGIN_MS
-            ) return
+            if (Stopping.requested(stopping) || leases.lost.has(name) || now > leases.until - options.timeoutMs - RECORD_MARGIN_MS) return
             attempted++
-            const outcome = yield* Workflows.WebhookDeliveries.deliver(c, options).pipe(
+            const outcome = yield* Effect.gen(function*() {
+              // a lane is one destination: read once, again after DESTINATION_MAX_AGE_MS
+              if (destination === undefined || now - destination.readAt > DESTINATION_MAX_AGE_MS) {
+                destination = { readAt: now, value: yield* webhooks.get(c.orgId as Id.OrgId, c.delivery.webhookId) }
+              }
+              const done = yield* Workflows.WebhookDeliveries.attemptDelivery(c, destination.value, options)
+              // a 410 disables the destination in the record's transaction (and the lane reads it
+              // again, so its next deliveries become dead letters unsent); every other record is batched
+              if (done.disable !== undefined) {
+                destination = undefined
+                return yield* Workflows.WebhookDeliveries.recordOutcome(done)
+              }
+              yield* recorder.record(done.record)
+              return done.record.next.status
+            }).pipe(
               Effect.map(outcomeOf),
               // a defect in one delivery must not stop the others; its lease expires and it is retried
               Effect.catchCause((cause) =>

@@ -1,12 +1,35 @@
 /** The event outbox and its deliveries in the memory state. */
 import { Lease, Outbox, type OutboxStore } from "@image-policy/core"
-import { paginate, push, put, sortBy, type State, type WebhookDeliveryRow } from "./State.js"
+import { paginate, push, put, sortBy, type State, type Undo, type WebhookDeliveryRow } from "./State.js"
 
 const publicDelivery = ({ leaseOwner: _o, leaseUntil: _u, orgId: _org, ...d }: WebhookDeliveryRow): Outbox.WebhookDelivery => d
 
 const byUpdated = (d: Outbox.WebhookDelivery) => [d.updatedAt, d.eventId] as const
 
 const deliveryKey = (eventId: string, webhookId: string) => `${eventId}|${webhookId}`
+
+const record = (
+  s: State,
+  undo: Undo,
+  orgId: string,
+  attempt: Outbox.WebhookDeliveryAttempt,
+  next: Pick<Outbox.WebhookDelivery, "status" | "nextAttemptAt">
+) => {
+  const k = deliveryKey(attempt.eventId, attempt.webhookId)
+  const d = s.deliveries.get(k)
+  if (!d || d.orgId !== orgId) return
+  push(undo, s.need(orgId).attempts, attempt)
+  put(undo, s.deliveries, k, {
+    ...d,
+    status: next.status,
+    nextAttemptAt: next.nextAttemptAt,
+    attempts: d.attempts + 1,
+    lastStatusCode: attempt.statusCode,
+    updatedAt: attempt.at,
+    leaseOwner: null,
+    leaseUntil: null
+  })
+}
 
 export const make = (s: State): typeof OutboxStore.Service => ({
   append: (orgId, events) =>
@@ -67,22 +90,10 @@ export const make = (s: State): typeof OutboxStore.Service => ({
       }
       return freed
     }),
-  recordAttempt: (orgId, attempt, next) =>
+  recordAttempt: (orgId, attempt, next) => s.run((undo) => record(s, undo, orgId, attempt, next)),
+  recordMany: (records) =>
     s.run((undo) => {
-      const k = deliveryKey(attempt.eventId, attempt.webhookId)
-      const d = s.deliveries.get(k)
-      if (!d || d.orgId !== orgId) return
-      push(undo, s.need(orgId).attempts, attempt)
-      put(undo, s.deliveries, k, {
-        ...d,
-        status: next.status,
-        nextAttemptAt: next.nextAttemptAt,
-        attempts: d.attempts + 1,
-        lastStatusCode: attempt.statusCode,
-        updatedAt: attempt.at,
-        leaseOwner: null,
-        leaseUntil: null
-      })
+      for (const r of records) record(s, undo, r.orgId, r.attempt, r.next)
     }),
   deliveries: (orgId, webhookId, page) =>
     s.read(() => {

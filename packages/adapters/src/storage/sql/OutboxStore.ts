@@ -99,6 +99,38 @@ export const make = (sql: SqlClient.SqlClient): typeof OutboxStore.Service => {
         SELECT ${orgId}, ${attempt.eventId}, ${attempt.webhookId}, ${attempt.attempt}, ${json(attempt)}::jsonb
         WHERE EXISTS (SELECT 1 FROM updated)
         ON CONFLICT DO NOTHING`)),
+    // every record in one statement (atomic on its own, like `recordAttempt`): the records as one
+    // JSON record set, the deliveries updated from it and an attempt row inserted for each delivery
+    // that was updated
+    recordMany: (records) => {
+      if (records.length === 0) return Effect.void
+      const rows = records.map(({ attempt, next, orgId }) => ({
+        org_id: orgId,
+        event_id: attempt.eventId,
+        webhook_id: attempt.webhookId,
+        attempt: attempt.attempt,
+        status: next.status,
+        next_attempt_at: next.nextAttemptAt,
+        status_code: attempt.statusCode,
+        at: attempt.at,
+        doc: attempt
+      }))
+      return Effect.asVoid(die(sql`WITH x AS (
+          SELECT * FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(org_id text, event_id text, webhook_id text,
+            attempt integer, status text, next_attempt_at text, status_code integer, at text, doc jsonb)
+        ), updated AS (
+          UPDATE deliveries d SET status = x.status,
+            next_attempt_at = x.next_attempt_at::timestamptz, attempts = d.attempts + 1,
+            last_status_code = x.status_code, updated_at = x.at, lease_owner = NULL, lease_until = NULL
+          FROM x
+          WHERE d.org_id = x.org_id AND d.event_id = x.event_id AND d.webhook_id = x.webhook_id
+          RETURNING d.org_id, d.event_id, d.webhook_id
+        )
+        INSERT INTO delivery_attempts (org_id, event_id, webhook_id, attempt, doc)
+        SELECT x.org_id, x.event_id, x.webhook_id, x.attempt, x.doc
+        FROM x JOIN updated u ON u.org_id = x.org_id AND u.event_id = x.event_id AND u.webhook_id = x.webhook_id
+        ON CONFLICT DO NOTHING`))
+    },
     // the page with each delivery's event type and attempts in one query (the database joins them)
     deliveries: (orgId, webhookId, request) =>
       page(
