@@ -57,14 +57,15 @@ export const make = (s: State): typeof OutboxStore.Service => ({
   claim: ({ leaseMs, limit, now, worker }) =>
     s.run((undo) => {
       const t = now.getTime()
-      const due = [...s.deliveries.entries()]
-        .filter(([, d]) =>
-          d.status === "pending" && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= t &&
-          (d.leaseUntil === null || d.leaseUntil < t)
-        )
-        .sort(([, a], [, b]) => Date.parse(a.nextAttemptAt!) - Date.parse(b.nextAttemptAt!))
-        .slice(0, limit)
-      return due.map(([k, d]) => {
+      // each due time parsed once, not in every comparison of the sort
+      const due: Array<readonly [string, WebhookDeliveryRow, number]> = []
+      for (const [k, d] of s.deliveries) {
+        if (d.status !== "pending" || d.nextAttemptAt === null || (d.leaseUntil !== null && d.leaseUntil >= t)) continue
+        const at = Date.parse(d.nextAttemptAt)
+        if (at <= t) due.push([k, d, at])
+      }
+      due.sort((a, b) => a[2] - b[2])
+      return due.slice(0, limit).map(([k, d]) => {
         put(undo, s.deliveries, k, { ...d, leaseOwner: worker, leaseUntil: t + leaseMs })
         return { orgId: d.orgId, delivery: publicDelivery(d), event: s.orgs.get(d.orgId)!.events.get(d.eventId)! }
       })
