@@ -9,58 +9,23 @@
  * own `webhook-id` (the event id).
  */
 import { layer } from "@effect/vitest"
-import { PgClient, StoreConfig } from "@image-policy/adapters"
-import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
-import * as Context from "effect/Context"
+import { type Id, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Pg from "pg"
 import { expect } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
-import * as App from "../src/App.js"
-import { ensureBuilt } from "./support/build.js"
 import { startTestHost } from "./support/harness.js"
 import { postgresStore } from "./support/problem.js"
 import { onboard, seedWithFiles, statuses } from "./support/scanHost.js"
 import { until as waitUntil } from "./support/until.js"
-import { kill, secretKey, slowReceiver, startWorker, terminate } from "./support/workerProcess.js"
-
-class Db extends Context.Service<Db, Pg.Client>()("test/leaseRecovery/Db") {}
+import { Db, kill, processSuite, slowReceiver, startWorker, terminate } from "./support/workerProcess.js"
 
 /** Longer than any test: a delivery held by such a lease is only sent again if its lease is released. */
 const longLease = 10 * 60_000
 
 await pgDescribe("leases that follow the work", (url) => {
   const orgId = "org_leasetest" as Id.OrgId
-  const caller: Workflows.Caller.Caller = { orgId, actor: { kind: "system", name: "lease test" }, correlationId: "lease-test" }
-
-  const built = Layer.effectDiscard(Effect.promise(ensureBuilt))
-  const services = App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
-    secretKey,
-    allowUnsafeWebhookTargets: true
-  })
-  const organization = Layer.effectDiscard(Effect.gen(function*() {
-    const { organizations } = yield* OrganizationStore
-    yield* organizations.insert({
-      id: orgId,
-      name: "Lease test",
-      edition: "enterprise",
-      grants: [],
-      defaultNotificationTeamId: null,
-      cooldownSeconds: 0
-    })
-  }))
-  const db = Layer.effect(
-    Db,
-    Effect.acquireRelease(
-      Effect.promise(async () => {
-        const client = new Pg.Client({ connectionString: url })
-        await client.connect()
-        return client
-      }),
-      (client) => Effect.promise(() => client.end())
-    )
-  )
+  const { caller, layer: suite } = processSuite(url, orgId, "lease test")
 
   /** A slow receiver and `destinations` destinations of it, with `perDestination` test events queued for each. */
   const scenario = (name: string, delayMs: number, destinations = 4, perDestination = 8) =>
@@ -113,7 +78,7 @@ await pgDescribe("leases that follow the work", (url) => {
     if (exactlyOnce) expect(receiver.received).toHaveLength(eventIds.length)
   }
 
-  layer(Layer.mergeAll(db, Layer.provideMerge(organization, services)).pipe(Layer.provide(built)), {
+  layer(suite, {
     excludeTestServices: true,
     timeout: "300 seconds"
   })((it) => {

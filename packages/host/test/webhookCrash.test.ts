@@ -6,24 +6,16 @@
  * workflows in this process, over the same database.
  */
 import { layer } from "@effect/vitest"
-import { PgClient, StoreConfig } from "@image-policy/adapters"
-import { type Id, OrganizationStore, Workflows } from "@image-policy/core"
-import * as Context from "effect/Context"
+import { type Id, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Pg from "pg"
 import { expect } from "vitest"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import * as Receiver from "../../adapters/test/support/receiver.js"
-import * as App from "../src/App.js"
-import { ensureBuilt } from "./support/build.js"
 import { until as waitUntil } from "./support/until.js"
-import { kill, secretKey, slowReceiver, startWorker } from "./support/workerProcess.js"
+import { Db, kill, processSuite, slowReceiver, startWorker } from "./support/workerProcess.js"
 
 // -------------------------------------------------------------------------------------------------
-
-/** A client of the test database, to read the deliveries table as the workers leave it. */
-class Db extends Context.Service<Db, Pg.Client>()("test/webhookCrash/Db") {}
 
 /** A receiver for the test's scope: closed when the test ends, whatever its outcome. */
 const scopedReceiver = <R extends { readonly close: () => Promise<void> }>(start: () => Promise<R>) =>
@@ -31,36 +23,7 @@ const scopedReceiver = <R extends { readonly close: () => Promise<void> }>(start
 
 await pgDescribe("webhook delivery with crashing and concurrent workers", (url) => {
   const orgId = "org_crashtest" as Id.OrgId
-  const caller: Workflows.Caller.Caller = { orgId, actor: { kind: "system", name: "crash test" }, correlationId: "crash-test" }
-
-  // the workers run the built packages; a stale build is rebuilt first (which can take a while)
-  const built = Layer.effectDiscard(Effect.promise(ensureBuilt))
-  const services = App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
-    secretKey,
-    allowUnsafeWebhookTargets: true
-  })
-  const organization = Layer.effectDiscard(Effect.gen(function*() {
-    const { organizations } = yield* OrganizationStore
-    yield* organizations.insert({
-      id: orgId,
-      name: "Crash test",
-      edition: "enterprise",
-      grants: [],
-      defaultNotificationTeamId: null,
-      cooldownSeconds: 0
-    })
-  }))
-  const db = Layer.effect(
-    Db,
-    Effect.acquireRelease(
-      Effect.promise(async () => {
-        const client = new Pg.Client({ connectionString: url })
-        await client.connect()
-        return client
-      }),
-      (client) => Effect.promise(() => client.end())
-    )
-  )
+  const { caller, layer: suite } = processSuite(url, orgId, "crash test")
 
   /** Delivery rows of these destinations by status. */
   const statuses = async (client: Pg.Client, webhookIds: ReadonlyArray<string>) => {
@@ -91,7 +54,7 @@ await pgDescribe("webhook delivery with crashing and concurrent workers", (url) 
   const until = (what: string, f: () => Promise<boolean> | boolean) => Effect.promise(() => waitUntil(what, f, 30_000, 10))
 
   // one set of services, database client and organization for both tests, built before the first
-  layer(Layer.mergeAll(db, Layer.provideMerge(organization, services)).pipe(Layer.provide(built)), {
+  layer(suite, {
     excludeTestServices: true,
     timeout: "300 seconds"
   })((it) => {

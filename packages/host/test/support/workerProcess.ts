@@ -3,17 +3,62 @@
  * host over PostgreSQL), and a slow verifying receiver, for the crash and lease tests
  * (webhookCrash.test.ts, leaseRecovery.test.ts). Call `ensureBuilt()` first.
  */
-import { AesGcmSecretBox } from "@image-policy/adapters"
+import { AesGcmSecretBox, PgClient, StoreConfig } from "@image-policy/adapters"
+import { type Id, OrganizationStore, type Workflows } from "@image-policy/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import * as Pg from "pg"
 import { Webhook } from "standardwebhooks"
+import * as App from "../../src/App.js"
+import { ensureBuilt } from "./build.js"
 
 const workerScript = fileURLToPath(new URL("./deliveryWorker.js", import.meta.url))
 /** The secret key of the test and of every worker it starts (sealed endpoints open in both). */
 export const secretKey = AesGcmSecretBox.generateKey()
+
+/** A client of the suite's database, to read the tables as the worker processes leave them. */
+export class Db extends Context.Service<Db, Pg.Client>()("test/workerProcess/Db") {}
+
+/**
+ * What a suite of worker processes runs beside them, in this process: the BUILT packages (a stale
+ * build is rebuilt first: the processes run it), the host's services over the same PostgreSQL
+ * database with the processes' secret key (to queue work through the core's workflows), one
+ * enterprise organization, and a `Db` client.
+ */
+export const processSuite = (url: string, orgId: Id.OrgId, name: string) => {
+  const caller: Workflows.Caller.Caller = { orgId, actor: { kind: "system", name }, correlationId: name.replace(/ /g, "-") }
+  const services = App.services(StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 2 })), {
+    secretKey,
+    allowUnsafeWebhookTargets: true
+  })
+  const organization = Layer.effectDiscard(
+    OrganizationStore.use(({ organizations }) =>
+      organizations.insert({ id: orgId, name, edition: "enterprise", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 })
+    )
+  )
+  const db = Layer.effect(
+    Db,
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const client = new Pg.Client({ connectionString: url })
+        await client.connect()
+        return client
+      }),
+      (client) => Effect.promise(() => client.end())
+    )
+  )
+  return {
+    caller,
+    layer: Layer.mergeAll(db, Layer.provideMerge(organization, services)).pipe(
+      Layer.provide(Layer.effectDiscard(Effect.promise(ensureBuilt)))
+    )
+  }
+}
 
 // worker processes -------------------------------------------------------------------------------
 
