@@ -12,6 +12,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/adapters/package.json packages/adapters/
+COPY packages/client/package.json packages/client/
 COPY packages/host/package.json packages/host/
 # `npm ci` fails on this project's registry (STACK.md); `npm install` still follows the lockfile.
 # No install scripts: they would fetch the `node` and `deno` devDependencies' binaries, which the
@@ -21,6 +22,7 @@ RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages/core packages/core
 COPY packages/adapters packages/adapters
+COPY packages/client packages/client
 COPY packages/host packages/host
 COPY scripts scripts
 RUN npm run build

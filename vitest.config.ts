@@ -4,11 +4,14 @@ import { defineConfig } from "vitest/config"
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
 
 // Tests run against the TypeScript sources of every workspace package (no build needed).
-const alias = {
-  "@image-policy/core": src("core"),
-  "@image-policy/adapters": src("adapters"),
-  "@image-policy/host": src("host")
-}
+const alias = [
+  { find: "@image-policy/core", replacement: src("core") },
+  { find: "@image-policy/adapters", replacement: src("adapters") },
+  // the API definition's modules, `@image-policy/client/api/<Module>`
+  { find: /^@image-policy\/client\/api\/(.+)$/, replacement: fileURLToPath(new URL("./packages/client/src/api/$1.ts", import.meta.url)) },
+  { find: "@image-policy/client", replacement: src("client") },
+  { find: "@image-policy/host", replacement: src("host") }
+]
 
 export default defineConfig({
   resolve: { alias },

@@ -4,11 +4,11 @@
  * (runtime/deno.ts) serve this same application.
  */
 import { AesGcmSecretBox, ApiKeyHash, HttpWebhookSender, MemoryPushDeliveryIds, RandomIds, VcsProviders } from "@image-policy/adapters"
+import { Api } from "@image-policy/client/api/Api"
 import type { Stores } from "@image-policy/core"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Layer from "effect/Layer"
-import { Api } from "./api/Api.js"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
 import { AuditHandlers } from "./handlers/Audit.js"
 import { HealthHandlers } from "./handlers/Health.js"

@@ -5,6 +5,7 @@
  * trouble answers by its reason; any other failure is not a problem of ours (a defect, 500).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { PushNotAuthenticated } from "@image-policy/client/api/VcsEvents"
 import {
   ApiKey,
   Assignment,
@@ -31,7 +32,6 @@ import {
   Workflows
 } from "@image-policy/core"
 import type * as Schema from "effect/Schema"
-import { PushNotAuthenticated } from "../src/api/VcsEvents.js"
 import * as Problems from "../src/http/Problems.js"
 
 type Tag = Problems.EdgeError["_tag"]

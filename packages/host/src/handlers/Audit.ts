@@ -1,9 +1,9 @@
+import { Api } from "@image-policy/client/api/Api"
+import { toPage } from "@image-policy/client/api/Common"
 import { AuditStore, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Stream from "effect/Stream"
-import { Api } from "../api/Api.js"
-import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
 
 const { Audit } = Workflows

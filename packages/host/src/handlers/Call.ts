@@ -4,15 +4,15 @@
  * rejection audit row (`Workflows.Caller.auditRejection`), named after the operation and the most
  * specific resource its path names.
  */
+import { Api } from "@image-policy/client/api/Api"
+import type { Problem } from "@image-policy/client/api/Problem"
+import { CurrentCaller } from "@image-policy/client/api/Security"
 import { type AuditStore, type Ids, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { HttpRouter } from "effect/http"
 import { HttpApi } from "effect/http-api"
 import * as References from "effect/References"
-import { Api } from "../api/Api.js"
-import type { Problem } from "../api/Problem.js"
-import { CurrentCaller } from "../api/Security.js"
 import * as Problems from "../http/Problems.js"
 
 type Caller = typeof CurrentCaller.Service

@@ -1,6 +1,6 @@
+import { Api } from "@image-policy/client/api/Api"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.js"
 import * as Problems from "../http/Problems.js"
 import * as Readiness from "../Readiness.js"
 

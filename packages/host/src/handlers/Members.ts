@@ -1,8 +1,8 @@
+import { Api } from "@image-policy/client/api/Api"
+import { toPage } from "@image-policy/client/api/Common"
 import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.js"
-import { toPage } from "../api/Common.js"
 import { withCaller } from "./Call.js"
 
 const { Members } = Workflows

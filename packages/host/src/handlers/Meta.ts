@@ -1,11 +1,11 @@
+import { Api } from "@image-policy/client/api/Api"
 import { Event } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Option from "effect/Option"
-import { Api } from "../api/Api.js"
-import * as OpenApiDocument from "../api/OpenApiDocument.js"
 import * as Problems from "../http/Problems.js"
+import * as OpenApiDocument from "../OpenApiDocument.js"
 
 /**
  * The document and the catalog never change while the process runs: build them once. The document's

@@ -1,11 +1,11 @@
+import { Api } from "@image-policy/client/api/Api"
+import { toPage } from "@image-policy/client/api/Common"
+import { DraftMapping } from "@image-policy/client/api/Policy"
 import { Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Schema from "effect/Schema"
-import { Api } from "../api/Api.js"
-import { toPage } from "../api/Common.js"
-import { DraftMapping } from "../api/Policy.js"
 import { withCaller } from "./Call.js"
 
 const { Policy, PolicyAdministration } = Workflows

@@ -1,6 +1,6 @@
+import { Api } from "@image-policy/client/api/Api"
 import { Workflows } from "@image-policy/core"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.js"
 import { withCaller } from "./Call.js"
 
 const { Reports } = Workflows

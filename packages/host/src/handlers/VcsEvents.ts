@@ -8,14 +8,14 @@
  * `Workflows.PushEvents.receive`.
  */
 import { VcsHttp, VcsPushEvents } from "@image-policy/adapters"
+import { Api } from "@image-policy/client/api/Api"
+import { PushNotAuthenticated } from "@image-policy/client/api/VcsEvents"
 import { type Id, Input, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { Api } from "../api/Api.js"
-import { PushNotAuthenticated } from "../api/VcsEvents.js"
 import * as BodyGuard from "../http/BodyGuard.js"
 import * as Problems from "../http/Problems.js"
 import { RequestInfo } from "../http/RequestInfo.js"

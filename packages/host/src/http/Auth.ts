@@ -4,6 +4,8 @@
  * declares (all in the core's `ApiKeys.authenticate`), then the key's rate limit, then the body (413,
  * malformed JSON, text no store can hold) and the query's text.
  */
+import type { Problem } from "@image-policy/client/api/Problem"
+import { Authentication, CurrentCaller, RequiredPermissions, RequiredRoles } from "@image-policy/client/api/Security"
 import { AccessStore, type Permission, SecretHasher, Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,8 +14,6 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import type * as Types from "effect/Types"
-import type { Problem } from "../api/Problem.js"
-import { Authentication, CurrentCaller, RequiredPermissions, RequiredRoles } from "../api/Security.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"
 import * as RateLimit from "./RateLimit.js"

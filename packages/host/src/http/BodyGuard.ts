@@ -4,12 +4,12 @@
  * past it, bodies that are not JSON answer 400 instead of reaching the decoder. The body is cached
  * by the request, so the decoder reads it again for free.
  */
+import type { Problem } from "@image-policy/client/api/Problem"
 import { JsonValue, Text } from "@image-policy/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import { Headers, HttpServerError, HttpServerRequest } from "effect/http"
-import type { Problem } from "../api/Problem.js"
 import * as Problems from "./Problems.js"
 
 export const defaultMaxBodyBytes = 1024 * 1024

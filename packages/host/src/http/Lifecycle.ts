@@ -3,6 +3,7 @@
  * it too): a request id, every failure rendered as problem JSON (contracts 4), defects logged
  * without secrets and answered 500 with a correlation id, and one structured access log line.
  */
+import { contentType as problemContentType, type Problem } from "@image-policy/client/api/Problem"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -13,7 +14,6 @@ import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
-import { contentType as problemContentType, type Problem } from "../api/Problem.js"
 import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as BodyGuard from "./BodyGuard.js"
 import * as Problems from "./Problems.js"

@@ -3,14 +3,14 @@
  * table is the one place that gives each its status, its stable `type` and the field it names.
  * Unknown failures are defects: logged without secrets and answered 500 with a correlation id.
  */
+import { type FieldError, Problem, ProblemResponses, render } from "@image-policy/client/api/Problem"
+import type { PushNotAuthenticated } from "@image-policy/client/api/VcsEvents"
 import { Input, type UserError, type VcsProviderError } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import type { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
-import { type FieldError, Problem, ProblemResponses, render } from "../api/Problem.js"
-import type { PushNotAuthenticated } from "../api/VcsEvents.js"
 import { RequestInfo } from "./RequestInfo.js"
 
 export { render }

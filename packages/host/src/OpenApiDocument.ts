@@ -6,8 +6,8 @@
  * description says who may call it (from `x-required-permissions`), so every operation has a
  * summary (its endpoint's) and a description.
  */
+import { Api } from "@image-policy/client/api/Api"
 import { OpenApi } from "effect/http-api"
-import { Api } from "./Api.js"
 
 const problemRef = { $ref: "#/components/schemas/Problem" }
 

@@ -1,0 +1,7 @@
+/**
+ * `@image-policy/client`: the `/api/v1` definition (`Api`, also under `@image-policy/client/api/<Module>`)
+ * and the typed client made from it.
+ */
+export { Api } from "./api/Api.js"
+export { Problem } from "./api/Problem.js"
+export * as ApiClient from "./Client.js"
