@@ -20,6 +20,7 @@ import { ReportsHandlers } from "./handlers/Reports.js"
 import { RepositoriesHandlers } from "./handlers/Repositories.js"
 import { RolesHandlers } from "./handlers/Roles.js"
 import { ScansHandlers } from "./handlers/Scans.js"
+import { SessionHandlers } from "./handlers/Session.js"
 import { SnoozeRequestsHandlers } from "./handlers/SnoozeRequests.js"
 import { VcsEventsHandlers } from "./handlers/VcsEvents.js"
 import { WebhooksHandlers } from "./handlers/Webhooks.js"
@@ -76,6 +77,8 @@ export const apiLayer = (options: Options) =>
         SettingsHandlers,
         MembersHandlers,
         RolesHandlers,
+        // the web console's sessions (issue 17)
+        SessionHandlers,
         HealthHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])

@@ -21,6 +21,8 @@ import { VcsEventsGroup } from "./VcsEvents.js"
 import { WebhooksGroup } from "./Webhooks.js"
 // organization administration (issue 15)
 import { SettingsGroup } from "./Settings.js"
+// the web console's sessions (issue 17)
+import { SessionGroup } from "./Session.js"
 import { TeamsGroup } from "./Teams.js"
 import { VcsConnectionsGroup } from "./VcsConnections.js"
 
@@ -42,7 +44,9 @@ export class Api extends HttpApi.make("image-policy")
     VcsConnectionsGroup,
     SettingsGroup,
     MembersGroup,
-    RolesGroup
+    RolesGroup,
+    // the web console's sessions (issue 17)
+    SessionGroup
   )
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)
@@ -56,7 +60,8 @@ export class Api extends HttpApi.make("image-policy")
   .annotate(OpenApi.Version, version)
   .annotate(
     OpenApi.Description,
-    "Image mapping policy, repository onboarding and webhook automation. Organization routes need `x-api-key`; " +
+    "Image mapping policy, repository onboarding and webhook automation. Organization routes need `x-api-key` " +
+      "or the console's session cookie (with `x-csrf-token` on unsafe methods); " +
       "every error is RFC 9457 problem JSON."
   )
 {}

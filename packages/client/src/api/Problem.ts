@@ -70,7 +70,7 @@ export const problemFor = (status: number, description: string) =>
   ).annotate({ description, identifier: "Problem" })
 
 export const Problem400 = problemFor(400, "Malformed JSON, schema violation or business rule not satisfied; `errors` names each field")
-export const Problem401 = problemFor(401, "No valid API key: missing, unknown, expired or revoked")
+export const Problem401 = problemFor(401, "No valid API key or session: missing, unknown, expired or revoked")
 export const Problem403 = problemFor(403, "The organization's edition or the key's permissions do not allow this")
 export const Problem404 = problemFor(404, "Not found in this organization (also for other organizations' resources)")
 export const Problem409 = problemFor(409, "Conflict with the current workflow state")

@@ -1,10 +1,10 @@
 /**
- * `x-api-key` security (spec 5) and the permissions each operation requires (contracts 3). The
+ * `x-api-key` and session cookie security (spec 5, 5.1) and the permissions each operation requires (contracts 3). The
  * required permissions are an annotation of the endpoint, so the OpenAPI document
  * (`x-required-permissions`) and the check at run time (http/Auth.ts, which reads the annotation
  * of the endpoint it wraps) read the same value.
  */
-import type { Permission, Workflows } from "@image-policy/core"
+import { type Permission, Session, type Workflows } from "@image-policy/core"
 import * as Context from "effect/Context"
 import { type HttpApiEndpoint, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Problem401, Problem403, Problem404, Problem429 } from "./Problem.js"
@@ -47,6 +47,17 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   "Authentication",
   {
     error: [Problem401, Problem403, Problem404, Problem429],
-    security: { apiKey: HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }) }
+    // either scheme authenticates; both reach the same permission checks in the same order (host http/Auth.ts)
+    security: {
+      apiKey: HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }).pipe(
+        HttpApiSecurity.annotate(OpenApi.Description, "API key of a service account (automation)")
+      ),
+      session: HttpApiSecurity.apiKey({ in: "cookie", key: Session.cookieName }).pipe(
+        HttpApiSecurity.annotate(
+          OpenApi.Description,
+          "Session cookie of the web console (POST /api/v1/session); unsafe methods also need the `x-csrf-token` header"
+        )
+      )
+    }
   }
 ) {}

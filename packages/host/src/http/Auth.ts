@@ -31,7 +31,12 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Acce
       // the workflow's services, as this layer was built with them
       const services = yield* Effect.context<AccessStore | SecretHasher>()
       const limiter = RateLimit.make(options.rateLimit)
-      return {
+      const service: typeof Authentication.Service = {
+        // PLACEHOLDER (issue 17 base): session cookie authentication replaces this before anything lands on main.
+        // The builder tries the schemes in order and answers the last one's failure, so this one answers as the key would.
+        session: (httpEffect, options) =>
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+            service.apiKey(httpEffect, { ...options, credential: Redacted.make(request.headers["x-api-key"] ?? "") })),
         apiKey: (httpEffect, { credential, endpoint }) =>
           // the request's own services are read straight from the fiber in one step (a `yield*` of
           // each would be an Effect step of its own, on every request of every organization route)
@@ -90,5 +95,6 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Acce
             })
           })
       }
+      return service
     })
   )
