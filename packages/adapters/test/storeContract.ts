@@ -20,6 +20,7 @@ import { repositories } from "./storeContract/repositories.js"
 import { scans } from "./storeContract/scans.js"
 import { schedule } from "./storeContract/schedule.js"
 import { scoping } from "./storeContract/scoping.js"
+import { sessions } from "./storeContract/sessions.js"
 import { snoozes } from "./storeContract/snoozes.js"
 import * as Support from "./storeContract/support.js"
 import { transactions } from "./storeContract/transactions.js"
@@ -52,7 +53,8 @@ export const storeContract = (name: string, stores: Layer.Layer<Stores, unknown>
         reports,
         administration,
         members,
-        schedule
+        schedule,
+        sessions
       ]
     ) register(it, contract)
   })

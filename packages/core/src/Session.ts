@@ -90,6 +90,21 @@ export interface Lifetimes {
 /** Idle 12 hours, absolute 7 days (both configurable: `--session-idle-timeout`, `--session-max-age`). */
 export const defaultLifetimes: Lifetimes = { idleMs: 12 * 3_600_000, maxAgeMs: 7 * 86_400_000 }
 
+/** The longest lifetime either setting may have (a year). */
+export const maxLifetimeMs = 365 * 86_400_000
+
+/**
+ * A lifetime as operators write it: a whole number with a unit `s`, `m`, `h` or `d` (`90m`, `12h`,
+ * `7d`), or seconds without a unit; 1 second to 365 days. `undefined` when it is not one.
+ */
+export const parseLifetime = (text: string): number | undefined => {
+  const match = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(text)
+  if (match === null) return undefined
+  const unit = { "": 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "" | "s" | "m" | "h" | "d"]
+  const ms = Number(match[1]) * unit
+  return ms >= 1_000 && ms <= maxLifetimeMs ? ms : undefined
+}
+
 /**
  * How fresh `lastSeenAt` is kept: a session used again within this window is not written again, so
  * a busy console does not write on every request. The idle expiry is thus late by at most this much.

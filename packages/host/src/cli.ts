@@ -1,5 +1,6 @@
 /**
- * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed` and `keys create`. It only
+ * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed`, `keys create` and `users`
+ * (UsersCommand.ts). It only
  * parses flags, calls the runtime, the seed loader or a workflow, and prints; docs/cli.md is the
  * user's page. Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
  * secret key), 2 the command line is wrong.
@@ -27,6 +28,7 @@ import * as ServeOptions from "./runtime/ServeOptions.js"
 import * as Terminal from "./runtime/Terminal.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
+import * as UsersCommand from "./UsersCommand.js"
 
 /** A failure the user can act on: printed on stderr as is, then the process exits with `exitCode`. */
 class CommandFailure extends Data.TaggedError("CommandFailure")<{
@@ -294,17 +296,26 @@ const secrets = Command.make("secrets", {}, () => usage("give a subcommand: secr
   Command.withSubcommands([secretsReseal])
 )
 
+// users create, users set-password ---------------------------------------------------------------
+
+const users = UsersCommand.make({
+  usage,
+  failure: (message) => new CommandFailure({ message, exitCode: 1 }),
+  withStore: (spec, use) => withStore(spec, use),
+  quietLogs
+})
+
 // image-policy -----------------------------------------------------------------------------------
 
 const command = Command.make(
   "image-policy",
   {},
-  () => usage("give a command: serve, migrate, seed, keys create or secrets reseal (see image-policy --help)")
+  () => usage("give a command: serve, migrate, seed, keys create, users create or secrets reseal (see image-policy --help)")
 ).pipe(
   Command.withDescription(
     "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
   ),
-  Command.withSubcommands([serve, migrate, seed, keys, secrets])
+  Command.withSubcommands([serve, migrate, seed, keys, users, secrets])
 )
 
 const cli = Command.runWith(command, { version })

@@ -204,6 +204,8 @@ describe("metrics: serve --metrics", () => {
           noAccessLog: false,
           instanceId: undefined,
           shutdownTimeout: 10,
+          sessionIdleTimeout: 43_200_000,
+          sessionMaxAge: 604_800_000,
           metrics
         },
         env,

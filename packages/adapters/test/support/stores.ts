@@ -14,6 +14,7 @@ import {
   RepositoryStore,
   ScanStore,
   ScheduleStore,
+  SessionStore,
   SnoozeStore,
   Transaction,
   WebhookStore
@@ -45,7 +46,8 @@ export const allStores = Effect.gen(function*() {
     audit: yield* AuditStore,
     webhooks: yield* WebhookStore,
     outbox: yield* OutboxStore,
-    reports: yield* ReportStore
+    reports: yield* ReportStore,
+    sessions: yield* SessionStore
   }
 })
 

@@ -4,7 +4,7 @@
  * a runnable configuration: the store, the seed file, the secret key and the app options.
  */
 import { StoreConfig } from "@image-policy/adapters"
-import { DeliveryPolicy, Lease } from "@image-policy/core"
+import { DeliveryPolicy, Lease, Session } from "@image-policy/core"
 import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
@@ -168,6 +168,22 @@ export const metricsVar = "IMAGE_POLICY_METRICS"
 /** The longest `--shutdown-timeout`: a process manager's own grace period is rarely longer. */
 const maxShutdownSeconds = 3_600
 
+/** A session lifetime flag (`Session.parseLifetime`: `90m`, `12h`, `7d`, or seconds), with its variable and default. */
+const lifetimeFlag = (name: string, variable: string, description: string, defaultMs: number, defaultText: string) =>
+  Flag.String(name).pipe(
+    Flag.withMetavar("DURATION"),
+    Flag.withDescription(`${description} (default: ${variable}, else ${defaultText})`),
+    Flag.withFallbackConfig(Config.NonEmptyString(variable)),
+    Flag.optional,
+    Flag.mapEffect(Option.match({
+      onNone: () => Effect.succeed(defaultMs),
+      onSome: (text) => {
+        const ms = Session.parseLifetime(text)
+        return ms === undefined ? invalid(`--${name} must be a duration of 1s to 365d (e.g. 30m, 12h, 7d)`) : Effect.succeed(ms)
+      }
+    }))
+  )
+
 /**
  * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `takeLogLevel`.
  */
@@ -251,6 +267,20 @@ export const options = {
         Lease.isInstance(name) ? Effect.succeed(name) : invalid("--instance-id must be 1 to 64 letters, digits, '.', '_' or '-'")
     }))
   ),
+  sessionIdleTimeout: lifetimeFlag(
+    "session-idle-timeout",
+    "IMAGE_POLICY_SESSION_IDLE_TIMEOUT",
+    "how long a web console session lives unused, e.g. 30m, 12h",
+    Session.defaultLifetimes.idleMs,
+    "12h"
+  ),
+  sessionMaxAge: lifetimeFlag(
+    "session-max-age",
+    "IMAGE_POLICY_SESSION_MAX_AGE",
+    "how long a web console session lives at most, whatever its use, e.g. 1d, 7d",
+    Session.defaultLifetimes.maxAgeMs,
+    "7d"
+  ),
   shutdownTimeout: Flag.Int("shutdown-timeout").pipe(
     Flag.withMetavar("SECONDS"),
     Flag.withDescription(
@@ -280,6 +310,10 @@ export interface Flags {
   readonly metrics: boolean
   readonly instanceId: string | undefined
   readonly shutdownTimeout: number
+  /** Milliseconds. */
+  readonly sessionIdleTimeout: number
+  /** Milliseconds. */
+  readonly sessionMaxAge: number
 }
 
 /** Why the host cannot start; `details` are extra lines (e.g. every problem of a seed file). */
@@ -374,7 +408,13 @@ export const resolve = (
       seed,
       seedUpdate: flags.seedUpdate,
       demo: flags.demo,
-      app: { ...App.defaults, publicUrl: flags.publicUrl, rateLimit: flags.rateLimit, accessLog: !flags.noAccessLog },
+      app: {
+        ...App.defaults,
+        publicUrl: flags.publicUrl,
+        rateLimit: flags.rateLimit,
+        accessLog: !flags.noAccessLog,
+        sessionLifetimes: { idleMs: flags.sessionIdleTimeout, maxAgeMs: flags.sessionMaxAge }
+      },
       tracing: flags.tracing,
       metrics: flags.metrics || env[metricsVar] === "1" || env[metricsVar] === "true" ? HostMetrics.make() : undefined,
       logLevel: logLevel ?? "Info",

@@ -21,8 +21,8 @@ export interface Outcome {
   readonly stderr: string
 }
 
-/** Runs the bin to its end; stdout and stderr without terminal control codes. */
-export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Outcome> =>
+/** Runs the bin to its end; stdout and stderr without terminal control codes. `input` is piped to its stdin (closed either way). */
+export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = ""): Promise<Outcome> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cleanEnv(env) })
     let stdout = ""
@@ -31,4 +31,5 @@ export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {
     child.stderr.on("data", (d) => (stderr += d))
     child.on("error", reject)
     child.on("close", (code) => resolve({ code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }))
+    child.stdin.end(input)
   })
