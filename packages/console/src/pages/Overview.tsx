@@ -1,0 +1,10 @@
+/** Overview: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function Overview() {
+  return (
+    <Page title="Overview">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}
