@@ -93,7 +93,8 @@ export function useQuery<A>(call: Call<A>, deps: DependencyList): Query<A> {
 
 export interface PageOf<A> {
   readonly items: ReadonlyArray<A>
-  readonly nextCursor: string | null
+  /** Present (and not null) while more rows exist. */
+  readonly nextCursor?: string | null | undefined
 }
 
 export interface Paged<A> {
@@ -133,7 +134,7 @@ export function usePaged<A>(
       if (!outcome.ok) return setError(outcome.error)
       setError(undefined)
       setItems((prev) => append ? [...prev, ...outcome.value.items] : outcome.value.items)
-      setNext(outcome.value.nextCursor)
+      setNext(outcome.value.nextCursor ?? null)
     })
   }, [orgId])
 
