@@ -251,6 +251,16 @@ export const options = {
         Lease.isInstance(name) ? Effect.succeed(name) : invalid("--instance-id must be 1 to 64 letters, digits, '.', '_' or '-'")
     }))
   ),
+  // the web console (issue 17, http/Console.ts)
+  consoleDir: Flag.String("console-dir").pipe(
+    Flag.withMetavar("DIR|off"),
+    Flag.withDescription(
+      "serve the web console at / from this built folder (its index.html and assets/), or `off` for the API only (default: IMAGE_POLICY_CONSOLE_DIR, else the built @image-policy/console package)"
+    ),
+    Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_CONSOLE_DIR")),
+    Flag.optional,
+    Flag.map(Option.match({ onNone: (): string | false | undefined => undefined, onSome: (dir) => dir === "off" ? false : dir }))
+  ),
   shutdownTimeout: Flag.Int("shutdown-timeout").pipe(
     Flag.withMetavar("SECONDS"),
     Flag.withDescription(
@@ -280,6 +290,7 @@ export interface Flags {
   readonly metrics: boolean
   readonly instanceId: string | undefined
   readonly shutdownTimeout: number
+  readonly consoleDir?: string | false | undefined
 }
 
 /** Why the host cannot start; `details` are extra lines (e.g. every problem of a seed file). */
@@ -374,7 +385,13 @@ export const resolve = (
       seed,
       seedUpdate: flags.seedUpdate,
       demo: flags.demo,
-      app: { ...App.defaults, publicUrl: flags.publicUrl, rateLimit: flags.rateLimit, accessLog: !flags.noAccessLog },
+      app: {
+        ...App.defaults,
+        publicUrl: flags.publicUrl,
+        rateLimit: flags.rateLimit,
+        accessLog: !flags.noAccessLog,
+        console: flags.consoleDir
+      },
       tracing: flags.tracing,
       metrics: flags.metrics || env[metricsVar] === "1" || env[metricsVar] === "true" ? HostMetrics.make() : undefined,
       logLevel: logLevel ?? "Info",
