@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/adapters/package.json packages/adapters/
 COPY packages/client/package.json packages/client/
+COPY packages/console/package.json packages/console/
 COPY packages/host/package.json packages/host/
 # `npm ci` fails on this project's registry (STACK.md); `npm install` still follows the lockfile.
 # No install scripts: they would fetch the `node` and `deno` devDependencies' binaries, which the
@@ -23,6 +24,8 @@ COPY tsconfig.base.json tsconfig.json ./
 COPY packages/core packages/core
 COPY packages/adapters packages/adapters
 COPY packages/client packages/client
+# the web console (Vite): built into packages/console/dist, which the host serves at / (http/Console.ts)
+COPY packages/console packages/console
 COPY packages/host packages/host
 COPY scripts scripts
 RUN npm run build

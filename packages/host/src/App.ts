@@ -38,6 +38,7 @@ import { TeamsHandlers } from "./handlers/Teams.js"
 import { VcsConnectionsHandlers } from "./handlers/VcsConnections.js"
 import * as Auth from "./http/Auth.js"
 import * as BodyGuard from "./http/BodyGuard.js"
+import * as Console from "./http/Console.js"
 import * as Lifecycle from "./http/Lifecycle.js"
 import * as Problems from "./http/Problems.js"
 import * as RateLimit from "./http/RateLimit.js"
@@ -52,6 +53,11 @@ export interface Options {
   readonly rateLimit: RateLimit.Options | null
   readonly maxBodyBytes: number
   readonly accessLog: boolean
+  /**
+   * The web console at `/` (http/Console.ts): the folder of its build (`serve --console-dir`),
+   * `false` for none, absent for the `@image-policy/console` package's `dist` when it is built.
+   */
+  readonly console?: string | false | undefined
   /** How long browser sessions live (`--session-idle-timeout`, `--session-max-age`). */
   readonly sessionLifetimes: Session.Lifetimes
   /** Refused sign-ins allowed per account and per client address; default `SignInThrottle.defaults`. */
@@ -99,7 +105,9 @@ export const apiLayer = (options: Options) =>
     ),
     Lifecycle.layer(options),
     // GET /metrics, only when the services carry a metrics registry (ServiceOptions.metrics)
-    MetricsEndpoint.layer
+    MetricsEndpoint.layer,
+    // the web console at `/` (issue 17): every other GET path the routes above do not answer
+    Console.layer(options.console)
   )
 
 export interface ServiceOptions {

@@ -116,7 +116,9 @@ describe("the image's production tree (scripts/production-tree.js)", () => {
     for (const dependency of ["effect", "@effect/platform-node", "@effect/sql-pg", "@electric-sql/pglite"]) {
       expect(existsSync(join(tree, "node_modules", dependency, "package.json"))).toBe(true)
     }
-    for (const devDependency of ["vitest", "typescript", "tsup", "node", "deno", "eslint", "fastify"]) {
+    // the web console is its built files only: React and Vite are bundled into them, not installed
+    expect(existsSync(join(tree, "node_modules", "@image-policy", "console", "dist", "index.html"))).toBe(true)
+    for (const devDependency of ["vitest", "typescript", "tsup", "node", "deno", "eslint", "fastify", "react", "vite"]) {
       expect(existsSync(join(tree, "node_modules", devDependency))).toBe(false)
     }
 
@@ -128,6 +130,15 @@ describe("the image's production tree (scripts/production-tree.js)", () => {
     expect(ready.status).toBe(200)
     expect(await ready.json()).toMatchObject({ status: "ready" })
     expect(existsSync(join(data, ".image-policy", "data", "secret.key"))).toBe(true)
+    // the console at / (http/Console.ts), found in the tree's own @image-policy/console
+    const page = await fetch(`${url}/settings/api-keys`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'")
+    const script = (await page.text()).match(/src="(\/assets\/[^"]+\.js)"/)?.[1]
+    expect(script).toBeDefined()
+    const asset = await fetch(`${url}${script}`)
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get("cache-control")).toContain("immutable")
     host.child.kill("SIGTERM")
     expect(await host.exited).toBe(0)
   }, 600_000)

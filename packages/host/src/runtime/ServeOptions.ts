@@ -281,6 +281,16 @@ export const options = {
     Session.defaultLifetimes.maxAgeMs,
     "7d"
   ),
+  // the web console (issue 17, http/Console.ts)
+  consoleDir: Flag.String("console-dir").pipe(
+    Flag.withMetavar("DIR|off"),
+    Flag.withDescription(
+      "serve the web console at / from this built folder (its index.html and assets/), or `off` for the API only (default: IMAGE_POLICY_CONSOLE_DIR, else the built @image-policy/console package)"
+    ),
+    Flag.withFallbackConfig(Config.NonEmptyString("IMAGE_POLICY_CONSOLE_DIR")),
+    Flag.optional,
+    Flag.map(Option.match({ onNone: (): string | false | undefined => undefined, onSome: (dir) => dir === "off" ? false : dir }))
+  ),
   shutdownTimeout: Flag.Int("shutdown-timeout").pipe(
     Flag.withMetavar("SECONDS"),
     Flag.withDescription(
@@ -314,6 +324,7 @@ export interface Flags {
   readonly sessionIdleTimeout: number
   /** Milliseconds. */
   readonly sessionMaxAge: number
+  readonly consoleDir?: string | false | undefined
 }
 
 /** Why the host cannot start; `details` are extra lines (e.g. every problem of a seed file). */
@@ -413,7 +424,8 @@ export const resolve = (
         publicUrl: flags.publicUrl,
         rateLimit: flags.rateLimit,
         accessLog: !flags.noAccessLog,
-        sessionLifetimes: { idleMs: flags.sessionIdleTimeout, maxAgeMs: flags.sessionMaxAge }
+        sessionLifetimes: { idleMs: flags.sessionIdleTimeout, maxAgeMs: flags.sessionMaxAge },
+        console: flags.consoleDir
       },
       tracing: flags.tracing,
       metrics: flags.metrics || env[metricsVar] === "1" || env[metricsVar] === "true" ? HostMetrics.make() : undefined,

@@ -27,7 +27,13 @@ const oldestBuild = (pkg: string, entries: ReadonlyArray<string>) =>
   }))
 
 const stale = () =>
-  ([["core", ["index.js"]], ["adapters", ["index.js"]], ["host", ["index.js", "cli.js", "runtime/deno.js"]]] as const)
+  ([
+    ["core", ["index.js"]],
+    ["adapters", ["index.js"]],
+    ["client", ["index.js"]],
+    ["console", ["index.html"]],
+    ["host", ["index.js", "cli.js", "runtime/deno.js"]]
+  ] as const)
     .some(([pkg, entries]) => oldestBuild(pkg, entries) < newest(join(root, "packages", pkg, "src")))
 
 export const ensureBuilt = async () => {

@@ -160,7 +160,8 @@ export const startTestHost = async (options: {
     port: 0,
     host: "127.0.0.1",
     store: options.store ?? MemoryStore.layer,
-    app: { ...App.defaults, accessLog: false, rateLimit: null, ...options.app },
+    // API only unless a test serves the console (test/console.test.ts)
+    app: { ...App.defaults, accessLog: false, rateLimit: null, console: false, ...options.app },
     seed: Result.getOrThrow(Seed.parse(JSON.stringify(options.seed ?? testSeed))),
     logLevel: "Warn",
     services: options.vcs !== undefined ? { ...options.services, vcs: options.vcs } : options.services,

@@ -1,0 +1,10 @@
+/** Members and roles: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function Members() {
+  return (
+    <Page title="Members and roles">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}

@@ -1,0 +1,10 @@
+/** Onboard a repository: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function Onboard() {
+  return (
+    <Page title="Onboard a repository">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}

@@ -1,0 +1,10 @@
+/** Organization: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function OrganizationSettings() {
+  return (
+    <Page title="Organization">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}

@@ -1,0 +1,10 @@
+/** Policy groups: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function PolicyGroups() {
+  return (
+    <Page title="Policy groups">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}

@@ -1,0 +1,10 @@
+/** Snooze requests: placeholder of the shell; the page's engineer fills it in (see packages/console/README.md). */
+import { Page } from "../components/Page.js"
+
+export default function SnoozeRequests() {
+  return (
+    <Page title="Snooze requests">
+      <p className="muted">This page is not built yet.</p>
+    </Page>
+  )
+}
