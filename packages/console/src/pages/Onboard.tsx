@@ -304,7 +304,9 @@ export default function Onboard() {
       <StepForm
         step={1}
         title="Repository"
-        description={`Repositories the connection ${connection?.externalAccountName ?? ""} can reach. Already tracked ones cannot be chosen again.`}
+        description={`Repositories the connection ${
+          connection?.externalAccountName ?? ""
+        } can reach. Already tracked ones cannot be chosen again.`}
         problem={problem ?? errorsOfStep(1)}
         onBack={() => go(0)}
         onNext={() => repository === undefined ? setProblem("Choose a repository.") : go(2)}
@@ -332,8 +334,8 @@ export default function Onboard() {
               </button>
             </div>
             <p id="refresh-hint" className="field__hint" style={{ flexBasis: "100%" }}>
-              Refreshing asks the provider again and spends the connection's API quota. Use it once when a repository you just
-              gave access to is missing.
+              Refreshing asks the provider again and spends the connection's API quota. Use it once when a repository you just gave access
+              to is missing.
             </p>
           </div>
         }

@@ -85,7 +85,9 @@ export default function Repositories() {
               const routine = routines.byId.get(r.assignedRoutineId)
               return routine === undefined
                 ? <span className="mono">{r.assignedRoutineId}</span>
-                : `${routine.name} (every ${routine.intervalDays} day${routine.intervalDays === 1 ? "" : "s"}${routine.active ? "" : ", paused"})`
+                : `${routine.name} (every ${routine.intervalDays} day${routine.intervalDays === 1 ? "" : "s"}${
+                  routine.active ? "" : ", paused"
+                })`
             }
           },
           { header: "Branches and last scan", cell: (r) => <BranchScans repository={r} /> }
