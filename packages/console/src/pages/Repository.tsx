@@ -29,6 +29,8 @@ export default function Repository() {
   const [, navigate] = useLocation()
   const [editing, setEditing] = useState(false)
   const [deleting, setDeleting] = useState(false)
+  // bumped when the assignments change: which mapping applies to each finding is read again
+  const [policyVersion, setPolicyVersion] = useState(0)
   const teams = useTeams(can("teams:read"))
   const routines = useRoutines(can("teams:read"))
 
@@ -144,10 +146,10 @@ export default function Repository() {
 
       <section className="repo-section" aria-labelledby="assignments-title">
         <h2 id="assignments-title">Policy groups</h2>
-        <Assignments repositoryId={repository.id} />
+        <Assignments repositoryId={repository.id} onChanged={() => setPolicyVersion((v) => v + 1)} />
       </section>
 
-      <Findings repositoryId={repository.id} branches={repository.branches.map((b) => b.branchName)} version={version} />
+      <Findings repositoryId={repository.id} branches={repository.branches.map((b) => b.branchName)} version={`${policyVersion}/${version}`} />
 
       <Remediations repositoryId={repository.id} />
 

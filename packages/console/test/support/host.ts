@@ -91,6 +91,8 @@ export interface ConsoleHostOptions {
   readonly services?: App.ServiceOptions
   readonly seed?: unknown
   readonly deliveryWorker?: StartOptions["deliveryWorker"]
+  /** The scan worker (off by default): `{}` runs queued scans, e.g. after onboarding. */
+  readonly scanWorker?: StartOptions["scanWorker"]
 }
 
 export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promise<ConsoleHost> => {
@@ -109,7 +111,7 @@ export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promis
       services: { allowUnsafeWebhookTargets: true, ...options.services },
       deliveryWorker: options.deliveryWorker ?? false,
       syncWorker: false,
-      scanWorker: false,
+      scanWorker: options.scanWorker ?? false,
       routineWorker: false,
       snoozeExpiryWorker: false,
       snapshotWorker: false,

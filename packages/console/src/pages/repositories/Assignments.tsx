@@ -21,7 +21,7 @@ interface Draft {
 
 const describe = (d: Draft, name: (id: string) => string) => `${name(d.policyGroupId)} on ${d.branchNames.join(", ") || "no branch"}`
 
-export function Assignments({ repositoryId }: { readonly repositoryId: string }) {
+export function Assignments({ repositoryId, onChanged }: { readonly repositoryId: string; readonly onChanged?: () => void }) {
   const { can } = useSession()
   const toast = useToast()
   const editable = can("assignments:manage") && can("policy:read")
@@ -218,6 +218,7 @@ export function Assignments({ repositoryId }: { readonly repositoryId: string })
                 if (outcome.ok) {
                   toast.show("Assignments replaced")
                   view.reload()
+                  onChanged?.()
                 }
                 // field errors show at the assignment they name, after the dialog closes
                 return { ok: true }

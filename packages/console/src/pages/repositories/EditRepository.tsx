@@ -3,6 +3,7 @@
  * onboarding). The form keeps what was chosen when the API refuses it and shows why at the field.
  */
 import type { Repository } from "@image-policy/core"
+import { useState } from "react"
 import { useMutation, useQuery } from "../../api.js"
 import { Field } from "../../components/Field.js"
 import { Form, useForm } from "../../components/Form.js"
@@ -28,6 +29,8 @@ export function EditRepository(props: {
     })
   )
   const routineItems = routines.data?.items ?? []
+  // the ids come from lists; a routine must be chosen after a change of team (the API's rule)
+  const [local, setLocal] = useState<Record<string, string>>({})
   return (
     <div className="card">
       <h2>Team and routine</h2>
@@ -38,6 +41,14 @@ export function EditRepository(props: {
         aria-label="Team and routine"
         actions={<button type="button" className="button" onClick={() => props.onDone(false)}>Cancel</button>}
         onSubmit={async () => {
+          const errors: Record<string, string> = {}
+          if (form.values.teamId === "") errors.assignedTeamId = "Choose a team."
+          if (form.values.routineId === "") errors.assignedRoutineId = "Choose a routine of the team."
+          setLocal(errors)
+          if (Object.keys(errors).length > 0) {
+            update.reset()
+            return { ok: false }
+          }
           const outcome = await update.run(form.values)
           if (outcome.ok) {
             toast.show("Team and routine saved")
@@ -46,7 +57,7 @@ export function EditRepository(props: {
           return outcome
         }}
       >
-        <Field label="Team" required error={update.error?.fieldErrors.assignedTeamId}>
+        <Field label="Team" required error={local.assignedTeamId ?? update.error?.fieldErrors.assignedTeamId}>
           {(control) => (
             <select
               {...control}
@@ -62,7 +73,7 @@ export function EditRepository(props: {
           label="Routine"
           required
           hint="A routine of the team: how often its branches are scanned and remediated."
-          error={update.error?.fieldErrors.assignedRoutineId}
+          error={local.assignedRoutineId ?? update.error?.fieldErrors.assignedRoutineId}
         >
           {(control) => (
             <select {...control} className="input" {...form.input("routineId")}>

@@ -193,7 +193,7 @@ export function Findings(props: {
       <DataTable
         caption={`Findings on ${active}`}
         rows={findings.items}
-        rowKey={(f) => `${f.file}:${f.line}:${f.column}`}
+        rowKey={(f) => `${active}:${f.file}:${f.line}:${f.column}`}
         loading={findings.loading}
         error={findings.error}
         onRetry={findings.reload}
