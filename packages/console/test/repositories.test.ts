@@ -38,7 +38,13 @@ const seed = structuredClone(consoleSeed) as typeof consoleSeed
         develop: { Dockerfile: "FROM node:18\n" }
       }
     },
-    { externalRepoId: "1002", fullName: "acme/web", defaultBranch: "main", branches: ["main"], files: { main: { Dockerfile: "FROM nginx:1.25\n" } } }
+    {
+      externalRepoId: "1002",
+      fullName: "acme/web",
+      defaultBranch: "main",
+      branches: ["main"],
+      files: { main: { Dockerfile: "FROM nginx:1.25\n" } }
+    }
   ]
 }
 
@@ -172,7 +178,9 @@ describe("repositories", () => {
     await expect.poll(() => page.locator(".toasts").textContent()).toContain("Assignments replaced")
     const assigned = await host.api("GET", `${org}/repositories/${repositoryId}/policy-groups`)
     expect(
-      assigned.body.items.filter((i: { source: string }) => i.source === "repository_assignment").map((i: { name: string; branchNames: Array<string> }) => [
+      assigned.body.items.filter((i: { source: string }) => i.source === "repository_assignment").map((
+        i: { name: string; branchNames: Array<string> }
+      ) => [
         i.name,
         i.branchNames
       ])
@@ -273,7 +281,10 @@ describe("repositories", () => {
       return answer.status
     }, `${org}/repositories/${repositoryId}/scans`)
     expect(forged).toBe(403)
-    expect((await host.api("POST", `${org}/repositories/${repositoryId}/policy-groups`, { key: apiKeys.readOnly, body: { assignments: [] } })).status)
+    expect(
+      (await host.api("POST", `${org}/repositories/${repositoryId}/policy-groups`, { key: apiKeys.readOnly, body: { assignments: [] } }))
+        .status
+    )
       .toBe(403)
   })
 

@@ -149,7 +149,11 @@ export default function Repository() {
         <Assignments repositoryId={repository.id} onChanged={() => setPolicyVersion((v) => v + 1)} />
       </section>
 
-      <Findings repositoryId={repository.id} branches={repository.branches.map((b) => b.branchName)} version={`${policyVersion}/${version}`} />
+      <Findings
+        repositoryId={repository.id}
+        branches={repository.branches.map((b) => b.branchName)}
+        version={`${policyVersion}/${version}`}
+      />
 
       <Remediations repositoryId={repository.id} />
 

@@ -210,9 +210,9 @@ export function Findings(props: {
               <span className="finding-ref">
                 <span className="mono">{f.reference}</span>
                 {f.normalized !== undefined && f.normalized !== f.reference
-                  ? <span className="muted repo-note">({f.normalized})</span>
+                  ? <span className="muted repo-note finding-extra">({f.normalized})</span>
                   : null}
-                {f.platform !== undefined ? <span className="muted repo-note">· {f.platform}</span> : null}
+                {f.platform !== undefined ? <span className="muted repo-note finding-extra">· {f.platform}</span> : null}
               </span>
             )
           },
