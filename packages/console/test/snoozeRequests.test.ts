@@ -167,7 +167,7 @@ describe("snooze requests", () => {
     await expect.poll(() => table.getByRole("row").count()).toBe(3)
     expect(await page.getByRole("button", { name: "Request a snooze" }).count()).toBe(0)
     expect(await table.getByRole("link", { name: /^Review/ }).count()).toBe(0)
-    await table.getByRole("link", { name: "python:3.8" }).click()
+    await table.getByRole("link", { name: "python:3.8", exact: true }).click()
     await expect.poll(() => heading(page)).toBe("Snooze of python:3.8")
     await page.locator(".repo-facts").getByText("Pending review").waitFor()
     for (const name of ["Approve", "Reject", "Reopen"]) expect(await page.getByRole("button", { name }).count(), name).toBe(0)
