@@ -93,6 +93,8 @@ export interface ConsoleHostOptions {
   readonly deliveryWorker?: StartOptions["deliveryWorker"]
   /** The daily compliance snapshot worker (off unless given): its first pass writes today's snapshot. */
   readonly snapshotWorker?: StartOptions["snapshotWorker"]
+  /** The scan worker (off by default): `{}` runs queued scans, e.g. after onboarding. */
+  readonly scanWorker?: StartOptions["scanWorker"]
 }
 
 export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promise<ConsoleHost> => {
@@ -111,7 +113,7 @@ export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promis
       services: { allowUnsafeWebhookTargets: true, ...options.services },
       deliveryWorker: options.deliveryWorker ?? false,
       syncWorker: false,
-      scanWorker: false,
+      scanWorker: options.scanWorker ?? false,
       routineWorker: false,
       snoozeExpiryWorker: false,
       snapshotWorker: options.snapshotWorker ?? false,
