@@ -69,7 +69,7 @@ export function VirtualList<A>(props: VirtualListProps<A>) {
             id={`${id}-region`}
             className="vlist__scroll"
             role="region"
-            aria-label={label}
+            aria-label={`${label}: scrollable list`}
             tabIndex={0}
           >
             <ul className="vlist__items" style={{ height: virtualizer.getTotalSize() }}>
