@@ -155,19 +155,18 @@ export function InternalPhaseMappings({ groupId, phase, draft, onChanged }: {
                 setLocal(undefined)
                 const outcome = await upsert.run(request.body)
                 if (!outcome.ok) return outcome
+                drafts.put(outcome.value as DraftMapping)
                 // a new source image or platform is another mapping: the edited one goes
                 if (editing !== undefined && outcome.value.id !== editing.id) {
                   const removed = await remove.run(editing.id)
-                  if (!removed.ok) {
-                    toast.show(`Saved as a new mapping, but the old one could not be removed: ${removed.error.detail}`, "error")
-                  }
+                  if (removed.ok) drafts.drop(editing.id)
+                  else toast.show(`Saved as a new mapping, but the old one could not be removed: ${removed.error.detail}`, "error")
                 }
                 toast.show(
                   editing === undefined ? `Mapping ${mappingLabel(outcome.value)} added to the draft` : "Mapping saved in the draft"
                 )
                 setEditing(undefined)
                 form.reset()
-                drafts.reload()
                 onChanged()
                 return outcome
               }}
@@ -262,7 +261,7 @@ export function InternalPhaseMappings({ groupId, phase, draft, onChanged }: {
           if (outcome.ok) {
             toast.show(`Mapping ${mappingLabel(removing)} deleted from the draft`)
             if (editing?.id === removing.id) stopEdit()
-            drafts.reload()
+            drafts.drop(removing.id)
             onChanged()
           }
           return outcome

@@ -16,6 +16,10 @@ export interface AllDrafts {
   readonly loading: boolean
   readonly error: ApiError | undefined
   readonly reload: () => void
+  /** Puts a mapping the API answered in place (or at the end) without reading every page again. */
+  readonly put: (m: DraftMapping) => void
+  /** Takes a removed mapping out. */
+  readonly drop: (id: string) => void
 }
 
 /**
@@ -67,5 +71,11 @@ export function useAllDrafts(groupId: string, phaseId: string | undefined): AllD
       cancelled = true
     }
   }, [orgId, groupId, phaseId, tick])
-  return { items, loading, error, reload: useCallback(() => setTick((t) => t + 1), []) }
+  const put = useCallback((m: DraftMapping) =>
+    setItems((all) => {
+      const at = all.findIndex((x) => x.id === m.id)
+      return at === -1 ? [...all, m] : all.map((x, i) => (i === at ? m : x))
+    }), [])
+  const drop = useCallback((id: string) => setItems((all) => all.filter((x) => x.id !== id)), [])
+  return { items, loading, error, reload: useCallback(() => setTick((t) => t + 1), []), put, drop }
 }
