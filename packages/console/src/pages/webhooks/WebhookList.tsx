@@ -57,7 +57,7 @@ export function WebhookList({ abilities }: { readonly abilities: Abilities }) {
           onRetry={webhooks.reload}
           loadMore={webhooks.loadMore}
           empty={
-            <EmptyState title="No destinations yet" action={createButton}>
+            <EmptyState title="No destinations yet">
               Add one to have policy, snooze and remediation events sent to your systems or chat channels.
             </EmptyState>
           }
