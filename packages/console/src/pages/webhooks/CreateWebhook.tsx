@@ -96,6 +96,9 @@ export function CreateWebhook({ names, onCreated, onCancel }: {
   }
 
   const eventsError = errorAt(error, "events")
+  // an empty required field reads as what to do, not as the schema's length rule
+  const fieldError = (path: "name" | "endpointUrl", what: string) =>
+    v[path].trim() === "" && errorAt(error, path) !== undefined ? what : errorAt(error, path)
   return (
     <section className="card webhook-create" aria-labelledby="webhook-create-title">
       <h2 id="webhook-create-title">New destination</h2>
@@ -108,7 +111,14 @@ export function CreateWebhook({ names, onCreated, onCancel }: {
         onSubmit={submit}
         actions={<button type="button" className="button" onClick={onCancel}>Cancel</button>}
       >
-        <Field label="Name" required maxLength={100} autoComplete="off" {...form.input("name")} error={errorAt(error, "name")} />
+        <Field
+          label="Name"
+          required
+          maxLength={100}
+          autoComplete="off"
+          {...form.input("name")}
+          error={fieldError("name", "Enter a name.")}
+        />
         <fieldset className="webhook-form__group">
           <legend className="field__label">Type</legend>
           <label className="webhook-choice">
@@ -146,7 +156,7 @@ export function CreateWebhook({ names, onCreated, onCancel }: {
           spellCheck={false}
           hint="A public HTTPS address. It is stored encrypted and never shown again: lists show only a masked preview."
           {...form.input("endpointUrl")}
-          error={errorAt(error, "endpointUrl")}
+          error={fieldError("endpointUrl", "Enter the endpoint URL.")}
         />
         <Field label="Scope" hint="Which events reach it: all of the organization's, one team's, or one policy group's.">
           {(control) => (

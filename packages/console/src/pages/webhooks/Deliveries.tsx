@@ -130,9 +130,8 @@ export function DestinationDeliveries({ webhookId, canReplay, refreshKey }: {
                     className="button button--small"
                     disabled={replay.busy === d.eventId}
                     onClick={() => replay.run(d.webhookId, d.eventId)}
-                    aria-label={`Replay ${shortEventType(d.type)} delivery from ${formatTime(d.updatedAt)}`}
                   >
-                    Replay
+                    Replay<span className="visually-hidden">{` the ${shortEventType(d.type)} delivery of ${formatTime(d.updatedAt)}`}</span>
                   </button>
                 )
                 : null
@@ -217,9 +216,8 @@ export function FailingDeliveries({ canReplay }: { readonly canReplay: boolean }
                     className="button button--small"
                     disabled={replay.busy === d.eventId}
                     onClick={() => replay.run(d.destinationId, d.eventId)}
-                    aria-label={`Replay ${shortEventType(d.type)} delivery to ${d.destinationName}`}
                   >
-                    Replay
+                    Replay<span className="visually-hidden">{` the ${shortEventType(d.type)} delivery to ${d.destinationName}`}</span>
                   </button>
                 )
                 : null

@@ -109,7 +109,6 @@ export function WebhookActions({ webhook, abilities, onChanged, onDeleted, onSec
         type="button"
         className={size}
         disabled={test.pending}
-        aria-label={compact ? `Send a test delivery to ${webhook.name}` : undefined}
         onClick={async () => {
           const outcome = await test.run()
           if (outcome.ok) {
@@ -119,16 +118,16 @@ export function WebhookActions({ webhook, abilities, onChanged, onDeleted, onSec
         }}
       >
         {test.pending ? "Sending…" : "Send test"}
+        <span className="visually-hidden">{` delivery to ${webhook.name}`}</span>
       </button>
       {abilities.pointAtUrl
         ? (
           <button
             type="button"
             className={size}
-            aria-label={compact ? `Replace the endpoint of ${webhook.name}` : undefined}
             onClick={() => setDialog("endpoint")}
           >
-            Replace endpoint
+            Replace endpoint<span className="visually-hidden">{` of ${webhook.name}`}</span>
           </button>
         )
         : null}
@@ -137,20 +136,18 @@ export function WebhookActions({ webhook, abilities, onChanged, onDeleted, onSec
           <button
             type="button"
             className={size}
-            aria-label={compact ? `Rotate the signing secret of ${webhook.name}` : undefined}
             onClick={() => setDialog("rotate")}
           >
-            Rotate secret
+            Rotate secret<span className="visually-hidden">{` of ${webhook.name}`}</span>
           </button>
         )
         : null}
       <button
         type="button"
         className={compact ? "button button--small button--danger-outline" : "button button--danger-outline"}
-        aria-label={compact ? `Delete ${webhook.name}` : undefined}
         onClick={() => setDialog("delete")}
       >
-        Delete
+        Delete<span className="visually-hidden">{` ${webhook.name}`}</span>
       </button>
       {abilities.pointAtUrl
         ? (
