@@ -183,6 +183,21 @@ describe("webhooks page", () => {
     expect(verifies(newSecret, afterRotation)).toBe(true)
     expect(verifies(secret, afterRotation)).toBe(false)
 
+    // replace the endpoint: a refused URL is named at the field and kept; a good one changes the preview
+    const before = (await page.locator(".webhook-details").textContent()) ?? ""
+    await page.getByRole("button", { name: "Replace endpoint" }).click()
+    const endpointDialog = page.getByRole("dialog", { name: "Replace the endpoint of Policy bot" })
+    const newUrl = endpointDialog.getByLabel("New endpoint URL")
+    await newUrl.fill("not a url")
+    await endpointDialog.getByRole("button", { name: "Replace endpoint" }).click()
+    await expect.poll(() => newUrl.getAttribute("aria-invalid")).toBe("true")
+    expect(await newUrl.inputValue()).toBe("not a url")
+    await newUrl.fill(`${receiver.url}?v=2`)
+    await endpointDialog.getByRole("button", { name: "Replace endpoint" }).click()
+    await page.getByText("Endpoint replaced").waitFor()
+    await expect.poll(async () => ((await page.locator(".webhook-details").textContent()) ?? "") !== before).toBe(true)
+    expect(((await page.locator(".webhook-details").textContent()) ?? "").includes("?v=2")).toBe(false)
+
     // delete, confirmed: back to the list, which no longer has it
     await page.getByRole("button", { name: "Delete" }).click()
     await page.getByRole("dialog", { name: "Delete Policy bot?" }).getByRole("button", { name: "Delete destination" }).click()

@@ -8,7 +8,7 @@
 import type { Outbox } from "@image-policy/core"
 import { useEffect, useState } from "react"
 import { Link } from "wouter"
-import { useMutation, usePaged } from "../../api.js"
+import { type Paged, useMutation, usePaged } from "../../api.js"
 import { DataTable } from "../../components/DataTable.js"
 import { EmptyState } from "../../components/EmptyState.js"
 import { useToast } from "../../components/Toast.js"
@@ -30,6 +30,26 @@ const statusBadge: Record<string, { label: string; className: string }> = {
 const StatusBadge = ({ status, attempts }: { readonly status: string; readonly attempts: number }) => {
   const badge = status === "pending" && attempts === 0 ? { label: "Queued", className: "badge" } : statusBadge[status]
   return <span className={badge?.className ?? "badge"}>{badge?.label ?? status}</span>
+}
+
+/**
+ * What the table shows of a list that refreshes itself: the spinner only for the first load and a
+ * "Load more" the user asked for, not for each background refresh (no "Loading…" read out every
+ * few seconds).
+ */
+const useQuiet = <A>(paged: Paged<A>) => {
+  const [more, setMore] = useState(false)
+  useEffect(() => {
+    if (!paged.loading) setMore(false)
+  }, [paged.loading])
+  const loadMore = paged.loadMore
+  return {
+    loading: paged.loading && (paged.items.length === 0 || more),
+    loadMore: loadMore === undefined ? undefined : () => {
+      setMore(true)
+      loadMore()
+    }
+  }
 }
 
 /** Reloads every `ms` while `active` (a delivery is still pending), so retries appear without a click. */
@@ -95,6 +115,7 @@ export function DestinationDeliveries({ webhookId, canReplay, refreshKey }: {
   )
   const replay = useReplay(deliveries.reload)
   usePoll(deliveries.items.some((d) => d.status === "pending"), deliveries.reload)
+  const quiet = useQuiet(deliveries)
   return (
     <section className="webhook-section" aria-labelledby="deliveries-title">
       <div className="webhook-section__header">
@@ -105,10 +126,10 @@ export function DestinationDeliveries({ webhookId, canReplay, refreshKey }: {
         caption="Deliveries of this destination"
         rows={deliveries.items}
         rowKey={(d) => d.eventId}
-        loading={deliveries.loading}
+        loading={quiet.loading}
         error={deliveries.error}
         onRetry={deliveries.reload}
-        loadMore={deliveries.loadMore}
+        loadMore={quiet.loadMore}
         empty={<EmptyState title="No deliveries yet">Send a test delivery to see what the endpoint answers.</EmptyState>}
         columns={[
           { header: "Event", cell: (d) => <code>{shortEventType(d.type)}</code> },
@@ -163,6 +184,7 @@ export function FailingDeliveries({ canReplay }: { readonly canReplay: boolean }
   )
   const replay = useReplay(failing.reload)
   usePoll(failing.items.some((d) => d.status === "failed"), failing.reload, 5000)
+  const quiet = useQuiet(failing)
   return (
     <section className="webhook-section" aria-labelledby="failing-title">
       <div className="webhook-section__header">
@@ -182,10 +204,10 @@ export function FailingDeliveries({ canReplay }: { readonly canReplay: boolean }
         caption="Failing deliveries of the organization"
         rows={failing.items}
         rowKey={(d) => `${d.eventId} ${d.destinationId}`}
-        loading={failing.loading}
+        loading={quiet.loading}
         error={failing.error}
         onRetry={failing.reload}
-        loadMore={failing.loadMore}
+        loadMore={quiet.loadMore}
         empty={<EmptyState title="Nothing is failing">Every delivery went through or is on its way.</EmptyState>}
         columns={[
           {

@@ -14,6 +14,23 @@ export function StatusOf({ webhook }: { readonly webhook: WebhookView }) {
     )
 }
 
+/** The masked endpoint, breakable after the scheme and before the masked part (never mid-host). */
+export function Preview({ preview }: { readonly preview: string }) {
+  const [scheme, rest] = preview.includes("://") ? preview.split("://", 2) as [string, string] : ["", preview]
+  const cut = rest.indexOf("/…")
+  const host = cut === -1 ? rest : rest.slice(0, cut)
+  const tail = cut === -1 ? "" : rest.slice(cut)
+  return (
+    <code className="webhook-preview">
+      {scheme !== "" ? `${scheme}://` : ""}
+      <wbr />
+      {host}
+      <wbr />
+      {tail}
+    </code>
+  )
+}
+
 export function EventList({ events }: { readonly events: ReadonlyArray<string> }) {
   return (
     <ul className="webhook-events-list">
@@ -36,7 +53,7 @@ export function Details({ webhook, names }: { readonly webhook: WebhookView; rea
       <div>
         <dt>Endpoint</dt>
         <dd>
-          <code className="webhook-preview">{webhook.endpointPreview}</code>
+          <Preview preview={webhook.endpointPreview} />
           <span className="muted webhook-details__note">masked: the full URL is never shown</span>
         </dd>
       </div>

@@ -15,7 +15,7 @@ import { SecretOnce } from "../../components/SecretOnce.js"
 import { useToast } from "../../components/Toast.js"
 import { CreateWebhook } from "./CreateWebhook.js"
 import { FailingDeliveries } from "./Deliveries.js"
-import { EventList, StatusOf } from "./Details.js"
+import { EventList, Preview, StatusOf } from "./Details.js"
 import { type Abilities, scopeLabel, typeLabel, useNames } from "./model.js"
 import { WebhookActions } from "./WebhookActions.js"
 
@@ -66,8 +66,15 @@ export function WebhookList({ abilities }: { readonly abilities: Abilities }) {
               header: "Name",
               cell: (w) => <Link href={`/webhooks/${w.id}`} className="webhook-name">{w.name}</Link>
             },
-            { header: "Type", cell: (w) => typeLabel(w) },
-            { header: "Endpoint", cell: (w) => <code className="webhook-preview">{w.endpointPreview}</code> },
+            {
+              header: "Type and endpoint",
+              cell: (w) => (
+                <span className="webhook-type">
+                  <span>{typeLabel(w, true)}</span>
+                  <Preview preview={w.endpointPreview} />
+                </span>
+              )
+            },
             { header: "Scope", cell: (w) => scopeLabel(w.scope, names) },
             { header: "Audience team", cell: (w) => names.team(w.audienceTeamId) },
             {

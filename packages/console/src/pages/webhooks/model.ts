@@ -91,8 +91,10 @@ export const chatPlatformLabels: Record<Webhook.ChatPlatform, string> = {
   "google-chat": "Google Chat"
 }
 
-export const typeLabel = (w: Pick<WebhookView, "type" | "chatPlatform">): string =>
-  w.type === "generic" ? "Generic (signed CloudEvents)" : `Chat: ${chatPlatformLabels[w.chatPlatform ?? "slack"]}`
+export const typeLabel = (w: Pick<WebhookView, "type" | "chatPlatform">, short = false): string =>
+  w.type === "generic"
+    ? short ? "Generic" : "Generic (signed CloudEvents)"
+    : `Chat: ${chatPlatformLabels[w.chatPlatform ?? "slack"]}`
 
 /** `service.policy_group.published` -> `policy_group.published` (the family is shown beside it). */
 export const shortEventType = (type: string | null): string => type === null ? "(event removed)" : type.replace(/^service\./, "")
