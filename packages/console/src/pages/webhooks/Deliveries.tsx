@@ -12,7 +12,7 @@ import { type Paged, useMutation, usePaged } from "../../api.js"
 import { DataTable } from "../../components/DataTable.js"
 import { EmptyState } from "../../components/EmptyState.js"
 import { useToast } from "../../components/Toast.js"
-import { attemptError, formatTime, relative, shortEventType } from "./model.js"
+import { attemptError, formatShortTime, formatTime, relative, shortEventType } from "./model.js"
 
 type Delivery = Outbox.WebhookDelivery & {
   readonly type: string | null
@@ -37,7 +37,7 @@ const StatusBadge = ({ status, attempts }: { readonly status: string; readonly a
  * "Load more" the user asked for, not for each background refresh (no "Loading…" read out every
  * few seconds).
  */
-const useQuiet = <A>(paged: Paged<A>) => {
+function useQuiet<A>(paged: Paged<A>) {
   const [more, setMore] = useState(false)
   useEffect(() => {
     if (!paged.loading) setMore(false)
@@ -90,7 +90,8 @@ function Attempts({ delivery }: { readonly delivery: Delivery }) {
       <ol className="webhook-attempts__list">
         {delivery.attemptsDetail.map((a) => (
           <li key={a.attempt}>
-            <span>{formatTime(a.at)}</span> <strong>{attemptError(a)}</strong> <span className="muted">{a.durationMs} ms, {a.outcome}</span>
+            <time dateTime={a.at}>{formatShortTime(a.at)}</time> <strong>{attemptError(a)}</strong>{" "}
+            <span className="muted">{a.durationMs} ms</span>
           </li>
         ))}
       </ol>

@@ -106,6 +106,14 @@ export const formatTime = (iso: string | null | undefined): string => {
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date)
 }
 
+const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" })
+/** The time alone on today's date (attempt lists: the row shows the date), else date and time. */
+export const formatShortTime = (iso: string): string => {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return iso
+  return date.toDateString() === new Date().toDateString() ? timeOnly.format(date) : dateTime.format(date)
+}
+
 /** "in 4 s", "12 s ago": for the next retry of a pending delivery. */
 export const relative = (iso: string | null, now = Date.now()): string => {
   if (iso === null) return "—"
