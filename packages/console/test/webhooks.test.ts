@@ -53,12 +53,6 @@ const readSecret = async (page: Page, title: string): Promise<string> => {
   return section.getByRole("textbox", { name: title }).inputValue()
 }
 
-/** Both sizes, from the top of the page (the banner is sticky: a scrolled page would show it mid-picture). */
-const shoot = async (page: Page, name: string) => {
-  await page.evaluate(() => window.scrollTo(0, 0))
-  await screenshots(page, name)
-}
-
 describe("webhooks page", () => {
   let host: ConsoleHost
   let browser: TestBrowser
@@ -92,7 +86,7 @@ describe("webhooks page", () => {
     expect(await form.getByLabel("Name").getAttribute("aria-invalid")).toBe("true")
     await form.getByText("Choose at least one event.").waitFor()
     await axeCheck(page)
-    await shoot(page, "webhooks-create")
+    await screenshots(page, "webhooks-create")
 
     // the API refuses an endpoint that is not a URL: the message at the field, what was typed kept
     await form.getByLabel("Name").fill("Policy bot")
@@ -137,7 +131,7 @@ describe("webhooks page", () => {
     await delivery.getByText("3 attempts").click()
     await expect.poll(() => delivery.getByRole("listitem").count()).toBe(3)
     await axeCheck(page)
-    await shoot(page, "webhooks-detail")
+    await screenshots(page, "webhooks-detail")
 
     // the organization's failing deliveries name it too
     await page.getByRole("link", { name: "← All webhooks" }).click()
@@ -147,7 +141,7 @@ describe("webhooks page", () => {
     await expect.poll(() => failingRow.textContent()).toContain("Dead letter")
     expect(await failingRow.textContent()).toContain("HTTP 500")
     await axeCheck(page)
-    await shoot(page, "webhooks")
+    await screenshots(page, "webhooks")
     await page.setViewportSize(phone)
     await axeCheck(page)
     await page.setViewportSize({ width: 1280, height: 800 })
@@ -244,7 +238,7 @@ describe("webhooks page", () => {
     expect(await page.getByRole("main").getByRole("button").count()).toBe(0)
     expect(await page.getByRole("navigation").getByRole("link", { name: "Webhooks" }).count()).toBe(0)
     await axeCheck(page)
-    await shoot(page, "webhooks-read-only")
+    await screenshots(page, "webhooks-read-only")
 
     // with the reader's own cookie and CSRF token: 403, nothing created
     const status = await page.evaluate(async (orgId) => {
