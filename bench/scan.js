@@ -1,22 +1,28 @@
-// Scan benchmark (issue "Branch scans and remediation pull requests", first part): a synthetic
-// monorepo of 5,000 files (Dockerfiles, Compose files, Kubernetes manifests, GitHub and GitLab
-// workflows, and files the scanner does not read) scanned with `Scanner.scanFiles`, and every
-// finding resolved against 10,000 published mappings (exact, repository and pattern fromImages over
-// a few hundred repositories) with `Resolution.resolveCompiled`, beside the linear
-// `Resolution.resolve` that reads every mapping for each image. Before any figure is printed the two
-// resolvers must give identical answers on the sample. Imports the BUILT core
-// (packages/core/dist/index.js): `npm run build -w @image-policy/core` after changes.
+// Scan benchmark (issue "Branch scans and remediation pull requests", first part; the resolver index
+// of issue 18): a synthetic monorepo of 5,000 files (Dockerfiles, Compose files, Kubernetes
+// manifests, GitHub and GitLab workflows, and files the scanner does not read) scanned with
+// `Scanner.scanFiles`, and every finding resolved against 10,000 published mappings (exact,
+// repository and pattern fromImages over a few hundred repositories) with `ResolutionIndex.decide`
+// (the winner and its reason, what scans, reports and remediation use) and `ResolutionIndex.explain`
+// (the whole `considered` list), beside two peers in the same run: the linear `Resolution.resolve`
+// that reads every mapping for each image, and the bucketed resolver the index replaced
+// (bench/_scan-peers/bucketed.js). Before any figure is printed every resolver must give the linear
+// one's answers on its sample, and `decide` the bucketed one's winner on every finding. Imports the
+// BUILT core (packages/core/dist/index.js): `npm run build -w @image-policy/core` after changes.
 // BENCH_SCAN_SEED (default 1) changes the generated repository; BENCH_SCAN_NAIVE_MS (default 5000)
-// bounds the time spent on the naive resolver. Rates are given per wall second and per CPU second of
-// this process (`process.cpuUsage`): on a busy machine the second is the one to compare. Prints
-// figures and ratios; asserts nothing.
-import { Id, Resolution, Scanner } from "@image-policy/core"
+// bounds the time spent on the naive resolver; BENCH_SCAN_ROUNDS (default 7) is how many times
+// each resolver goes over every finding, the resolvers taking turns. Rates are given per wall second
+// and per CPU second of this process (`process.cpuUsage`): on a busy machine the second is the one
+// to compare. Prints figures and ratios; asserts nothing.
+import { Id, Resolution, ResolutionIndex, Scanner } from "@image-policy/core"
 import * as Result from "effect/Result"
 import { loadavg } from "node:os"
 import { isDeepStrictEqual } from "node:util"
+import * as Bucketed from "./_scan-peers/bucketed.js"
 
 const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
 const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
+const rounds = Number(process.env.BENCH_SCAN_ROUNDS ?? 7)
 const FILES = 5_000
 const MAPPINGS = 10_000
 
@@ -251,6 +257,7 @@ const timeIt = (f) => {
 const rate = (n, ms) => (n / ms) * 1000
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 const row = (label, value) => console.log(`  ${label.padEnd(52)} ${value}`)
+const winnerOf = (r) => (Result.isSuccess(r) ? r.success?.resolved?.mapping.id ?? null : `failure ${r.failure._tag}`)
 
 export const main = async () => {
   console.log(`\nload average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
@@ -277,11 +284,16 @@ export const main = async () => {
   row("findings", `${findings.length} (${Object.entries(byKind).map(([k, n]) => `${k} ${n}`).join(", ")})`)
   row("  resolvable (normalized)", `${resolvable.length}, ${distinct} distinct image and platform pairs`)
 
-  // 2. the index, built once per policy
-  const compiled = timeIt(() => Resolution.compile(groups))
-  row("compile 10,000 mappings", `${fmt(compiled.ms)} ms`)
+  // 2. the indexes, built once per policy (median of 5)
+  const builds = Array.from({ length: 5 }, () => timeIt(() => ResolutionIndex.build(groups)))
+  const index = builds[0].value
+  const buildMs = median(builds.map((b) => b.ms))
+  const bucketedBuild = timeIt(() => Bucketed.compile(groups))
+  const bucketed = bucketedBuild.value
+  row("build the index of 10,000 mappings (median of 5)", `${fmt(buildMs)} ms (the bucketed peer's: ${fmt(bucketedBuild.ms)} ms)`)
 
-  // 3. the naive resolver on a time-bounded sample; the indexed one must agree on it
+  // 3. the linear resolver on a time-bounded sample: every other resolver must agree on it, and
+  // `decide` with the bucketed peer on every finding
   const queries = resolvable.map((f) => ({ image: f.image, platform: f.platform, now }))
   const sample = []
   const naive = timeIt(() => {
@@ -293,43 +305,69 @@ export const main = async () => {
   })
   let matched = 0
   for (const [q, expected] of sample) {
-    const got = Resolution.resolveCompiled(compiled.value, q)
-    if (!isDeepStrictEqual(got, expected)) {
-      console.log(`  resolveCompiled differs from resolve for ${q.image} (${q.platform ?? "any platform"}): no figures`)
+    const explained = ResolutionIndex.explain(index, q)
+    const old = Bucketed.resolveCompiled(bucketed, q)
+    const decided = ResolutionIndex.decide(index, q)
+    const reason = Result.isSuccess(expected) ? expected.success.considered.find((c) => c.reason.startsWith("selected"))?.reason : undefined
+    if (
+      !isDeepStrictEqual(explained, expected) || !isDeepStrictEqual(old, expected) || winnerOf(decided) !== winnerOf(expected) ||
+      (Result.isSuccess(decided) && decided.success !== null && decided.success.reason !== reason)
+    ) {
+      console.log(`  a resolver differs from the linear one for ${q.image} (${q.platform ?? "any platform"}): no figures`)
       return
     }
-    if (Result.isSuccess(got) && got.success.resolved !== null) matched++
+    if (Result.isSuccess(expected) && expected.success.resolved !== null) matched++
   }
-  row(`resolveCompiled == resolve on the naive sample`, `${sample.length} images agree; ${matched} resolved to a mapping`)
+  for (const q of queries) {
+    if (winnerOf(ResolutionIndex.decide(index, q)) !== winnerOf(Bucketed.resolveCompiled(bucketed, q))) {
+      console.log(`  decide and the bucketed resolver differ for ${q.image} (${q.platform ?? "any platform"}): no figures`)
+      return
+    }
+  }
+  row("every resolver == resolve on the linear sample", `${sample.length} images agree; ${matched} resolved to a mapping`)
+  row("decide == bucketed peer's winner on every finding", `${queries.length} findings agree`)
 
-  // 4. every resolvable finding through the index (warm-up, then the median of 5)
-  const all = () => {
+  // 4. every resolvable finding through each resolver: a warm-up each, then rounds taking turns
+  const over = (resolveOne) => () => {
     let hits = 0
     for (const q of queries) {
-      const r = Resolution.resolveCompiled(compiled.value, q)
-      if (Result.isSuccess(r) && r.success.resolved !== null) hits++
+      const r = resolveOne(q)
+      if (Result.isSuccess(r) && r.success !== null && r.success.resolved !== null) hits++
     }
     return hits
   }
-  all()
-  const runs = Array.from({ length: 5 }, () => timeIt(all))
-  const indexedMs = median(runs.map((r) => r.ms))
-  const indexedCpuMs = median(runs.map((r) => r.cpuMs))
-  const indexedRate = rate(queries.length, indexedMs)
+  const contenders = [
+    ["ResolutionIndex.decide", over((q) => ResolutionIndex.decide(index, q))],
+    ["ResolutionIndex.explain", over((q) => ResolutionIndex.explain(index, q))],
+    ["bucketed peer (resolveCompiled before)", over((q) => Bucketed.resolveCompiled(bucketed, q))]
+  ].map(([label, run]) => ({ label, run, runs: [] }))
+  for (const c of contenders) c.run()
+  for (let r = 0; r < rounds; r++) for (const c of contenders) c.runs.push(timeIt(c.run))
   const naiveRate = rate(sample.length, naive.ms)
-  const indexedCpuRate = rate(queries.length, indexedCpuMs)
   const naiveCpuRate = rate(sample.length, naive.cpuMs)
-  row(
-    "resolveCompiled, every finding (median of 5)",
-    `${fmt(indexedMs)} ms  ->  ${fmt(indexedRate)} resolutions/s (${runs[0].value} of ${queries.length} resolved)`
-  )
-  row("  per CPU second", `${fmt(indexedCpuRate)} resolutions/s`)
+  for (const c of contenders) {
+    c.ms = median(c.runs.map((x) => x.ms))
+    c.cpuMs = median(c.runs.map((x) => x.cpuMs))
+    c.rate = rate(queries.length, c.ms)
+    c.cpuRate = rate(queries.length, c.cpuMs)
+    row(
+      `${c.label} (median of ${rounds})`,
+      `${fmt(c.ms)} ms  ->  ${fmt(c.rate)} resolutions/s (${c.runs[0].value} of ${queries.length} resolved)`
+    )
+    row("  per CPU second", `${fmt(c.cpuRate)} resolutions/s, ${fmt(1e6 / c.cpuRate)} us each`)
+  }
   row(`resolve (linear), ${sample.length} findings`, `${fmt(naive.ms)} ms  ->  ${fmt(naiveRate)} resolutions/s`)
   row("  per CPU second", `${fmt(naiveCpuRate)} resolutions/s`)
-  row("ratio indexed / linear", `${fmt(indexedRate / naiveRate)}x (per CPU second ${fmt(indexedCpuRate / naiveCpuRate)}x)`)
+  const [decide, explain, old] = contenders
+  const ratio = (a, b) => `${fmt(a.rate / b.rate)}x (per CPU second ${fmt(a.cpuRate / b.cpuRate)}x)`
+  const linear = { rate: naiveRate, cpuRate: naiveCpuRate }
+  row("ratio decide / bucketed peer", ratio(decide, old))
+  row("ratio decide / linear", ratio(decide, linear))
+  row("ratio explain / bucketed peer", ratio(explain, old))
+  row("ratio bucketed peer / linear", ratio(old, linear))
   row(
     "every finding, linear (extrapolated)",
-    `${fmt(queries.length / naiveRate)} s vs ${fmt((compiled.ms + indexedMs) / 1000)} s compiled + indexed`
+    `${fmt(queries.length / naiveRate)} s vs ${fmt((buildMs + decide.ms) / 1000)} s build + decide`
   )
-  row("scan + compile + resolve, end to end", `${fmt(scanMs + compiled.ms + indexedMs)} ms for ${files.length} files`)
+  row("scan + build + decide, end to end", `${fmt(scanMs + buildMs + decide.ms)} ms for ${files.length} files`)
 }

@@ -74,12 +74,13 @@ const checkDigest = (input: string, digest: string): Result.Result<string, Inval
   return sha256Regex.test(encoded) ? Result.succeed(digest) : fail(input, "digest-invalid-length")
 }
 
-const build = (domain: string, path: string, tag: string | undefined, digest: string | undefined): ImageReference => ({
-  domain,
-  path,
-  ...(tag !== undefined ? { tag } : {}),
-  ...(digest !== undefined ? { digest } : {})
-})
+// one object literal per case, not spreads: a resolution parses every image it is asked about
+const build = (domain: string, path: string, tag: string | undefined, digest: string | undefined): ImageReference =>
+  tag === undefined
+    ? digest === undefined ? { domain, path } : { domain, path, digest }
+    : digest === undefined
+    ? { domain, path, tag }
+    : { domain, path, tag, digest }
 
 /** Strict parse of a reference as written (distribution/reference `Parse`). */
 export const parseImageReference = (text: string): Result.Result<ImageReference, InvalidImageReference> => {
@@ -123,7 +124,7 @@ const splitDockerDomain = (name: string): readonly [string, string] => {
 export const normalizeImageReference = (text: string): Result.Result<ImageReference, InvalidImageReference> => {
   if (text.length === 0) return fail(text, "empty")
   if (text.length > MAX_INPUT) return fail(text, "name-too-long")
-  if (hexIdRegex.test(text)) return fail(text, "hex-name")
+  if (text.length === 64 && hexIdRegex.test(text)) return fail(text, "hex-name")
   const [domain, rest] = splitDockerDomain(text)
   const tagAt = rest.indexOf(":")
   const remoteName = tagAt === -1 ? rest : rest.slice(0, tagAt)

@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
 import { normalizedText } from "./ImageReference.js"
 import { normalizedFrom } from "./Mapping.js"
-import type { CompiledPolicy } from "./Resolution.js"
+import type { ResolutionIndex } from "./ResolutionIndex.js"
 import { resolveFinding } from "./Scan.js"
 import type { Finding } from "./Scanner.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
@@ -70,8 +70,8 @@ export type RemediationRequest = typeof RemediationRequest.Type
 export interface PlanInput {
   /** The branch's current findings (`scans.allFindings`). */
   readonly findings: ReadonlyArray<Finding>
-  /** The branch's policy (the groups that apply to it), compiled. */
-  readonly policy: CompiledPolicy
+  /** The branch's policy (the groups that apply to it), indexed. */
+  readonly policy: ResolutionIndex
   /** The repository's snooze requests, whatever their status; only active ones suppress. */
   readonly snoozes: ReadonlyArray<SnoozeRequest>
   readonly now: Date
@@ -83,7 +83,7 @@ const sameImage = (a: string, b: string) =>
 /** The change one finding asks for, or undefined (see `plan`). */
 const changeOf = (
   finding: Finding,
-  policy: CompiledPolicy,
+  policy: ResolutionIndex,
   snoozed: ReadonlySet<string>,
   now: Date
 ): RemediationChange | undefined => {

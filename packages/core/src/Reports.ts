@@ -15,7 +15,8 @@ import { type GroupInfo, groupsForBranch, type RepositoryAssignment } from "./As
 import { PolicyGroupId, type RepositoryId, TeamId } from "./Id.js"
 import type { PublishedMapping } from "./PolicyGroup.js"
 import type { Repository } from "./Repository.js"
-import * as Resolution from "./Resolution.js"
+import type * as Resolution from "./Resolution.js"
+import * as ResolutionIndex from "./ResolutionIndex.js"
 import { resolveFinding } from "./Scan.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
 import { compareCodePoints } from "./Text.js"
@@ -233,7 +234,7 @@ export const aggregate = (input: AggregateInput): ComplianceReport => {
   // findings: each distinct (policy, image, platform) is resolved once, through the findings view's rule
   const byId = new Map(input.groups.map((g) => [g.id, g] as const))
   const compiled = p.policies.map((ids) =>
-    Resolution.compile(ids.flatMap((id) => {
+    ResolutionIndex.build(ids.flatMap((id) => {
       const group = byId.get(id)
       return group === undefined ? [] : [{ group, phases: group.phases, published: input.published.get(id) ?? [] }]
     }))

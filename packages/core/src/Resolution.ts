@@ -1,6 +1,8 @@
 /**
  * Which published mapping applies to an image on a repository branch (and platform), and why.
- * The precedence is documented in docs/policy-resolution.md; this file is its only implementation.
+ * The precedence is documented in docs/policy-resolution.md. This file holds its rules (what
+ * matches, what applies, which candidate wins, how the outcome is explained) and `resolve`, which
+ * applies them to every mapping of the policy: the reference that `ResolutionIndex` must agree with.
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -27,7 +29,7 @@ export type ResolutionPolicy = ReadonlyArray<{
 
 /**
  * Which published mapping applies to a finding on its branch, and why: the winner of the core's
- * resolution (`Resolution.resolveCompiled` over the policy that applies to the branch), never a
+ * resolution (`ResolutionIndex.decide` over the policy that applies to the branch), never a
  * second implementation.
  */
 export const FindingResolution = Schema.Struct({
@@ -56,60 +58,41 @@ export interface Considered {
   readonly reason: string
 }
 
+export interface Resolved {
+  readonly toImage: string
+  readonly policyGroupId: PolicyGroupId
+  readonly phaseId: string
+  readonly mapping: PublishedMapping
+}
+
 export interface Resolution {
   readonly image: string
-  readonly resolved: {
-    readonly toImage: string
-    readonly policyGroupId: PolicyGroupId
-    readonly phaseId: string
-    readonly mapping: PublishedMapping
-  } | null
+  readonly resolved: Resolved | null
   readonly considered: ReadonlyArray<Considered>
 }
 
 const kindRank: Record<MatchKind, number> = { exact: 0, repository: 1, pattern: 2 }
 
-interface Candidate {
+/** A published mapping where the policy puts it; `seq` is its position in policy order. */
+export interface Placed {
+  readonly seq: number
   readonly groupIndex: number
-  readonly phasePosition: number
   readonly groupId: PolicyGroupId
+  readonly phasePosition: number
   readonly mapping: PublishedMapping
+}
+
+/** A matching mapping that applies, with what precedence compares. */
+export interface Candidate extends Omit<Placed, "seq"> {
   readonly kind: MatchKind
   readonly platformSpecific: boolean
   readonly specificity: number
 }
 
-const sameRepository = (a: ImageReference, b: ImageReference) => a.domain === b.domain && a.path === b.path
-
 /** A mapping's fromImage, parsed once: an exact or tag-less reference, or a wildcard pattern. */
 export type Matcher =
   | { readonly kind: "reference"; readonly ref: ImageReference }
   | { readonly kind: "pattern"; readonly pattern: ImagePattern; readonly specificity: number }
-
-/**
- * A glob's literal ends: text without `*` must equal; text with `*` must start with what precedes
- * the first `*` and end with what follows the last one. Only a necessary condition of
- * `matchesPattern`, which stays the one definition of a match; it lets the index skip most
- * patterns without running their regular expressions.
- */
-interface GlobEnds {
-  readonly literal: boolean
-  readonly text: string
-  readonly prefix: string
-  readonly suffix: string
-}
-
-const globEnds = (glob: string): GlobEnds => {
-  const first = glob.indexOf("*")
-  return first < 0
-    ? { literal: true, text: glob, prefix: glob, suffix: "" }
-    : { literal: false, text: glob, prefix: glob.slice(0, first), suffix: glob.slice(glob.lastIndexOf("*") + 1) }
-}
-
-const mayMatch = (ends: GlobEnds, value: string): boolean =>
-  ends.literal
-    ? value === ends.text
-    : value.length >= ends.prefix.length + ends.suffix.length && value.startsWith(ends.prefix) && value.endsWith(ends.suffix)
 
 /** The matcher of a fromImage; `undefined` when it parses as neither (such a mapping never matches). */
 export const matcherOf = (fromImage: string): Matcher | undefined => {
@@ -123,19 +106,46 @@ export const matcherOf = (fromImage: string): Matcher | undefined => {
   return Result.isSuccess(from) ? { kind: "reference", ref: from.success } : undefined
 }
 
-const matchWith = (matcher: Matcher, ref: ImageReference): { kind: MatchKind; specificity: number } | undefined => {
-  if (matcher.kind === "pattern") {
-    return matchesPattern(matcher.pattern, ref) ? { kind: "pattern", specificity: matcher.specificity } : undefined
-  }
+/** The kind of match a matcher makes whenever it matches: it depends on the fromImage alone. */
+export const matchKind = (matcher: Matcher): MatchKind =>
+  matcher.kind === "pattern"
+    ? "pattern"
+    : matcher.ref.tag === undefined && matcher.ref.digest === undefined
+    ? "repository"
+    : "exact"
+
+/** Whether a matcher matches a normalized reference: the one definition of a match. */
+export const matches = (matcher: Matcher, ref: ImageReference): boolean => {
+  if (matcher.kind === "pattern") return matchesPattern(matcher.pattern, ref)
   const f = matcher.ref
-  if (!sameRepository(f, ref)) return undefined
-  if (f.tag === undefined && f.digest === undefined) return { kind: "repository", specificity: 0 }
-  const tagOk = f.tag === undefined || f.tag === ref.tag
-  const digestOk = f.digest === undefined || f.digest === ref.digest
-  return tagOk && digestOk ? { kind: "exact", specificity: 0 } : undefined
+  if (f.domain !== ref.domain || f.path !== ref.path) return false
+  return (f.tag === undefined || f.tag === ref.tag) && (f.digest === undefined || f.digest === ref.digest)
 }
 
-/** Candidates in precedence order: first wins. */
+/**
+ * Whether a matching mapping applies to the platform at `now` (epoch ms), or why not. `activeFrom`
+ * is the mapping's `Date.parse(activeFrom)`: text that does not parse never delays a mapping.
+ */
+export const applicability = (
+  scope: string,
+  activeFrom: number,
+  platform: string,
+  now: number
+): "applies" | "other platform" | "not yet active" =>
+  scope !== "" && scope !== platform ? "other platform" : activeFrom > now ? "not yet active" : "applies"
+
+/** The candidate a matching mapping is, once it applies. */
+export const candidateOf = (placed: Placed, matcher: Matcher): Candidate => ({
+  groupIndex: placed.groupIndex,
+  phasePosition: placed.phasePosition,
+  groupId: placed.groupId,
+  mapping: placed.mapping,
+  kind: matchKind(matcher),
+  platformSpecific: (placed.mapping.platformScope ?? "") !== "",
+  specificity: matcher.kind === "pattern" ? matcher.specificity : 0
+})
+
+/** Candidates in precedence order: first wins; of equal candidates, the first in policy order. */
 export const compareCandidates = (a: Candidate, b: Candidate): number =>
   kindRank[a.kind] - kindRank[b.kind] ||
   Number(b.platformSpecific) - Number(a.platformSpecific) ||
@@ -145,7 +155,8 @@ export const compareCandidates = (a: Candidate, b: Candidate): number =>
   a.phasePosition - b.phasePosition ||
   (a.mapping.id < b.mapping.id ? -1 : a.mapping.id > b.mapping.id ? 1 : 0)
 
-const describeWin = (c: Candidate) =>
+/** The winner's line of `considered`: it depends on the winner alone. */
+export const describeWin = (c: Candidate): string =>
   `selected: ${c.kind} match${c.platformSpecific ? ", platform-specific" : ""}${
     c.mapping.order !== undefined ? `, order ${c.mapping.order}` : ""
   }`
@@ -162,41 +173,16 @@ const describeLoss = (c: Candidate, winner: Candidate) => {
   return "matched but tied; the lower mapping id takes precedence"
 }
 
-/** A published mapping with what resolution needs precomputed; `seq` is its position in the policy. */
-export interface CompiledMapping {
-  readonly seq: number
-  readonly groupIndex: number
-  readonly groupId: PolicyGroupId
-  readonly phasePosition: number
-  readonly mapping: PublishedMapping
-  readonly matcher: Matcher
-  /** Patterns: the literal ends of each path segment and of the tag (see `mayMatch`). */
-  readonly ends?: { readonly segments: ReadonlyArray<GlobEnds>; readonly tag: GlobEnds | undefined }
-}
-
-/**
- * A policy indexed for many resolutions: reference mappings (exact and tag-less) bucketed by
- * normalized repository (`domain/path`); patterns bucketed by domain, segment count and their
- * rightmost path segment without a wildcard (its position and text), or `*` when every segment has
- * one. A reference looks in its repository's bucket, in one pattern bucket per path segment, and
- * in the `*` bucket. Build it once with `compile`, resolve with `resolveCompiled`. Mappings whose
- * fromImage does not parse are left out: they never match.
- */
-export interface CompiledPolicy {
-  readonly size: number
-  readonly byRepository: ReadonlyMap<string, ReadonlyArray<CompiledMapping>>
-  readonly patterns: ReadonlyMap<string, ReadonlyArray<CompiledMapping>>
-}
-
-const repositoryKey = (domain: string, path: string) => `${domain}/${path}`
-const patternKey = (domain: string, segments: number, position: number | "*", literal = "") =>
-  `${domain}|${segments}|${position}|${literal}`
+/** The `resolved` part of a resolution won by a candidate. */
+export const resolvedBy = (c: Candidate): Resolved => ({
+  toImage: c.mapping.toImage,
+  policyGroupId: c.groupId,
+  phaseId: c.mapping.phaseId,
+  mapping: c.mapping
+})
 
 /** Every mapping of the policy in policy order (groups as given, then published order), matcher or not. */
-const eachMapping = (
-  policy: ResolutionPolicy,
-  f: (m: Omit<CompiledMapping, "matcher">) => void
-): void => {
+export const eachMapping = (policy: ResolutionPolicy, f: (m: Placed) => void): void => {
   let seq = 0
   policy.forEach(({ group, phases, published }, groupIndex) => {
     const positions = new Map(phases.map((p) => [p.id, p.position]))
@@ -206,41 +192,7 @@ const eachMapping = (
   })
 }
 
-export const compile = (policy: ResolutionPolicy): CompiledPolicy => {
-  const byRepository = new Map<string, Array<CompiledMapping>>()
-  const patterns = new Map<string, Array<CompiledMapping>>()
-  let size = 0
-  const push = (index: Map<string, Array<CompiledMapping>>, key: string, entry: CompiledMapping) => {
-    const bucket = index.get(key)
-    if (bucket === undefined) index.set(key, [entry])
-    else bucket.push(entry)
-  }
-  eachMapping(policy, (m) => {
-    size++
-    const matcher = matcherOf(m.mapping.fromImage)
-    if (matcher === undefined) return
-    if (matcher.kind === "reference") {
-      push(byRepository, repositoryKey(matcher.ref.domain, matcher.ref.path), { ...m, matcher })
-    } else {
-      const { domain, segments, tag } = matcher.pattern
-      const ends = { segments: segments.map(globEnds), tag: tag === undefined ? undefined : globEnds(tag) }
-      let position = segments.length - 1
-      while (position >= 0 && segments[position]!.includes("*")) position--
-      const key = position < 0
-        ? patternKey(domain, segments.length, "*")
-        : patternKey(domain, segments.length, position, segments[position])
-      push(patterns, key, { ...m, matcher, ends })
-    }
-  })
-  return { size, byRepository, patterns }
-}
-
-const row = (
-  m: Omit<CompiledMapping, "matcher" | "seq">,
-  scope: string,
-  matched: boolean,
-  reason: string
-): Considered => ({
+const row = (m: Omit<Placed, "seq">, scope: string, matched: boolean, reason: string): Considered => ({
   policyGroupId: m.groupId,
   phaseId: m.mapping.phaseId,
   mappingId: m.mapping.id,
@@ -250,48 +202,36 @@ const row = (
   reason
 })
 
-/** Collects the matching mappings (fed in policy order) into candidates and the `considered` list. */
-const decide = (
+/**
+ * The resolution, with its `considered` list, from the mappings that match the image, given in
+ * policy order (the list follows it, and of equal candidates the first wins).
+ */
+export const explainMatches = (
   ref: ImageReference,
   platform: string,
   now: number,
-  matches: ReadonlyArray<readonly [Omit<CompiledMapping, "matcher" | "seq">, { kind: MatchKind; specificity: number }]>
+  matching: ReadonlyArray<{ readonly placed: Placed; readonly matcher: Matcher }>
 ): Resolution => {
   // rows of mappings that did not apply are final; candidates get their reason once the winner is known
   const rows: Array<Considered | Candidate> = []
   let winner: Candidate | undefined
-  for (const [m, match] of matches) {
-    const { mapping } = m
+  for (const { matcher, placed } of matching) {
+    const { mapping } = placed
     const scope = mapping.platformScope ?? ""
-    if (scope !== "" && scope !== platform) {
-      rows.push(row(m, scope, false, `platform ${scope} does not apply to ${platform || "an unspecified platform"}`))
-      continue
+    const applies = applicability(scope, Date.parse(mapping.activeFrom), platform, now)
+    if (applies === "other platform") {
+      rows.push(row(placed, scope, false, `platform ${scope} does not apply to ${platform || "an unspecified platform"}`))
+    } else if (applies === "not yet active") {
+      rows.push(row(placed, scope, false, `not yet active (from ${mapping.activeFrom})`))
+    } else {
+      const candidate = candidateOf(placed, matcher)
+      if (winner === undefined || compareCandidates(candidate, winner) < 0) winner = candidate
+      rows.push(candidate)
     }
-    if (Date.parse(mapping.activeFrom) > now) {
-      rows.push(row(m, scope, false, `not yet active (from ${mapping.activeFrom})`))
-      continue
-    }
-    const candidate: Candidate = {
-      groupIndex: m.groupIndex,
-      phasePosition: m.phasePosition,
-      groupId: m.groupId,
-      mapping,
-      kind: match.kind,
-      platformSpecific: scope !== "",
-      specificity: match.specificity
-    }
-    // the first of equal candidates wins, as the first element of a stable sort would
-    if (winner === undefined || compareCandidates(candidate, winner) < 0) winner = candidate
-    rows.push(candidate)
   }
   return {
     image: formatImageReference(ref),
-    resolved: winner === undefined ? null : {
-      toImage: winner.mapping.toImage,
-      policyGroupId: winner.groupId,
-      phaseId: winner.mapping.phaseId,
-      mapping: winner.mapping
-    },
+    resolved: winner === undefined ? null : resolvedBy(winner),
     considered: rows.map((r) =>
       "matched" in r ? r : row(r, r.mapping.platformScope ?? "", true, r === winner ? describeWin(r) : describeLoss(r, winner!))
     )
@@ -304,7 +244,10 @@ export interface ResolveInput {
   readonly now: Date
 }
 
-const parseInput = (input: ResolveInput): Result.Result<readonly [ImageReference, string], InvalidImageReference | InvalidPlatform> => {
+/** The image normalized and the platform in its canonical form ("" when none is given). */
+export const parseInput = (
+  input: ResolveInput
+): Result.Result<readonly [ImageReference, string], InvalidImageReference | InvalidPlatform> => {
   const ref = normalizeImageReference(input.image)
   if (Result.isFailure(ref)) return Result.fail(ref.failure)
   const platform = normalizePlatformScope(input.platform)
@@ -314,50 +257,17 @@ const parseInput = (input: ResolveInput): Result.Result<readonly [ImageReference
 
 /**
  * Resolves one image by reading every mapping of the policy. For many images against the same
- * policy, `compile` once and use `resolveCompiled`: the answer is the same.
+ * policy, build a `ResolutionIndex` once: its answers are the same (a property test checks it).
  */
 export const resolve = (
   input: ResolveInput & { readonly policy: ResolutionPolicy }
 ): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
   Result.map(parseInput(input), ([ref, platform]) => {
-    const matches: Array<readonly [Omit<CompiledMapping, "matcher">, { kind: MatchKind; specificity: number }]> = []
-    eachMapping(input.policy, (m) => {
-      const matcher = matcherOf(m.mapping.fromImage)
-      const match = matcher === undefined ? undefined : matchWith(matcher, ref)
+    const matching: Array<{ placed: Placed; matcher: Matcher }> = []
+    eachMapping(input.policy, (placed) => {
+      const matcher = matcherOf(placed.mapping.fromImage)
       // unrelated mappings are not listed: `considered` stays readable
-      if (match !== undefined) matches.push([m, match])
+      if (matcher !== undefined && matches(matcher, ref)) matching.push({ placed, matcher })
     })
-    return decide(ref, platform, input.now.getTime(), matches)
-  })
-
-const none: ReadonlyArray<CompiledMapping> = []
-
-/** `resolve` over a compiled policy: the same winner and the same `considered` list, in the same order. */
-export const resolveCompiled = (
-  compiled: CompiledPolicy,
-  input: ResolveInput
-): Result.Result<Resolution, InvalidImageReference | InvalidPlatform> =>
-  Result.map(parseInput(input), ([ref, platform]) => {
-    const segments = ref.path.split("/")
-    const matches: Array<readonly [CompiledMapping, { kind: MatchKind; specificity: number }]> = []
-    for (const entry of compiled.byRepository.get(repositoryKey(ref.domain, ref.path)) ?? none) {
-      const match = matchWith(entry.matcher, ref)
-      if (match !== undefined) matches.push([entry, match])
-    }
-    const tryPatterns = (bucket: ReadonlyArray<CompiledMapping> | undefined) => {
-      for (const entry of bucket ?? none) {
-        const ends = entry.ends!
-        if (ends.tag !== undefined && (ref.tag === undefined || !mayMatch(ends.tag, ref.tag))) continue
-        if (!ends.segments.every((e, i) => mayMatch(e, segments[i]!))) continue
-        const match = matchWith(entry.matcher, ref)
-        if (match !== undefined) matches.push([entry, match])
-      }
-    }
-    for (let position = 0; position < segments.length; position++) {
-      tryPatterns(compiled.patterns.get(patternKey(ref.domain, segments.length, position, segments[position])))
-    }
-    tryPatterns(compiled.patterns.get(patternKey(ref.domain, segments.length, "*")))
-    // each bucket is in policy order; together they must be too (`considered` and tie-breaks follow it)
-    matches.sort((a, b) => a[0].seq - b[0].seq)
-    return decide(ref, platform, input.now.getTime(), matches)
+    return explainMatches(ref, platform, input.now.getTime(), matching)
   })

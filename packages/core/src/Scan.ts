@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type { OrgId } from "./Id.js"
 import { RepositoryId, ScanId } from "./Id.js"
 import * as Resolution from "./Resolution.js"
+import * as ResolutionIndex from "./ResolutionIndex.js"
 import { Finding, isScannable } from "./Scanner.js"
 import { isStorableText } from "./Text.js"
 import type { VcsProviderError } from "./Vcs.js"
@@ -194,32 +195,31 @@ export const isFileTooLarge = (content: string): boolean =>
 
 /**
  * Which published mapping applies to a finding at `now`, and why: the winner of
- * `Resolution.resolveCompiled` over the branch's policy for the finding's normalized image and
+ * `ResolutionIndex.decide` over the branch's policy for the finding's normalized image and
  * platform. Null when the image is unknown (unresolved or invalid) or no mapping applies.
  */
 export const resolveFinding = (
-  policy: Resolution.CompiledPolicy,
+  policy: ResolutionIndex.ResolutionIndex,
   finding: Pick<Finding, "normalized" | "platform" | "unresolved">,
   now: Date
 ): Resolution.FindingResolution | null => {
   if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null
-  const result = Resolution.resolveCompiled(policy, { image: finding.normalized, platform: finding.platform, now })
-  if (Result.isFailure(result) || result.success.resolved === null) return null
-  const { considered, resolved } = result.success
-  const row = considered.find((c) => c.matched && c.mappingId === resolved.mapping.id)
+  const result = ResolutionIndex.decide(policy, { image: finding.normalized, platform: finding.platform, now })
+  if (Result.isFailure(result) || result.success === null) return null
+  const { reason, resolved } = result.success
   return {
     toImage: resolved.toImage,
     policyGroupId: resolved.policyGroupId,
     phaseId: resolved.mapping.phaseId,
     mappingId: resolved.mapping.id,
     fromImage: resolved.mapping.fromImage,
-    reason: row?.reason ?? "selected",
+    reason,
     ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason })
   }
 }
 
 /** A finding with the mapping that applies to it (the findings route). */
-export const toView = (policy: Resolution.CompiledPolicy, finding: Finding, now: Date): FindingView => ({
+export const toView = (policy: ResolutionIndex.ResolutionIndex, finding: Finding, now: Date): FindingView => ({
   ...finding,
   resolution: resolveFinding(policy, finding, now)
 })

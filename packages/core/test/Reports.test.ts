@@ -10,7 +10,7 @@ import * as Id from "../src/Id.js"
 import type { PolicyGroup, PublishedMapping } from "../src/PolicyGroup.js"
 import * as Reports from "../src/Reports.js"
 import type { Repository } from "../src/Repository.js"
-import * as Resolution from "../src/Resolution.js"
+import * as ResolutionIndex from "../src/ResolutionIndex.js"
 import { resolveFinding } from "../src/Scan.js"
 import type { Finding } from "../src/Scanner.js"
 import { isActive, type SnoozeRequest } from "../src/SnoozeRequest.js"
@@ -216,7 +216,7 @@ const naive = (w: World) => {
       const current = w.findings.get(key)
       if (current === undefined) continue
       scanned++
-      const policy = Resolution.compile(
+      const policy = ResolutionIndex.build(
         groupsForBranch({ groups: w.groups, assignments, branchName }).map((group) => ({
           group,
           phases: group.phases,

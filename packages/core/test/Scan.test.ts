@@ -5,6 +5,7 @@ import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import type * as PolicyGroup from "../src/PolicyGroup.js"
 import * as Resolution from "../src/Resolution.js"
+import * as ResolutionIndex from "../src/ResolutionIndex.js"
 import * as Scan from "../src/Scan.js"
 import * as Scanner from "../src/Scanner.js"
 import * as Text from "../src/Text.js"
@@ -133,7 +134,7 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
     activeFrom: "2026-01-01T00:00:00.000Z",
     ...extra
   })
-  const policy = Resolution.compile([{
+  const policy = ResolutionIndex.build([{
     group: { id: gid, name: "Base" },
     phases: [{ id: pid, position: 0 }],
     published: [
@@ -173,7 +174,7 @@ describe("Scan.resolveFinding (which mapping applies to a finding, and why)", ()
       phases: [{ id: pid, position: 0 }],
       published: [mapping(1, "node:20", "node:20.11.1")]
     }]
-    const compiled = Resolution.compile(plain)
+    const compiled = ResolutionIndex.build(plain)
     for (const f of Scanner.scanFile("Dockerfile", dockerfile)) {
       const expected = f.normalized === undefined
         ? null

@@ -24,7 +24,7 @@ import type { RemediationWrite, VcsProvider } from "../ports/VcsProvider.js"
 import type { WebhookStore } from "../ports/WebhookStore.js"
 import * as Remediation from "../Remediation.js"
 import type { Repository } from "../Repository.js"
-import * as Resolution from "../Resolution.js"
+import * as ResolutionIndex from "../ResolutionIndex.js"
 import type { Finding } from "../Scanner.js"
 import * as Text from "../Text.js"
 import { policyForBranch } from "./BranchPolicy.js"
@@ -132,7 +132,7 @@ export const remediateBranch = (target: {
     const repository = found.value
     const planned = Remediation.plan({
       findings: target.findings ?? (yield* ScanStore.use((scans) => scans.allFindings(orgId, repositoryId, branchName))),
-      policy: Resolution.compile(yield* policyForBranch(orgId, repositoryId, branchName)),
+      policy: ResolutionIndex.build(yield* policyForBranch(orgId, repositoryId, branchName)),
       snoozes: yield* SnoozeStore.use((snoozes) => snoozes.listByRepository(orgId, repositoryId)),
       now: yield* now
     })

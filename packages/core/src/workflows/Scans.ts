@@ -14,7 +14,7 @@ import { RepositoryStore } from "../ports/RepositoryStore.js"
 import { type ClaimedScan, ScanStore } from "../ports/ScanStore.js"
 import { type Transaction, transaction } from "../ports/Transaction.js"
 import type { Repository } from "../Repository.js"
-import * as Resolution from "../Resolution.js"
+import * as ResolutionIndex from "../ResolutionIndex.js"
 import * as Scan from "../Scan.js"
 import * as Scanner from "../Scanner.js"
 import { policyForBranch } from "./BranchPolicy.js"
@@ -136,7 +136,7 @@ export const listFindings = Effect.fnUntraced(function*(
   }
   let items: ReadonlyArray<Scan.FindingView> = []
   if (result.items.length > 0) {
-    const policy = Resolution.compile(yield* policyForBranch(caller.orgId, repositoryId, branchName))
+    const policy = ResolutionIndex.build(yield* policyForBranch(caller.orgId, repositoryId, branchName))
     const at = yield* now
     items = result.items.map((f) => Scan.toView(policy, f, at))
   }

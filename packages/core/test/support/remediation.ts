@@ -7,7 +7,7 @@ import * as Id from "../../src/Id.js"
 import * as Mapping from "../../src/Mapping.js"
 import type * as PolicyGroup from "../../src/PolicyGroup.js"
 import * as Remediation from "../../src/Remediation.js"
-import * as Resolution from "../../src/Resolution.js"
+import * as ResolutionIndex from "../../src/ResolutionIndex.js"
 import * as Scanner from "../../src/Scanner.js"
 import type * as SnoozeRequest from "../../src/SnoozeRequest.js"
 
@@ -31,7 +31,7 @@ export const mapping = (
   ...extra
 })
 export const compile = (published: ReadonlyArray<PolicyGroup.PublishedMapping>) =>
-  Resolution.compile([{ group: { id: gid, name: "Base images" }, phases: [{ id: pid, position: 0 }], published }])
+  ResolutionIndex.build([{ group: { id: gid, name: "Base images" }, phases: [{ id: pid, position: 0 }], published }])
 export const now = new Date("2026-06-01T00:00:00Z")
 export const snooze = (
   fromImage: string,
