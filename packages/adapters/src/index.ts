@@ -2,6 +2,7 @@
 export * as AesGcmSecretBox from "./crypto/AesGcmSecretBox.js"
 export * as ApiKeyHash from "./crypto/ApiKeyHash.js"
 export * as RandomIds from "./crypto/RandomIds.js"
+export * as ScryptPasswordHasher from "./crypto/ScryptPasswordHasher.js"
 export * as MemoryStore from "./storage/memory/MemoryStore.js"
 export * as Migrations from "./storage/sql/Migrations.js"
 export * as PgClient from "./storage/sql/PgClient.js"

@@ -1,15 +1,18 @@
 /**
  * Audit trail rows: who did what to which resource, with which outcome, and when.
- * Rows never hold secrets: the actor is named by key id and service account, never by key.
+ * Rows never hold secrets: the actor is named by key id and service account, never by key; a
+ * member signed in to the web console by its member id, never by email, password or session token.
  */
 import * as Schema from "effect/Schema"
-import { ApiKeyId, AuditEventId, ServiceAccountId } from "./Id.js"
+import { ApiKeyId, AuditEventId, MemberId, ServiceAccountId } from "./Id.js"
 import { IsoDateTime } from "./IsoDateTime.js"
 import { StorableString } from "./Text.js"
 
 export const Actor = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("apiKey"), apiKeyId: ApiKeyId, serviceAccountId: ServiceAccountId }),
-  Schema.Struct({ kind: Schema.Literal("system"), name: Schema.String })
+  Schema.Struct({ kind: Schema.Literal("system"), name: Schema.String }),
+  // a member acting through a browser session (issue 17)
+  Schema.Struct({ kind: Schema.Literal("member"), memberId: MemberId })
 ])
 export type Actor = typeof Actor.Type
 
@@ -31,9 +34,10 @@ export type AuditEvent = typeof AuditEvent.Type
 
 /**
  * Who a row names as its actor, as the `actor` filter matches it: the API key id of a key, the
- * name of a `system` actor (`sync-worker`, `snooze-expiry`, ...).
+ * member id of a member, the name of a `system` actor (`sync-worker`, `snooze-expiry`, ...).
  */
-export const actorName = (actor: Actor): string => actor.kind === "apiKey" ? actor.apiKeyId : actor.name
+export const actorName = (actor: Actor): string =>
+  actor.kind === "apiKey" ? actor.apiKeyId : actor.kind === "member" ? actor.memberId : actor.name
 
 const FilterText = StorableString.check(Schema.isMinLength(1), Schema.isMaxLength(200))
 

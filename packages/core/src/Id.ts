@@ -22,7 +22,8 @@ export const prefixes = {
   scan: "scan",
   remediation: "rem",
   member: "mbr",
-  role: "role"
+  role: "role",
+  session: "ses"
 } as const
 
 export type Kind = keyof typeof prefixes
@@ -117,8 +118,11 @@ export interface IdOfKind {
   readonly remediation: RemediationId
   readonly member: MemberId
   readonly role: RoleId
+  readonly session: SessionId
 }
 export const MemberId = idSchema("member", "MemberId")
 export type MemberId = typeof MemberId.Type
 export const RoleId = idSchema("role", "RoleId")
 export type RoleId = typeof RoleId.Type
+export const SessionId = idSchema("session", "SessionId")
+export type SessionId = typeof SessionId.Type

@@ -32,6 +32,7 @@ import type { ExternalPhaseReadOnly, PhaseNotExternal, PhaseNotFound, PolicyGrou
 import type { InvalidEndpoint } from "./ports/WebhookSender.js"
 import type { RepositoryAlreadyTracked, RepositoryNotFound } from "./Repository.js"
 import type { BuiltInRoleReadOnly, PermissionNotGrantable, RoleInUse, RoleNameTaken, RoleNotFound, RoleRequired } from "./Role.js"
+import type { CsrfRejected, NotSignedIn, SignInFailed } from "./Session.js"
 import type { InvalidSnoozeTransition, SnoozeUntilNotInFuture } from "./SnoozeRequest.js"
 import type { TeamNotFound } from "./Team.js"
 import type { VcsConnectionNotFound } from "./VcsConnection.js"
@@ -54,6 +55,10 @@ export type UserError =
   | OrganizationNotFound
   | AutomationApiNotIncluded
   | PermissionDenied
+  // browser sessions (issue 17)
+  | SignInFailed
+  | NotSignedIn
+  | CsrfRejected
   // onboarding
   | ConnectionNotActive
   | RepositoryNotAvailable

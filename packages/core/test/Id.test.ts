@@ -36,7 +36,8 @@ describe("Id", () => {
     scan: Id.ScanId,
     remediation: Id.RemediationId,
     member: Id.MemberId,
-    role: Id.RoleId
+    role: Id.RoleId,
+    session: Id.SessionId
   }
   prop("an id made for a kind decodes with that kind's schema, for every kind", [
     fc.constantFrom(...Object.keys(Id.prefixes) as Array<Id.Kind>),

@@ -3,9 +3,17 @@
  * lifecycle, over the services the workflows need. Node (runtime/node.ts) and Deno
  * (runtime/deno.ts) serve this same application.
  */
-import { AesGcmSecretBox, ApiKeyHash, HttpWebhookSender, MemoryPushDeliveryIds, RandomIds, VcsProviders } from "@image-policy/adapters"
+import {
+  AesGcmSecretBox,
+  ApiKeyHash,
+  HttpWebhookSender,
+  MemoryPushDeliveryIds,
+  RandomIds,
+  ScryptPasswordHasher,
+  VcsProviders
+} from "@image-policy/adapters"
 import { Api } from "@image-policy/client/api/Api"
-import type { Stores } from "@image-policy/core"
+import { Session, type Stores } from "@image-policy/core"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Layer from "effect/Layer"
@@ -34,6 +42,7 @@ import * as Console from "./http/Console.js"
 import * as Lifecycle from "./http/Lifecycle.js"
 import * as Problems from "./http/Problems.js"
 import * as RateLimit from "./http/RateLimit.js"
+import type * as SignInThrottle from "./http/SignInThrottle.js"
 import * as MetricsEndpoint from "./metrics/Endpoint.js"
 import * as HostMetrics from "./metrics/HostMetrics.js"
 
@@ -49,12 +58,17 @@ export interface Options {
    * `false` for none, absent for the `@image-policy/console` package's `dist` when it is built.
    */
   readonly console?: string | false | undefined
+  /** How long browser sessions live (`--session-idle-timeout`, `--session-max-age`). */
+  readonly sessionLifetimes: Session.Lifetimes
+  /** Refused sign-ins allowed per account and per client address; default `SignInThrottle.defaults`. */
+  readonly signInThrottle?: SignInThrottle.Options | undefined
 }
 
 export const defaults: Options = {
   rateLimit: RateLimit.defaults,
   maxBodyBytes: BodyGuard.defaultMaxBodyBytes,
-  accessLog: true
+  accessLog: true,
+  sessionLifetimes: Session.defaultLifetimes
 }
 
 /**
@@ -84,7 +98,7 @@ export const apiLayer = (options: Options) =>
         MembersHandlers,
         RolesHandlers,
         // the web console's sessions (issue 17)
-        SessionHandlers,
+        SessionHandlers(options),
         HealthHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])
@@ -107,14 +121,17 @@ export interface ServiceOptions {
   readonly vcs?: VcsProviders.Options | undefined
   /** This host's metrics registry (`HostMetrics.make()`, `serve --metrics`): `GET /metrics` and its series; absent: off. */
   readonly metrics?: HostMetrics.Registry | undefined
+  /** The password KDF's parameters (`ScryptPasswordHasher.defaults`); tests pass cheaper ones. */
+  readonly passwordHashing?: ScryptPasswordHasher.Parameters | undefined
 }
 
-/** Ids, key hashing (cached), sealing, the webhook sender, the VCS providers and the push replay memory around the stores. */
+/** Ids, key hashing (cached), password hashing, sealing, the webhook sender, the VCS providers and the push replay memory around the stores. */
 export const services = <E, R>(store: Layer.Layer<Stores, E, R>, options: ServiceOptions = {}) =>
   Layer.mergeAll(
     store,
     RandomIds.layer,
     ApiKeyHash.cachedLayer(),
+    ScryptPasswordHasher.layer(options.passwordHashing),
     // the key was validated at start (SecretKey.resolve): a bad one here is a programming error
     Layer.orDie(AesGcmSecretBox.layerFromKey(options.secretKey ?? AesGcmSecretBox.generateKey(), options.previousSecretKeys)),
     HttpWebhookSender.layer({ allowUnsafeTargets: options.allowUnsafeWebhookTargets === true }),

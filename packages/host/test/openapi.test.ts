@@ -134,11 +134,17 @@ describe("OpenAPI document and event catalog", () => {
       }
     })
 
-    it("every organization operation carries x-required-permissions of contracts 3 and the x-api-key security", () => {
-      const scheme = Object.entries<any>(doc.components.securitySchemes).find(([, s]) => s.type === "apiKey")
+    it("every organization operation carries x-required-permissions of contracts 3 and the x-api-key or session cookie security", () => {
+      const scheme = Object.entries<any>(doc.components.securitySchemes).find(([, s]) => s.type === "apiKey" && s.in === "header")
       expect(scheme).toBeDefined()
       const [schemeName, definition] = scheme!
       expect(definition).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" })
+      // the web console's session cookie (issue 17): either scheme authenticates (OpenAPI: alternatives)
+      const cookie = Object.entries<any>(doc.components.securitySchemes).find(([, s]) => s.type === "apiKey" && s.in === "cookie")
+      expect(cookie).toBeDefined()
+      const [cookieName, cookieDefinition] = cookie!
+      expect(cookieDefinition).toMatchObject({ type: "apiKey", in: "cookie", name: "image_policy_session" })
+      expect(cookieDefinition.description).toContain("x-csrf-token")
 
       const expected = new Map(
         [...specRoutes, ...contractRoutes].filter(([, , p]) => p !== null).map(([m, p, perms]) => [`${m} ${p}`, perms])
@@ -153,7 +159,7 @@ describe("OpenAPI document and event catalog", () => {
         const wanted = expected.get(`${method} ${path}`)
         if (wanted !== undefined) expect(required, `${method} ${path}`).toEqual(wanted)
         if (path.includes("/webhooks")) expect(required, `${method} ${path}`).toEqual(["webhooks:manage"])
-        expect(operation.security, `${method} ${path}`).toEqual([{ [schemeName]: [] }])
+        expect(operation.security, `${method} ${path}`).toEqual([{ [schemeName]: [] }, { [cookieName]: [] }])
         expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403", "404", "429"]))
         // the org id is a path parameter of every organization route
         expect(operation.parameters.some((p: any) => p.in === "path" && p.name === "orgId" && p.required === true)).toBe(true)

@@ -12,7 +12,8 @@ export const SessionGroup = HttpApiGroup.make("session")
     HttpApiEndpoint.post("signIn", "/session", {
       payload: Session.SignInRequest,
       success: Session.SessionView,
-      error: [Problem401, Problem413, Problem429]
+      // 403: an Origin other than this service's (a sign-in form posted from another site)
+      error: [Problem401, Problem403, Problem413, Problem429]
     })
       .annotate(OpenApi.Summary, "Sign in")
       .annotate(

@@ -13,6 +13,7 @@ import type { ReportStore } from "./ReportStore.js"
 import type { RepositoryStore } from "./RepositoryStore.js"
 import type { ScanStore } from "./ScanStore.js"
 import type { ScheduleStore } from "./ScheduleStore.js"
+import type { SessionStore } from "./SessionStore.js"
 import type { SnoozeStore } from "./SnoozeStore.js"
 import type { StoreHealth } from "./StoreHealth.js"
 import type { Transaction } from "./Transaction.js"
@@ -33,3 +34,4 @@ export type Stores =
   | ReportStore
   | StoreHealth
   | ScheduleStore
+  | SessionStore

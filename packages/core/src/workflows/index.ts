@@ -15,6 +15,8 @@ export * as RoleAccess from "./RoleAccess.js"
 export * as Roles from "./Roles.js"
 export * as Scans from "./Scans.js"
 export * as SecretKeys from "./SecretKeys.js"
+// browser sessions of the web console (issue 17)
+export * as Sessions from "./Sessions.js"
 export * as SnoozeRequests from "./SnoozeRequests.js"
 export * as Sync from "./Sync.js"
 export * as WebhookDeliveries from "./WebhookDeliveries.js"

@@ -1,13 +1,69 @@
-// PLACEHOLDER (issue 17 base): the session workflows replace this before anything lands on main.
+/**
+ * The session routes (issue 17; docs/sessions.md): sign in (throttled per account and per client
+ * address), who am I, sign out. Each decodes, calls one workflow of `Workflows.Sessions`, and
+ * encodes; the cookie and the throttle's counts are the edge's.
+ */
 import { Api } from "@image-policy/client/api/Api"
+import { Member, Session, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Problems from "../http/Problems.js"
+import { RequestInfo } from "../http/RequestInfo.js"
+import * as SessionCookie from "../http/SessionCookie.js"
+import * as SignInThrottle from "../http/SignInThrottle.js"
 
-const notSignedIn = () => Effect.fail(Problems.make({ status: 401, type: "/problems/unauthenticated", detail: "not signed in" }))
+const { Sessions } = Workflows
 
-export const SessionHandlers = HttpApiBuilder.group(Api, "session", (handlers) =>
-  handlers
-    .handle("signIn", notSignedIn)
-    .handle("getSession", notSignedIn)
-    .handle("signOut", () => Effect.void))
+export interface Options extends SessionCookie.Options {
+  /** Refused sign-ins allowed per account and per address; default `SignInThrottle.defaults`. */
+  readonly signInThrottle?: SignInThrottle.Options | undefined
+}
+
+const correlationId = Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(RequestInfo)?.id ?? ""))
+const nowMs = Effect.clockWith((clock) => Effect.succeed(clock.currentTimeMillisUnsafe()))
+
+const throttled = (waitMs: number) =>
+  Problems.make({
+    status: 429,
+    type: "/problems/sign-in-throttled",
+    detail: "too many refused sign-ins for this account or from this address; retry after the Retry-After delay",
+    retryAfterSeconds: waitMs / 1000
+  })
+
+export const SessionHandlers = (options: Options) => {
+  const throttle = SignInThrottle.make(options.signInThrottle)
+  const lifetimes = options.sessionLifetimes
+  return HttpApiBuilder.group(Api, "session", (handlers) =>
+    handlers
+      .handle("signIn", ({ payload, request }) =>
+        Effect.gen(function*() {
+          // a sign-in form posted from another site (login CSRF) names that site as its Origin
+          const origin = Session.checkOrigin(SessionCookie.origin(request), SessionCookie.allowedOrigin(options, request))
+          if (Result.isFailure(origin)) return yield* Problems.failAsProblem(origin.failure)
+          const account = Member.emailKey(payload.email)
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const wait = throttle.wait(account, address, yield* nowMs)
+          if (wait > 0) return yield* Effect.fail(throttled(wait))
+          const signedIn = yield* Sessions.signIn(payload, lifetimes, yield* correlationId).pipe(
+            Effect.tapError(() => Effect.flatMap(nowMs, (at) => Effect.sync(() => throttle.failed(account, address, at)))),
+            Problems.orProblem
+          )
+          throttle.succeeded(account)
+          yield* SessionCookie.set(options, signedIn.token, lifetimes.maxAgeMs)
+          return signedIn.view
+        }))
+      .handle("getSession", ({ request }) => Problems.orProblem(Sessions.getSession(SessionCookie.token(request), lifetimes)))
+      .handle("signOut", ({ request }) =>
+        Effect.gen(function*() {
+          yield* Sessions.signOut(
+            SessionCookie.token(request),
+            SessionCookie.origin(request),
+            SessionCookie.allowedOrigin(options, request),
+            lifetimes,
+            yield* correlationId
+          ).pipe(Problems.orProblem)
+          yield* SessionCookie.clear(options)
+        })))
+}

@@ -54,23 +54,28 @@ const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest, limit: n
  * One read of the body, then the checks of its text in the contracted order, then `next` (one frame
  * for the read and what follows it). A request without a body goes straight to `next`. `inPlace`:
  * the caller knows the fiber reads under `limit` already (`limitInPlace`), so the read is not wrapped.
+ * `seen` sees each problem this answers (Auth.ts remembers an API key's answer for the session
+ * scheme tried after it), without a frame of its own on the way that succeeds.
  */
 export const checkThen = <A, E, R>(
   request: HttpServerRequest.HttpServerRequest,
   limit: number,
   next: Effect.Effect<A, E, R>,
-  inPlace = false
+  inPlace = false,
+  seen: (problem: Problem) => Problem = identity
 ): Effect.Effect<A, E | Problem, R> => {
   if (!hasBody(request.method)) return next
-  if (declaredTooLarge(request, limit)) return Effect.fail(tooLarge(limit))
+  if (declaredTooLarge(request, limit)) return Effect.fail(seen(tooLarge(limit)))
   return Effect.matchEffect(inPlace ? request.text : bounded(request.text, limit), {
-    onFailure: (error): Effect.Effect<A, E | Problem, R> => Effect.fail(readProblem(error, limit)),
+    onFailure: (error): Effect.Effect<A, E | Problem, R> => Effect.fail(seen(readProblem(error, limit))),
     onSuccess: (text): Effect.Effect<A, E | Problem, R> => {
       const problem = checkText(text, request.headers["content-type"], limit)
-      return problem === undefined ? next : Effect.fail(problem)
+      return problem === undefined ? next : Effect.fail(seen(problem))
     }
   })
 }
+
+const identity = (problem: Problem) => problem
 
 /**
  * The exact body bytes, bounded by the limit (413 past it, without buffering more): for routes that

@@ -33,10 +33,17 @@ export interface Rule {
 /** One rule per tag of `EdgeError`: a tag missing, misspelt or no longer an error fails the typecheck. */
 export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   // authentication and authority (contracts 4: 401 -> 404 -> 403 -> 403)
-  Unauthenticated: { status: 401, detail: "a valid, active API key is required in the x-api-key header" },
+  Unauthenticated: {
+    status: 401,
+    detail: "a valid, active API key is required in the x-api-key header (or, for the web console, a session cookie)"
+  },
   OrganizationNotFound: { status: 404, detail: "no such organization for this API key; check the org id in the path" },
   AutomationApiNotIncluded: { status: 403 },
   PermissionDenied: { status: 403 },
+  // browser sessions (issue 17): one answer for every refused sign-in, whatever the reason
+  SignInFailed: { status: 401, detail: "wrong email or password" },
+  NotSignedIn: { status: 401, detail: "no live session: sign in again (POST /api/v1/session)" },
+  CsrfRejected: { status: 403, type: "/problems/csrf" },
   // onboarding (spec 4 rules 2-3)
   ConnectionNotActive: { status: 400, path: "vcsConnectionId" },
   RepositoryNotAvailable: { status: 400, path: "externalRepoId" },

@@ -2,9 +2,11 @@
  * A seed's custom `roles` and `users` (members), on a new organization and on `seed --update`
  * alike, through the members' and roles' workflows (their rules, audit rows as `seed`): a role is
  * matched by name, a member by email (ignoring case); what is missing is created, what differs from
- * the seed is changed, nothing else is touched. A user's `password` is not stored (see SeedFile.ts).
+ * the seed is changed, nothing else is touched. A user's `password` (for tests and demos) is hashed
+ * with the KDF and set when the member has none yet: `seed --update` never resets a password a
+ * member changed since (`image-policy users set-password` does that).
  */
-import { AccessStore, type Member, readAllPages, Workflows } from "@image-policy/core"
+import { AccessStore, type Member, readAllPages, SessionStore, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { samePermissions } from "./Rows.js"
 import { at, type SeedOrganization } from "./SeedFile.js"
@@ -26,6 +28,12 @@ export const applyAccess = Effect.fnUntraced(function*(caller: Workflows.Roles.G
   }
   const byEmail = new Map((yield* readAllPages((page) => members.list(caller.orgId, page))).map((m) => [m.email.toLowerCase(), m]))
   const memberIds: Record<string, string> = {}
+  const sessions = yield* SessionStore
+  const setPassword = (memberId: string, password: string | undefined, path: string) =>
+    Effect.gen(function*() {
+      if (password === undefined || (yield* sessions.credentials.has(caller.orgId, memberId as Member.Member["id"]))) return
+      yield* Workflows.Sessions.setPassword(caller, memberId as Member.Member["id"], password).pipe(at(`${path}.password`))
+    })
   for (const [i, u] of org.users.entries()) {
     // a seed role's id, else the built-in role's name (the seed's check allows nothing else)
     const role = u.role === undefined ? undefined : (roleIds[u.role] ?? u.role) as Member.MemberCreateRequest["role"]
@@ -39,9 +47,11 @@ export const applyAccess = Effect.fnUntraced(function*(caller: Workflows.Roles.G
       )
         .pipe(at(uat))
       memberIds[u.email] = created.id
+      yield* setPassword(created.id, u.password, uat)
       continue
     }
     memberIds[u.email] = current.id
+    yield* setPassword(current.id, u.password, uat)
     const accessDiffers = role !== undefined
       ? current.role !== role
       : current.role !== null || !samePermissions(current.permissions, u.permissions!)

@@ -22,6 +22,7 @@ import {
   Permission,
   PolicyGroup,
   Role,
+  Session,
   VcsConnection
 } from "@image-policy/core"
 import * as Data from "effect/Data"
@@ -128,8 +129,9 @@ const Key = Schema.Struct({
 const CustomRole = Schema.Struct({ name: Name, permissions: Schema.NonEmptyArray(Permission.Permission) })
 
 /**
- * A member. `role` names a built-in role or one of the seed's `roles`. `password` is accepted for
- * the web console's sign-in (a later issue) and not stored: nothing signs in with it yet.
+ * A member. `role` names a built-in role or one of the seed's `roles`. `password` (for tests and
+ * demos) lets the member sign in to the web console: 12 to 1024 characters, hashed on load, never
+ * echoed in a problem.
  */
 const User = Schema.Struct({
   email: Member.Email,
@@ -137,7 +139,11 @@ const User = Schema.Struct({
   role: Schema.optionalKey(Name),
   permissions: Schema.optionalKey(Schema.NonEmptyArray(Permission.Permission)),
   password: Schema.optionalKey(
-    quietString("must be a string of 1 to 1024 characters", (a) => Schema.isMinLength(1, a), (a) => Schema.isMaxLength(1024, a))
+    quietString(
+      `must be a string of ${Session.minPasswordLength} to ${Session.maxPasswordLength} characters`,
+      (a) => Schema.isMinLength(Session.minPasswordLength, a),
+      (a) => Schema.isMaxLength(Session.maxPasswordLength, a)
+    )
   )
 })
 

@@ -46,10 +46,14 @@ export const make = (s: State): typeof AccessStore.Service => ({
         const o = s.state(orgId)
         if (o?.members.has(member.id)) put(undo, o.members, member.id, member)
       }),
+    // the member's password and sessions go with it (as the SQL store's foreign keys cascade)
     delete: (orgId, id) =>
       s.run((undo) => {
         const o = s.state(orgId)
-        if (o) remove(undo, o.members, id)
+        if (!o) return
+        remove(undo, o.members, id)
+        remove(undo, o.credentials, id)
+        for (const session of [...o.sessions.values()]) if (session.memberId === id) remove(undo, o.sessions, session.id)
       })
   },
   roles: {

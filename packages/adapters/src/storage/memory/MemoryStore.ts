@@ -13,6 +13,7 @@ import {
   RepositoryStore,
   ScanStore,
   ScheduleStore,
+  SessionStore,
   SnoozeStore,
   StoreHealth,
   type Stores,
@@ -32,6 +33,7 @@ import * as Reports from "./ReportStore.js"
 import * as Repositories from "./RepositoryStore.js"
 import * as Scans from "./ScanStore.js"
 import * as Schedule from "./ScheduleStore.js"
+import * as Sessions from "./SessionStore.js"
 import * as Snoozes from "./SnoozeStore.js"
 import * as State from "./State.js"
 import * as Webhooks from "./WebhookStore.js"
@@ -48,6 +50,7 @@ export const make: Effect.Effect<Context.Context<Stores>> = Effect.sync(() => {
     Context.add(RemediationStore, Remediations.make(s)),
     Context.add(SnoozeStore, Snoozes.make(s)),
     Context.add(AccessStore, Access.make(s)),
+    Context.add(SessionStore, Sessions.make(s)),
     Context.add(AuditStore, Audit.make(s)),
     Context.add(WebhookStore, Webhooks.make(s)),
     Context.add(OutboxStore, Outbox.make(s)),

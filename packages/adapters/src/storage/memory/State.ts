@@ -27,6 +27,7 @@ import {
   type Role,
   type Routine,
   type Scan,
+  type Session,
   type SnoozeRequest,
   type Team,
   Text,
@@ -75,6 +76,10 @@ export interface OrgState {
   readonly remediations: Map<string, Remediation.RemediationRequest>
   readonly members: Map<string, Member.Member>
   readonly roles: Map<string, Role.CustomRole>
+  /** Password hashes by member id (issue 17); removed with their member. */
+  readonly credentials: Map<string, string>
+  /** Browser sessions by id; removed with their member. */
+  readonly sessions: Map<string, Session.StoredSession>
 }
 
 /** How a write records the step that undoes it (a no-op outside a transaction). */
@@ -164,7 +169,9 @@ export const emptyOrg = (org: Organization.Organization): OrgState => ({
   findings: new Map(),
   remediations: new Map(),
   members: new Map(),
-  roles: new Map()
+  roles: new Map(),
+  credentials: new Map(),
+  sessions: new Map()
 })
 
 /** One memory store's rows and the operations every memory store module runs them through. */

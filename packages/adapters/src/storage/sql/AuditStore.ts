@@ -7,9 +7,13 @@ const decodeAudit = Rows.decoder(Audit.AuditEvent)
 
 export const make = (sql: SqlClient.SqlClient): typeof AuditStore.Service => {
   const { die, doc, json, page } = Rows
-  // `Audit.matches` in SQL: the actor's name is its key id or its system name (`Audit.actorName`)
+  // `Audit.matches` in SQL: the actor's name is its key id, member id or system name (`Audit.actorName`)
   const where = (filter: Audit.AuditFilter) =>
-    sql`${filter.actor !== undefined ? sql`AND COALESCE(doc->'actor'->>'apiKeyId', doc->'actor'->>'name') = ${filter.actor}` : sql``}
+    sql`${
+      filter.actor !== undefined
+        ? sql`AND COALESCE(doc->'actor'->>'apiKeyId', doc->'actor'->>'memberId', doc->'actor'->>'name') = ${filter.actor}`
+        : sql``
+    }
       ${filter.action !== undefined ? sql`AND doc->>'action' = ${filter.action}` : sql``}
       ${filter.resourceType !== undefined ? sql`AND doc->>'resourceType' = ${filter.resourceType}` : sql``}
       ${filter.resourceId !== undefined ? sql`AND doc->>'resourceId' = ${filter.resourceId}` : sql``}

@@ -406,6 +406,45 @@ const scheduledRuns = Effect.gen(function*() {
   )
 })
 
+/**
+ * Browser sessions (issue 17): members' password hashes and their sessions, both removed with their
+ * member (ON DELETE CASCADE). A session is found by the SHA-256 of the cookie's token; a sign-in by
+ * the member's email key across organizations. Times are ISO 8601 text (COLLATE "C" compares them in
+ * time order). The audit actor index now also names members (`Audit.actorName`).
+ */
+const sessions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    CREATE TABLE member_credentials (
+      org_id text NOT NULL,
+      member_id text NOT NULL,
+      password_hash text NOT NULL,
+      updated_at text NOT NULL,
+      PRIMARY KEY (org_id, member_id),
+      FOREIGN KEY (org_id, member_id) REFERENCES members (org_id, id) ON DELETE CASCADE
+    );
+    CREATE TABLE sessions (
+      org_id text NOT NULL,
+      id text NOT NULL,
+      member_id text NOT NULL,
+      token_hash text NOT NULL UNIQUE,
+      created_at text COLLATE "C" NOT NULL,
+      expires_at text COLLATE "C" NOT NULL,
+      last_seen_at text COLLATE "C" NOT NULL,
+      PRIMARY KEY (org_id, id),
+      FOREIGN KEY (org_id, member_id) REFERENCES members (org_id, id) ON DELETE CASCADE
+    );
+    CREATE INDEX sessions_member ON sessions (org_id, member_id);
+    CREATE INDEX members_email ON members (email_key);
+    DROP INDEX audit_events_actor;
+    CREATE INDEX audit_events_actor
+      ON audit_events (org_id, (COALESCE(doc->'actor'->>'apiKeyId', doc->'actor'->>'memberId', doc->'actor'->>'name')), at DESC, id DESC);
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
@@ -415,7 +454,8 @@ export const migrations = {
   "0007_admin_ops": adminOps,
   "0009_members_and_roles": membersAndRoles,
   "0010_compliance_snapshots": complianceSnapshots,
-  "0012_scheduled_runs": scheduledRuns
+  "0012_scheduled_runs": scheduledRuns,
+  "0013_sessions": sessions
 }
 
 export const table = "image_policy_migrations"

@@ -15,6 +15,7 @@ import {
   RepositoryStore,
   ScanStore,
   ScheduleStore,
+  SessionStore,
   SnoozeStore,
   StoreHealth,
   type Stores,
@@ -37,6 +38,7 @@ import * as Repositories from "./RepositoryStore.js"
 import * as Rows from "./Rows.js"
 import * as Scans from "./ScanStore.js"
 import * as Schedule from "./ScheduleStore.js"
+import * as Sessions from "./SessionStore.js"
 import * as Snoozes from "./SnoozeStore.js"
 import * as Webhooks from "./WebhookStore.js"
 
@@ -53,6 +55,7 @@ export const make: Effect.Effect<Context.Context<Stores>, never, SqlClient.SqlCl
       Context.add(RemediationStore, Remediations.make(sql)),
       Context.add(SnoozeStore, Snoozes.make(sql)),
       Context.add(AccessStore, Access.make(sql)),
+      Context.add(SessionStore, Sessions.make(sql)),
       Context.add(AuditStore, Audit.make(sql)),
       Context.add(WebhookStore, Webhooks.make(sql)),
       Context.add(OutboxStore, Outbox.make(sql)),
