@@ -16,15 +16,31 @@ const alias = [
 export default defineConfig({
   resolve: { alias },
   test: {
-    projects: ["core", "adapters", "host"].map((name) => ({
-      resolve: { alias },
-      test: {
-        name,
-        root: `./packages/${name}`,
-        include: ["test/**/*.test.ts"],
-        testTimeout: 60_000,
-        hookTimeout: 120_000
+    projects: [
+      ...["core", "adapters", "host"].map((name) => ({
+        resolve: { alias },
+        test: {
+          name,
+          root: `./packages/${name}`,
+          include: ["test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
+      })),
+      // the web console end to end: its Vite build served by a real host, driven in headless Chromium
+      {
+        resolve: { alias },
+        test: {
+          name: "console",
+          root: "./packages/console",
+          include: ["test/**/*.test.ts"],
+          environment: "node",
+          // a page in a browser on a busy machine: wait for what a user would see, not for one second
+          expect: { poll: { timeout: 15_000, interval: 100 } },
+          testTimeout: 120_000,
+          hookTimeout: 300_000
+        }
       }
-    }))
+    ]
   }
 })
