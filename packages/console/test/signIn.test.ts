@@ -171,3 +171,32 @@ describe("sign-in", () => {
     await expect.poll(() => alert.textContent()).toMatch(/^Too many sign-in attempts/)
   })
 })
+
+describe("session expiry", () => {
+  let host: ConsoleHost
+  let browser: TestBrowser
+  const idleMs = 4_000
+  beforeAll(async () => {
+    ;[host, browser] = await Promise.all([
+      startConsoleHost({ app: { sessionLifetimes: { idleMs, maxAgeMs: 3_600_000 } } }),
+      launchBrowser()
+    ])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.stop()
+  })
+
+  it("an idle session ends: back to sign-in, which says why, then to the page the user was on", async () => {
+    const page = await browser.newPage()
+    await signIn(page, host.url, users.owner, "/snooze-requests")
+    await page.waitForURL(/\/sign-in\?next=%2Fsnooze-requests&expired=1$/, { timeout: idleMs + 20_000 })
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "session has ended" }).count()).toBe(1)
+    await screenshots(page, "sign-in-session-ended")
+    await page.getByLabel("Email").fill(users.owner.email)
+    await page.getByLabel("Password").fill(users.owner.password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.waitForURL(/\/snooze-requests$/)
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Snooze requests")
+  })
+})
