@@ -15,7 +15,7 @@ import { Page } from "../components/Page.js"
 import { SecretOnce } from "../components/SecretOnce.js"
 import { useToast } from "../components/Toast.js"
 import { useSession } from "../session.js"
-import { AccessCell, accessBody, accessErrors, AccessPicker, type AccessValue, useRoles } from "./settings/access.js"
+import { accessBody, AccessCell, accessErrors, AccessPicker, type AccessValue, useRoles } from "./settings/access.js"
 import "./settings/settings.css"
 import { errorAt, fieldError, formatTime, localError } from "./settings/validate.js"
 
@@ -61,9 +61,7 @@ function ApiKeysManager() {
   const [checkError, setCheckError] = useState<ApiError | undefined>()
 
   const create = useMutation((api, orgId, payload: ApiKey.ApiKeyCreateRequest) => api.apiKeys.createApiKey({ params: { orgId }, payload }))
-  const revoke = useMutation((api, orgId, keyId: ApiKey.ApiKeyView["id"]) =>
-    api.apiKeys.revokeApiKey({ params: { orgId, keyId } })
-  )
+  const revoke = useMutation((api, orgId, keyId: ApiKey.ApiKeyView["id"]) => api.apiKeys.revokeApiKey({ params: { orgId, keyId } }))
   const error = checkError ?? create.error
 
   const expiresInDays = (): number | null | "invalid" => {
@@ -169,7 +167,13 @@ function ApiKeysManager() {
                   hint="After this the key stops working."
                 >
                   {(control) => (
-                    <select className="input" name="expiry" {...control} value={form.values.expiry} onChange={form.input("expiry").onChange}>
+                    <select
+                      className="input"
+                      name="expiry"
+                      {...control}
+                      value={form.values.expiry}
+                      onChange={form.input("expiry").onChange}
+                    >
                       <option value="30">In 30 days</option>
                       <option value="90">In 90 days</option>
                       <option value="180">In 180 days</option>
@@ -220,10 +224,10 @@ function ApiKeysManager() {
           {
             header: "Name",
             cell: (k) => (
-              <>
+              <div className="cell-stack">
                 <span className="key-name">{k.name}</span>
                 <code className="key-prefix">{k.prefix}…</code>
-              </>
+              </div>
             )
           },
           { header: "Access", cell: (k) => <AccessCell access={k} roles={roles} /> },
@@ -233,15 +237,16 @@ function ApiKeysManager() {
           },
           {
             header: "Last used",
-            cell: (k) => k.lastUsedAt === null ? <span className="muted">Never</span> : <time dateTime={k.lastUsedAt}>{formatTime(k.lastUsedAt)}</time>
+            cell: (k) =>
+              k.lastUsedAt === null ? <span className="muted">Never</span> : <time dateTime={k.lastUsedAt}>{formatTime(k.lastUsedAt)}</time>
           },
           {
             header: "Status",
             cell: (k) => (
-              <>
+              <div className="cell-stack">
                 {statusBadge(k.status)}
                 {k.revokedAt !== null ? <span className="cell-sub">{formatTime(k.revokedAt)}</span> : null}
-              </>
+              </div>
             )
           },
           {
@@ -282,7 +287,8 @@ function ApiKeysManager() {
         }}
       >
         <p>
-          <strong>{revoking?.name}</strong> (<code>{revoking?.prefix}…</code>) stops working at once: every request with it is refused. This cannot be undone.
+          <strong>{revoking?.name}</strong>{" "}
+          (<code>{revoking?.prefix}…</code>) stops working at once: every request with it is refused. This cannot be undone.
         </p>
       </ConfirmDialog>
     </Page>

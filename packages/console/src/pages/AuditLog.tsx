@@ -56,17 +56,20 @@ export default function AuditLog() {
   const query = useMemo(() => new URLSearchParams(filters as Record<string, string>).toString(), [filters])
 
   const events = usePaged(
-    (api, orgId, cursor) => api.audit.listAuditEvents({ params: { orgId }, query: { limit: 50, ...filters, ...(cursor ? { cursor } : {}) } }),
+    (api, orgId, cursor) =>
+      api.audit.listAuditEvents({ params: { orgId }, query: { limit: 50, ...filters, ...(cursor ? { cursor } : {}) } }),
     [query]
   )
 
   // names for ids, when the reader may list members and keys
   const members = useQuery(
-    (api, orgId) => can("members:manage") ? api.members.listMembers({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: [] }),
+    (api, orgId) =>
+      can("members:manage") ? api.members.listMembers({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: [] }),
     []
   )
   const keys = useQuery(
-    (api, orgId) => can("api-keys:manage") ? api.apiKeys.listApiKeys({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: [] }),
+    (api, orgId) =>
+      can("api-keys:manage") ? api.apiKeys.listApiKeys({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: [] }),
     []
   )
   const names = useMemo(() => {
@@ -78,10 +81,20 @@ export default function AuditLog() {
 
   const actorLabel = (actor: Audit.Actor) =>
     actor.kind === "apiKey"
-      ? <>{names.get(actor.apiKeyId) ?? "API key"} <code className="cell-sub">{actor.apiKeyId}</code></>
+      ? (
+        <div className="cell-stack">
+          <span>{names.get(actor.apiKeyId) ?? "API key"}</span>
+          <code className="cell-sub">{actor.apiKeyId}</code>
+        </div>
+      )
       : actor.kind === "member"
-      ? <>{names.get(actor.memberId) ?? "Member"} <code className="cell-sub">{actor.memberId}</code></>
-      : <>System: {actor.name}</>
+      ? (
+        <div className="cell-stack">
+          <span>{names.get(actor.memberId) ?? "Member"}</span>
+          <code className="cell-sub">{actor.memberId}</code>
+        </div>
+      )
+      : <span>System: {actor.name}</span>
 
   const form = useForm({
     action: filters.action ?? "",
@@ -147,11 +160,23 @@ export default function AuditLog() {
     >
       <section className="card" aria-labelledby="audit-filters-title">
         <h2 id="audit-filters-title" className="form-card__title">Filters</h2>
-        <Form className="form form--filters" aria-label="Audit log filters" submitLabel="Apply filters" error={error} onSubmit={apply}
+        <Form
+          className="form form--filters"
+          aria-label="Audit log filters"
+          submitLabel="Apply filters"
+          error={error}
+          onSubmit={apply}
           actions={active > 0 ? <button type="button" className="button" onClick={clear}>Clear filters</button> : undefined}
         >
           <div className="filters">
-            <Field label="Action" list="audit-actions" autoComplete="off" hint="e.g. api_key.create" {...form.input("action")} error={errorAt(error, "action")} />
+            <Field
+              label="Action"
+              list="audit-actions"
+              autoComplete="off"
+              hint="e.g. api_key.create"
+              {...form.input("action")}
+              error={errorAt(error, "action")}
+            />
             <Field
               label="Actor"
               list="audit-actors"
@@ -160,9 +185,28 @@ export default function AuditLog() {
               {...form.input("actor")}
               error={errorAt(error, "actor")}
             />
-            <Field label="Resource type" list="audit-resource-types" autoComplete="off" hint="e.g. member" {...form.input("resourceType")} error={errorAt(error, "resourceType")} />
-            <Field label="Resource id" autoComplete="off" hint="Exact id" {...form.input("resourceId")} error={errorAt(error, "resourceId")} />
-            <Field label="From" type="datetime-local" hint="Inclusive, your time zone" {...form.input("from")} error={errorAt(error, "from")} />
+            <Field
+              label="Resource type"
+              list="audit-resource-types"
+              autoComplete="off"
+              hint="e.g. member"
+              {...form.input("resourceType")}
+              error={errorAt(error, "resourceType")}
+            />
+            <Field
+              label="Resource id"
+              autoComplete="off"
+              hint="Exact id"
+              {...form.input("resourceId")}
+              error={errorAt(error, "resourceId")}
+            />
+            <Field
+              label="From"
+              type="datetime-local"
+              hint="Inclusive, your time zone"
+              {...form.input("from")}
+              error={errorAt(error, "from")}
+            />
             <Field label="To" type="datetime-local" hint="Exclusive, your time zone" {...form.input("to")} error={errorAt(error, "to")} />
           </div>
           <datalist id="audit-actions">{knownActions.map((a) => <option key={a} value={a} />)}</datalist>
@@ -191,21 +235,21 @@ export default function AuditLog() {
           {
             header: "Resource",
             cell: (e) => (
-              <>
-                {e.resourceType}
-                {e.resourceId !== null ? <code className="cell-sub">{names.get(e.resourceId) ?? e.resourceId}</code> : null}
-              </>
+              <div className="cell-stack">
+                <span>{e.resourceType}</span>
+                {e.resourceId !== null ? <span className="cell-sub">{names.get(e.resourceId) ?? <code>{e.resourceId}</code>}</span> : null}
+              </div>
             )
           },
           {
             header: "Outcome",
             cell: (e) => (
-              <>
+              <div className="cell-stack">
                 {e.outcome === "success"
                   ? <span className="badge badge--success">Success</span>
                   : <span className="badge badge--danger">Rejected</span>}
                 {e.detail !== null ? <span className="cell-sub">{e.detail}</span> : null}
-              </>
+              </div>
             )
           }
         ]}

@@ -14,15 +14,7 @@ import { Form, useForm } from "../components/Form.js"
 import { Page } from "../components/Page.js"
 import { useToast } from "../components/Toast.js"
 import { useSession } from "../session.js"
-import {
-  AccessCell,
-  accessBody,
-  accessErrors,
-  AccessPicker,
-  type AccessValue,
-  PermissionChecklist,
-  useRoles
-} from "./settings/access.js"
+import { accessBody, AccessCell, accessErrors, AccessPicker, type AccessValue, PermissionChecklist, useRoles } from "./settings/access.js"
 import "./settings/settings.css"
 import { errorAt, fieldError, localError } from "./settings/validate.js"
 
@@ -148,16 +140,17 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
           {
             header: "Member",
             cell: (m) => (
-              <>
+              <div className="cell-stack">
                 <span className="key-name">{m.name}{m.id === session.user.id ? " (you)" : ""}</span>
                 <span className="cell-sub">{m.email}</span>
-              </>
+              </div>
             )
           },
           { header: "Access", cell: (m) => <AccessCell access={m} roles={roles} /> },
           {
             header: "Status",
-            cell: (m) => m.disabled ? <span className="badge badge--warning">Disabled</span> : <span className="badge badge--success">Active</span>
+            cell: (m) =>
+              m.disabled ? <span className="badge badge--warning">Disabled</span> : <span className="badge badge--success">Active</span>
           },
           {
             header: "Actions",
@@ -173,12 +166,22 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
                     </button>
                     {m.disabled
                       ? (
-                        <button type="button" className="button button--small" onClick={() => void enable(m)} aria-label={`Enable ${m.name}`}>
+                        <button
+                          type="button"
+                          className="button button--small"
+                          onClick={() => void enable(m)}
+                          aria-label={`Enable ${m.name}`}
+                        >
                           Enable
                         </button>
                       )
                       : (
-                        <button type="button" className="button button--small" onClick={() => setDisabling(m)} aria-label={`Disable ${m.name}`}>
+                        <button
+                          type="button"
+                          className="button button--small"
+                          onClick={() => setDisabling(m)}
+                          aria-label={`Disable ${m.name}`}
+                        >
                           Disable
                         </button>
                       )}
@@ -212,8 +215,8 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         }}
       >
         <p>
-          <strong>{disabling?.name}</strong> ({disabling?.email}) is signed out and can do nothing until enabled again. The member stays in the
-          list and the audit log.
+          <strong>{disabling?.name}</strong>{" "}
+          ({disabling?.email}) is signed out and can do nothing until enabled again. The member stays in the list and the audit log.
         </p>
       </ConfirmDialog>
       <ConfirmDialog
@@ -238,8 +241,9 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         }}
       >
         <p>
-          <strong>{removing?.name}</strong> ({removing?.email}) is removed with their email; the audit log keeps their id. To keep the member
-          but stop them, disable them instead.
+          <strong>{removing?.name}</strong>{" "}
+          ({removing?.email}) is removed with their email; the audit log keeps their id. To keep the member but stop them, disable them
+          instead.
         </p>
       </ConfirmDialog>
     </section>
@@ -277,7 +281,11 @@ function MemberEditor({ member, roles, onDone, onCancel }: {
       return { ok: false }
     }
     if (member === undefined) {
-      const payload = { email: form.values.email.trim(), name: form.values.name.trim(), ...accessBody(access) } as Member.MemberCreateRequest
+      const payload = {
+        email: form.values.email.trim(),
+        name: form.values.name.trim(),
+        ...accessBody(access)
+      } as Member.MemberCreateRequest
       const outcome = await create.run(payload)
       if (outcome.ok) onDone(`${outcome.value.name} added`)
       return outcome
@@ -348,7 +356,11 @@ function RolesSection({ roleList, onChanged }: {
       <div className="settings-section__header">
         <h2 id="roles-title">Roles</h2>
         {editing === undefined
-          ? <button ref={createButton} type="button" className="button button--primary" onClick={() => setEditing("new")}>Create role</button>
+          ? (
+            <button ref={createButton} type="button" className="button button--primary" onClick={() => setEditing("new")}>
+              Create role
+            </button>
+          )
           : null}
       </div>
       <p className="settings-section__intro">
@@ -380,23 +392,29 @@ function RolesSection({ roleList, onChanged }: {
           {
             header: "Role",
             cell: (r) => (
-              <>
-                <span className="key-name">{r.name}</span> {r.builtIn ? <span className="badge">Built-in</span> : <span className="badge">Custom</span>}
-              </>
+              <div className="cell-stack cell-stack--row">
+                <span className="key-name">{r.name}</span>{" "}
+                {r.builtIn ? <span className="badge">Built-in</span> : <span className="badge">Custom</span>}
+              </div>
             )
           },
-          { header: "Permissions", cell: (r) => <AccessCell access={{ permissions: r.permissions }} roles={[]} /> },
+          { header: "Permissions", cell: (r) => <AccessCell access={{ permissions: r.permissions }} roles={[]} permissionsOnly /> },
           {
             header: "Actions",
             kind: "actions",
             visuallyHiddenHeader: true,
             cell: (r) =>
-              r.builtIn ? <span className="muted">Read only</span> : (
+              r.builtIn ? <span className="muted">Cannot change</span> : (
                 <>
                   <button type="button" className="button button--small" onClick={() => setEditing(r)} aria-label={`Edit role ${r.name}`}>
                     Edit
                   </button>
-                  <button type="button" className="button button--small" onClick={() => setDeleting(r)} aria-label={`Delete role ${r.name}`}>
+                  <button
+                    type="button"
+                    className="button button--small"
+                    onClick={() => setDeleting(r)}
+                    aria-label={`Delete role ${r.name}`}
+                  >
                     Delete
                   </button>
                 </>

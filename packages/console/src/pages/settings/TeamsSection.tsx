@@ -30,7 +30,9 @@ export function TeamsSection({ teams }: { readonly teams: Paged<Team.Team> }) {
   const [deleting, setDeleting] = useState<Deleting | undefined>()
   const addButton = useRef<HTMLButtonElement>(null)
   const deleteTeam = useMutation((api, orgId, teamId: TeamId) => api.teams.deleteTeam({ params: { orgId, teamId } }))
-  const deleteRoutine = useMutation((api, orgId, routineId: Routine.Routine["id"]) => api.teams.deleteRoutine({ params: { orgId, routineId } }))
+  const deleteRoutine = useMutation((api, orgId, routineId: Routine.Routine["id"]) =>
+    api.teams.deleteRoutine({ params: { orgId, routineId } })
+  )
   const remove = deleting?.kind === "routine" ? deleteRoutine : deleteTeam
 
   const close = () => {
@@ -49,14 +51,28 @@ export function TeamsSection({ teams }: { readonly teams: Paged<Team.Team> }) {
       <div className="settings-section__header">
         <h2 id="teams-title">Teams and routines</h2>
         {manage && editing === undefined
-          ? <button ref={addButton} type="button" className="button button--primary" onClick={() => setEditing({ kind: "team" })}>Add team</button>
+          ? (
+            <button ref={addButton} type="button" className="button button--primary" onClick={() => setEditing({ kind: "team" })}>
+              Add team
+            </button>
+          )
           : null}
       </div>
-      <p className="settings-section__intro">Teams own repositories; a routine says how often a team's repositories are scanned and remediated.</p>
+      <p className="settings-section__intro">
+        Teams own repositories; a routine says how often a team's repositories are scanned and remediated.
+      </p>
       {editing?.kind === "team"
         ? <TeamEditor key={editing.team?.id ?? "new"} team={editing.team} onDone={done} onCancel={close} />
         : editing?.kind === "routine"
-        ? <RoutineEditor key={editing.routine?.id ?? `new-${editing.team.id}`} team={editing.team} routine={editing.routine} onDone={done} onCancel={close} />
+        ? (
+          <RoutineEditor
+            key={editing.routine?.id ?? `new-${editing.team.id}`}
+            team={editing.team}
+            routine={editing.routine}
+            onDone={done}
+            onCancel={close}
+          />
+        )
         : null}
       <DataTable
         caption="Teams"
@@ -125,10 +141,20 @@ export function TeamsSection({ teams }: { readonly teams: Paged<Team.Team> }) {
                   >
                     Add routine
                   </button>
-                  <button type="button" className="button button--small" onClick={() => setEditing({ kind: "team", team: t })} aria-label={`Rename ${t.name}`}>
+                  <button
+                    type="button"
+                    className="button button--small"
+                    onClick={() => setEditing({ kind: "team", team: t })}
+                    aria-label={`Rename ${t.name}`}
+                  >
                     Rename
                   </button>
-                  <button type="button" className="button button--small" onClick={() => setDeleting({ kind: "team", team: t })} aria-label={`Delete ${t.name}`}>
+                  <button
+                    type="button"
+                    className="button button--small"
+                    onClick={() => setDeleting({ kind: "team", team: t })}
+                    aria-label={`Delete ${t.name}`}
+                  >
                     Delete
                   </button>
                 </>

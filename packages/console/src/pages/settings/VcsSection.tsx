@@ -46,7 +46,9 @@ export function VcsSection() {
   const [open, setOpen] = useState<Connection | undefined>()
   const [deleting, setDeleting] = useState<Connection | undefined>()
   const addButton = useRef<HTMLButtonElement>(null)
-  const remove = useMutation((api, orgId, id: ConnectionId) => api.vcsConnections.deleteVcsConnection({ params: { orgId, connectionId: id } }))
+  const remove = useMutation((api, orgId, id: ConnectionId) =>
+    api.vcsConnections.deleteVcsConnection({ params: { orgId, connectionId: id } })
+  )
   const close = () => {
     setAdding(false)
     setOpen(undefined)
@@ -57,10 +59,16 @@ export function VcsSection() {
       <div className="settings-section__header">
         <h2 id="vcs-title">VCS connections</h2>
         {manage && !adding
-          ? <button ref={addButton} type="button" className="button button--primary" onClick={() => setAdding(true)}>Connect a provider</button>
+          ? (
+            <button ref={addButton} type="button" className="button button--primary" onClick={() => setAdding(true)}>
+              Connect a provider
+            </button>
+          )
           : null}
       </div>
-      <p className="settings-section__intro">GitHub and GitLab accounts the service reads repositories through and opens remediation requests with.</p>
+      <p className="settings-section__intro">
+        GitHub and GitLab accounts the service reads repositories through and opens remediation requests with.
+      </p>
       {adding
         ? (
           <ConnectionCreator
@@ -91,7 +99,11 @@ export function VcsSection() {
         error={connections.error}
         onRetry={connections.reload}
         loadMore={connections.loadMore}
-        empty={<EmptyState title="No VCS connections yet">{manage ? "Connect a GitHub or GitLab account to onboard repositories." : null}</EmptyState>}
+        empty={
+          <EmptyState title="No VCS connections yet">
+            {manage ? "Connect a GitHub or GitLab account to onboard repositories." : null}
+          </EmptyState>
+        }
         columns={[
           { header: "Provider", cell: (c) => providerName(c.provider) },
           { header: "Account", cell: (c) => <span className="key-name">{c.externalAccountName}</span> },
@@ -115,7 +127,12 @@ export function VcsSection() {
                 </button>
                 {manage
                   ? (
-                    <button type="button" className="button button--small" onClick={() => setDeleting(c)} aria-label={`Delete ${c.externalAccountName}`}>
+                    <button
+                      type="button"
+                      className="button button--small"
+                      onClick={() => setDeleting(c)}
+                      aria-label={`Delete ${c.externalAccountName}`}
+                    >
                       Delete
                     </button>
                   )
@@ -149,7 +166,8 @@ export function VcsSection() {
       >
         <p>
           The connection to <strong>{deleting?.externalAccountName}</strong>{" "}
-          and its stored token are deleted. A connection that tracked repositories or an external policy phase read through cannot be deleted.
+          and its stored token are deleted. A connection that tracked repositories or an external policy phase read through cannot be
+          deleted.
         </p>
       </ConfirmDialog>
     </section>
@@ -292,12 +310,16 @@ function ConnectionDetails({ connection, onChanged, onClose }: {
               <dd>{statusBadge(d.status)}</dd>
               <dt>Source</dt>
               <dd>{d.source === "api" ? "Provider API" : "Fixture data (seed file)"}</dd>
-              {d.baseUrl !== null ? (
-                <>
-                  <dt>API base URL</dt>
-                  <dd><code>{d.baseUrl}</code></dd>
-                </>
-              ) : null}
+              {d.baseUrl !== null ?
+                (
+                  <>
+                    <dt>API base URL</dt>
+                    <dd>
+                      <code>{d.baseUrl}</code>
+                    </dd>
+                  </>
+                ) :
+                null}
               <dt>Token</dt>
               <dd>{d.tokenConfigured ? "Configured" : "None"}</dd>
               <dt>Push webhook secret</dt>
@@ -312,7 +334,9 @@ function ConnectionDetails({ connection, onChanged, onClose }: {
                       {d.status === "inactive" ? "Switch on" : "Switch off"}
                     </button>{" "}
                     <span className="muted">
-                      {d.status === "inactive" ? "Nothing goes through it while it is off." : "Stops onboarding, syncs, scans and remediation through it."}
+                      {d.status === "inactive"
+                        ? "Nothing goes through it while it is off."
+                        : "Stops onboarding, syncs, scans and remediation through it."}
                     </span>
                   </p>
                   {d.source === "api"

@@ -70,20 +70,34 @@ export const accessLabel = (
 
 /** Access as a cell: the role's name (or "Explicit"), with the permissions behind a disclosure. */
 export function AccessCell(
-  { access, roles }: {
+  { access, roles, permissionsOnly = false }: {
     readonly access: { readonly role?: string | undefined; readonly permissions: ReadonlyArray<string> }
     readonly roles: ReadonlyArray<Role.RoleView>
+    /** Only the permissions (a role's own row). */
+    readonly permissionsOnly?: boolean
   }
 ) {
   return (
     <div className="access-cell">
-      <span>
-        {access.role !== undefined ? <>Role: <strong>{accessLabel(access, roles)}</strong></> : <>Explicit permissions</>}
-      </span>
+      {permissionsOnly ? null : (
+        <span>
+          {access.role !== undefined
+            ? (
+              <>
+                Role: <strong>{accessLabel(access, roles)}</strong>
+              </>
+            )
+            : <>Explicit permissions</>}
+        </span>
+      )}
       <details className="perm-details">
         <summary>{access.permissions.length} permission{access.permissions.length === 1 ? "" : "s"}</summary>
         <ul className="perm-list">
-          {access.permissions.map((p) => <li key={p}><code>{p}</code></li>)}
+          {access.permissions.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
         </ul>
       </details>
     </div>
@@ -243,8 +257,7 @@ export function useRoles(): { readonly roles: ReadonlyArray<Role.RoleView>; read
   const { can } = useSession()
   const allowed = can("members:manage")
   const query = useQuery(
-    (api, orgId) =>
-      allowed ? api.roles.listRoles({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: builtInRoles }),
+    (api, orgId) => allowed ? api.roles.listRoles({ params: { orgId }, query: { limit: 200 } }) : Effect.succeed({ items: builtInRoles }),
     [allowed]
   )
   return { roles: query.data?.items ?? builtInRoles, reload: query.reload }
