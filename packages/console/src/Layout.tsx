@@ -92,6 +92,8 @@ export function Layout({ children }: { readonly children: ReactNode }) {
       </header>
       <div className="shell">
         <nav id="main-nav" className={menuOpen ? "nav nav--open" : "nav"} aria-label="Main">
+          {/* the banner has no room for it on a phone */}
+          <p className="nav__org">{session.organization.name}</p>
           <ul className="nav__list">
             {main.map((item) => <NavLink key={item.href} item={item} location={location} />)}
           </ul>

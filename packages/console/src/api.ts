@@ -29,17 +29,20 @@ export type Call<A> = (api: Client, orgId: OrgId) => Effect.Effect<A, unknown>
 export type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: ApiError }
 
 /** A failed call's cause as an `ApiError`: the decoded `Problem`, or a network/decoding failure. */
-export const errorOf = (cause: Cause.Cause<unknown>): ApiError => {
+export const errorOf = async (cause: Cause.Cause<unknown>): Promise<ApiError> => {
   const failure = cause.reasons.find(Cause.isFailReason)
   const error: unknown = failure?.error
   if (typeof error === "object" && error !== null && "status" in error && typeof error.status === "number") {
     return toApiError(error, error.status)
   }
-  // an undeclared status reaches the client as a response error carrying the response
+  // a status the endpoint does not declare reaches the client as an HttpClientError with its response
   const response = typeof error === "object" && error !== null && "response" in error
-    ? (error as { response?: { status?: number } }).response
+    ? (error as { readonly response?: { readonly status?: number; readonly json?: Effect.Effect<unknown, unknown> } }).response
     : undefined
-  if (typeof response?.status === "number") return toApiError(undefined, response.status)
+  if (typeof response?.status === "number") {
+    const body = response.json === undefined ? undefined : await Effect.runPromise(Effect.orElseSucceed(response.json, () => undefined))
+    return toApiError(body, response.status)
+  }
   return toApiError(undefined, 0)
 }
 
@@ -49,7 +52,7 @@ export const run = async <A>(call: Call<A>, orgId: OrgId): Promise<Outcome<A>> =
   const api = await getClient()
   const exit = await Effect.runPromiseExit(call(api, orgId))
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const error = errorOf(exit.cause)
+  const error = await errorOf(exit.cause)
   if (error.status === 401) reportUnauthorized()
   return { ok: false, error }
 }

@@ -5,6 +5,7 @@
  */
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { toApiError } from "../src/problem.js"
 import {
   axeCheck,
   type ConsoleHost,
@@ -151,6 +152,16 @@ describe("sign-in", () => {
     const names = (teams.body.items as Array<{ name: string }>).map((t) => t.name)
     expect(names).toContain("Team real")
     expect(names).not.toContain("Team forged")
+  })
+
+  it("the server's field errors land on the form's fields (problem JSON -> ApiError)", async () => {
+    const refused = await host.api("POST", `/api/v1/org/${host.orgId}/teams`, { body: { name: "" } })
+    expect(refused.status).toBe(400)
+    const error = toApiError(refused.body, refused.status)
+    expect(error.detail).not.toBe("")
+    expect(Object.keys(error.fieldErrors)).toEqual(["name"])
+    const unknown = await host.api("POST", `/api/v1/org/${host.orgId}/teams`, { body: { name: "Ops", colour: "red" } })
+    expect(Object.keys(toApiError(unknown.body, unknown.status).fieldErrors)).toEqual(["colour"])
   })
 
   it("repeated wrong passwords are throttled, and the page says how long to wait", async () => {

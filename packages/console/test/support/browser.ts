@@ -45,7 +45,13 @@ export const launchBrowser = async (): Promise<TestBrowser> => {
     newPage: async (viewport = desktop) => {
       const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
       contexts.push(context)
-      return context.newPage()
+      const page = await context.newPage()
+      // what went wrong inside the page shows in the test's output
+      page.on("pageerror", (error) => console.error(`[page error] ${error.message}`))
+      page.on("console", (message) => {
+        if (message.type() === "error") console.error(`[console.error] ${message.text()}`)
+      })
+      return page
     },
     close: async () => {
       await browser.close()

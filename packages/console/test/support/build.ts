@@ -25,9 +25,9 @@ const sources = () =>
     newest(join(consoleRoot, "src")),
     newest(join(consoleRoot, "index.html")),
     newest(join(consoleRoot, "vite.config.ts")),
-    // the typed client and the core shapes it bundles
-    newest(join(repoRoot, "packages", "client", "dist")),
-    newest(join(repoRoot, "packages", "core", "dist"))
+    // the typed client and the core shapes it bundles (from their sources: vite.config.ts)
+    newest(join(repoRoot, "packages", "client", "src")),
+    newest(join(repoRoot, "packages", "core", "src"))
   )
 
 const stale = () => !existsSync(join(distDir, "index.html")) || statSync(join(distDir, "index.html")).mtimeMs < sources()

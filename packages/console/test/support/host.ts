@@ -91,6 +91,8 @@ export interface ConsoleHostOptions {
   readonly services?: App.ServiceOptions
   readonly seed?: unknown
   readonly deliveryWorker?: StartOptions["deliveryWorker"]
+  /** The daily compliance snapshot worker (off unless given): its first pass writes today's snapshot. */
+  readonly snapshotWorker?: StartOptions["snapshotWorker"]
 }
 
 export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promise<ConsoleHost> => {
@@ -112,7 +114,7 @@ export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promis
       scanWorker: false,
       routineWorker: false,
       snoozeExpiryWorker: false,
-      snapshotWorker: false,
+      snapshotWorker: options.snapshotWorker ?? false,
       instanceId: `console-${globalThis.crypto.randomUUID().slice(0, 8)}`
     })
   } catch (error) {

@@ -15,6 +15,8 @@ export const screenshot = async (page: Page, name: string): Promise<string> => {
   mkdirSync(artifactsDir, { recursive: true })
   const size = page.viewportSize() ?? desktop
   const path = join(artifactsDir, `${name}-${size.width}x${size.height}.png`)
+  // from the top: a full-page shot of a scrolled page draws the sticky banner mid-page
+  await page.evaluate(() => window.scrollTo(0, 0))
   await page.screenshot({ path, fullPage: true, animations: "disabled" })
   return path
 }
