@@ -3,7 +3,7 @@
  * access, disable or enable, remove) and the roles they and API keys hold (built-in roles read
  * only; custom roles created, edited, deleted).
  */
-import { Member, Role } from "@image-policy/core"
+import { Member, Role, Team } from "@image-policy/core"
 import { useEffect, useRef, useState } from "react"
 import { type ApiError, useMutation, usePaged } from "../api.js"
 import { ConfirmDialog } from "../components/ConfirmDialog.js"
@@ -272,7 +272,8 @@ function MemberEditor({ member, roles, onDone, onCancel }: {
     setCheckError(undefined)
     const local = localError({
       ...(member === undefined ? { email: fieldError(Member.Email, form.values.email) } : {}),
-      name: fieldError(Role.RoleDisplayName, form.values.name),
+      // a member's name is 1..200 characters, trimmed, like a team's
+      name: fieldError(Team.TeamName, form.values.name),
       ...accessErrors(access)
     })
     if (local !== undefined) {
