@@ -73,6 +73,16 @@ const demoWorks = async (store: string) => {
   expect(anonymous.status).toBe(401)
   expect(anonymous.headers.get("content-type")).toContain("application/problem+json")
 
+  // the web console at / (http/Console.ts): the built @image-policy/console package, found on Deno too
+  const page = await fetch(`${url}/settings/api-keys`)
+  expect(page.status).toBe(200)
+  expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+  expect(page.headers.get("content-security-policy")).toContain("script-src 'self'")
+  const script = (await page.text()).match(/src="(\/assets\/[^"]+\.js)"/)?.[1]
+  const asset = await fetch(`${url}${script}`)
+  expect(asset.status).toBe(200)
+  expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+
   // the access log is a JSON line, as on Node
   const [line] = await host.waitFor(/\{[^\n]*"route":"\/api\/v1\/org\/:orgId\/teams"[^\n]*\}/)
   expect(JSON.parse(line!).annotations.status).toBe(200)

@@ -49,7 +49,8 @@ export const ensureBuilt = async () => {
     }
   }
   try {
-    if (stale()) await promisify(execFile)("npm", ["run", "build"], { cwd: root })
+    // vitest sets NODE_ENV=test, which would make Vite bundle the console with React's development build
+    if (stale()) await promisify(execFile)("npm", ["run", "build"], { cwd: root, env: { ...process.env, NODE_ENV: "production" } })
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }
