@@ -385,6 +385,16 @@ describe("serve --demo", () => {
     expect(output).toContain(`curl -H 'x-api-key: ${key}' ${url}/api/v1/org/org_demo/teams`)
     expect(output).toContain(`${url}/api/v1/openapi.json`)
     expect(output.split(key).length - 1).toBe(2) // the key line and the curl line, nowhere else
+    // the web console: its URL, the demo user and this start's password, printed once, never logged
+    expect(output).toContain(`web console        ${url}/`)
+    const [, password] = /demo password\s+(\S+)/.exec(output)!
+    expect(output.split(password!).length - 1).toBe(1)
+    const signIn = await fetch(`${url}/api/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "demo@example.com", password })
+    })
+    expect(signIn.status).toBe(200)
 
     const teams = await fetch(`${url}/api/v1/org/org_demo/teams`, { headers: { "x-api-key": key } })
     expect(teams.status).toBe(200)
@@ -396,6 +406,7 @@ describe("serve --demo", () => {
     for (const line of server.output().split("\n").filter((l) => l.startsWith("{"))) {
       expect(() => JSON.parse(line)).not.toThrow()
       expect(line).not.toContain(key)
+      expect(line).not.toContain(password)
     }
     server.child.kill("SIGTERM")
     expect(await server.exited).toBe(0)

@@ -112,5 +112,5 @@ describe("users create, users set-password", () => {
     } finally {
       await dispose()
     }
-  }, 120_000)
+  }, 600_000)
 })

@@ -58,6 +58,21 @@ describe("docs/getting-started.md walkthrough", () => {
     for (const route of ["/settings", "/members", "/reports/compliance"]) expect(script).toContain(route)
   })
 
+  it("the demo user signs in to the web console with the password of this start", async () => {
+    const demo = running!.boot.demo!
+    expect(demo.userEmail).toBe("demo@example.com")
+    const signIn = (password: string) =>
+      fetch(`${running!.url}/api/v1/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: demo.userEmail, password })
+      })
+    const answer = await signIn(demo.password)
+    expect(answer.status).toBe(200)
+    expect((await answer.json()) as any).toMatchObject({ organization: { id: "org_demo" }, user: { role: "Owner" } })
+    expect((await signIn(`${demo.password}x`)).status).toBe(401)
+  })
+
   it.skipIf(!tools)("runs as written against a demo host (bash, curl and jq)", async () => {
     const host = running!
     const key = host.boot.demo!.apiKey

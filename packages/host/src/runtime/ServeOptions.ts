@@ -468,6 +468,11 @@ export const demoBanner = (demo: NonNullable<BootResult["demo"]>, url: string, p
     "                     (shown once: only its hash is stored; every start mints a new one)",
     `  OpenAPI document   ${base}/api/v1/openapi.json`,
     "",
+    `  web console        ${base}/`,
+    `  demo user          ${demo.userEmail}`,
+    `  demo password      ${demo.password}`,
+    "                     (shown once, like the key: every start sets a new one)",
+    "",
     "Try it:",
     `  curl -H 'x-api-key: ${demo.apiKey}' ${base}/api/v1/org/${demo.orgId}/teams`,
     rule

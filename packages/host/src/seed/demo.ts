@@ -5,6 +5,9 @@
  */
 export const demoOrgId = "org_demo"
 
+/** The demo organization's Owner, who signs in to the web console; each start sets a fresh password (Boot.ts). */
+export const demoUserEmail = "demo@example.com"
+
 export const demoSeed = {
   organizations: [{
     id: demoOrgId,
@@ -72,6 +75,7 @@ export const demoSeed = {
         ]
       },
       { name: "Everywhere", applyToAllRepos: true, notificationTeam: "none", phases: [{ name: "Baseline", source: "internal" }] }
-    ]
+    ],
+    users: [{ email: demoUserEmail, name: "Demo Owner", role: "Owner" }]
   }]
 }
