@@ -7,10 +7,11 @@
  * never with the sign-in page.
  */
 import { ApiClient } from "@image-policy/client"
-import type { Id } from "@image-policy/core"
+import { type Id, Input } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { type DependencyList, useCallback, useEffect, useRef, useState } from "react"
 import { type ApiError, toApiError } from "./problem.js"
 import { csrfToken, noteActivity, reportUnauthorized, useSession } from "./session.js"
@@ -32,6 +33,11 @@ export type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly o
 export const errorOf = async (cause: Cause.Cause<unknown>): Promise<ApiError> => {
   const failure = cause.reasons.find(Cause.isFailReason)
   const error: unknown = failure?.error
+  // the client checks a body against the endpoint's own schema before sending it: a refusal there is the
+  // 400 the server would have answered, named by field the same way (core Input.fieldErrors), not "unreachable"
+  if (Schema.isSchemaError(error)) {
+    return toApiError({ status: 400, title: "Bad Request", detail: "Some fields need attention.", errors: Input.fieldErrors(error) }, 400)
+  }
   if (typeof error === "object" && error !== null && "status" in error && typeof error.status === "number") {
     return toApiError(error, error.status)
   }
