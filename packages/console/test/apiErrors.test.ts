@@ -1,3 +1,4 @@
+// the console tsconfig typechecks this file (it reaches the pages' .tsx modules through src/api.ts)
 // A body the typed client refuses before sending reads as the server's 400 would: field errors at their fields.
 import { ApiKey } from "@image-policy/core"
 import * as Cause from "effect/Cause"
