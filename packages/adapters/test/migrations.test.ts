@@ -41,7 +41,8 @@ describe("migrations", () => {
         "7_admin_ops",
         "9_members_and_roles",
         "10_compliance_snapshots",
-        "12_scheduled_runs"
+        "12_scheduled_runs",
+        "13_sessions"
       ])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
@@ -114,7 +115,8 @@ describe("migrations", () => {
         "7_admin_ops",
         "9_members_and_roles",
         "10_compliance_snapshots",
-        "12_scheduled_runs"
+        "12_scheduled_runs",
+        "13_sessions"
       ])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
@@ -160,7 +162,8 @@ describe("migrations", () => {
         "7_admin_ops",
         "9_members_and_roles",
         "10_compliance_snapshots",
-        "12_scheduled_runs"
+        "12_scheduled_runs",
+        "13_sessions"
       ])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
@@ -209,7 +212,7 @@ describe("migrations", () => {
         }
       })
       const { match, members, ran, usage } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots", "12_scheduled_runs"])
+      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots", "12_scheduled_runs", "13_sessions"])
       assert.deepStrictEqual(Option.getOrThrow(match).key as unknown, key)
       assert.isNull(Option.getOrThrow(match).customRole)
       assert.deepStrictEqual(members.items, [])

@@ -58,6 +58,7 @@ describe("the host's output during a realistic session", () => {
     const secretKey = AesGcmSecretBox.generateKey()
     const ownerKey = "nosecrets-owner-key-0123456789abcdefghijklmn"
     const seededToken = "ghp_SEEDEDPROVIDERTOKEN0123456789"
+    const userPassword = "quiet-user-password-0123"
     const seededPushSecret = "seeded-push-secret-0123456789abc"
     const apiToken = "glpat-APIPROVIDERTOKEN0123456789"
     const apiPushSecret = "api-push-secret-0123456789abcdef"
@@ -75,6 +76,7 @@ describe("the host's output during a realistic session", () => {
           name: "Quiet",
           edition: "enterprise",
           apiKeys: [{ name: "owner", secret: ownerKey, role: "Owner", expiresInDays: 30 }],
+          users: [{ email: "quiet@example.com", role: "Owner", password: userPassword }],
           vcsConnections: [{
             provider: "github",
             externalAccountName: "quiet-fixture",
@@ -170,6 +172,27 @@ describe("the host's output during a realistic session", () => {
     })
     expect(push.status).toBeGreaterThanOrEqual(400)
 
+    // the web console: a refused and an accepted sign-in, a write with the cookie and its CSRF token, a sign-out
+    const sessionUrl = `${listening.annotations.url}/api/v1/session`
+    const signIn = (password: string) =>
+      fetch(sessionUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "quiet@example.com", password })
+      })
+    expect((await signIn(`${userPassword}-wrong`)).status).toBe(401)
+    const signedIn = await signIn(userPassword)
+    expect(signedIn.status).toBe(200)
+    const sessionCookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!
+    const csrfToken: string = ((await signedIn.json()) as any).csrfToken
+    const byCookie = await fetch(`${api}/teams`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: sessionCookie, "x-csrf-token": csrfToken },
+      body: JSON.stringify({ name: "Console" })
+    })
+    expect(byCookie.status).toBe(201)
+    expect((await fetch(sessionUrl, { method: "DELETE", headers: { cookie: sessionCookie, "x-csrf-token": csrfToken } })).status).toBe(204)
+
     // scans: a repository onboarded from the fixture account and scanned; one on the failing provider
     // is refused after the provider answered 500
     const team = await call("POST", "/teams", { name: "Platform" })
@@ -218,6 +241,9 @@ describe("the host's output during a realistic session", () => {
       apiToken,
       apiPushSecret,
       queryToken,
+      userPassword,
+      sessionToken: sessionCookie.split("=")[1]!,
+      csrfToken,
       ...Object.fromEntries(signingSecrets.map((s, i) => [`signingSecret${i}`, s])),
       // a signing secret's key material without its prefix, and the endpoints without their query
       ...Object.fromEntries(signingSecrets.map((s, i) => [`signingKey${i}`, s.slice("whsec_".length)])),

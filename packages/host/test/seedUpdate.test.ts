@@ -36,7 +36,7 @@ const first = (orgId: string) => ({
     teams: [{ name: "Platform", routines: [{ name: "Weekly", intervalDays: 7 }] }],
     vcsConnections: [{ provider: "github", externalAccountName: "acme", fixture }],
     policyGroups: [{ name: "Base", phases: [{ name: "Curated", source: "internal" }] }],
-    users: [{ email: "ada@example.com", role: "Read Only", password: "not stored" }]
+    users: [{ email: "ada@example.com", role: "Read Only", password: "a demo password 1" }]
   }]
 })
 
@@ -190,6 +190,22 @@ describe("Seed.parse: users and roles", () => {
       "$.organizations[0].users[3]: give exactly one of `role` or `permissions`"
     ])
     assert.notInclude(parsed.failure.message, "secret-never-echoed")
+  })
+
+  it("refuses a user's password under 12 characters at its path, without echoing it", () => {
+    const parsed = Seed.parse(JSON.stringify({
+      organizations: [{
+        name: "Access",
+        edition: "enterprise",
+        users: [{ email: "d@example.com", role: "Read Only", password: "tiny-pw" }]
+      }]
+    }))
+    assert.isTrue(Result.isFailure(parsed))
+    if (Result.isSuccess(parsed)) return
+    assert.deepStrictEqual(parsed.failure.problems.map((p) => `${p.path}: ${p.message}`), [
+      "$.organizations[0].users[0].password: must be a string of 12 to 1024 characters"
+    ])
+    assert.notInclude(JSON.stringify(parsed.failure.problems), "tiny-pw")
   })
 })
 
