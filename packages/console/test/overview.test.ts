@@ -61,6 +61,12 @@ describe("overview", () => {
     for (const name of ["Remediation requests", "Snoozes", "Branches"]) {
       expect(await main.getByRole("figure", { name }).count(), name).toBe(1)
     }
+    // findings out of policy per team over time: one line per team, named in the numbers table
+    const teamsOverTime = main.getByRole("figure", { name: "Out of policy by team over time" })
+    await teamsOverTime.getByText("Show the numbers").click()
+    const header = await teamsOverTime.getByRole("table").getByRole("columnheader").allTextContents()
+    expect(header.slice(1).sort()).toEqual(["Payments", "Platform"])
+    expect(await main.getByRole("figure", { name: "Out of policy by policy group over time" }).count()).toBe(1)
 
     const week = main.getByRole("button", { name: "7 days" })
     await week.click()

@@ -67,8 +67,26 @@ export type ComplianceReport = typeof ComplianceReport.Type
 export const ComplianceSnapshot = Schema.Struct({ day: Schema.String, report: ComplianceReport })
 export type ComplianceSnapshot = typeof ComplianceSnapshot.Type
 
-/** A point of the history: the organization's counts of one day. */
-export const HistoryPoint = Schema.Struct({ day: Schema.String, generatedAt: Schema.String, ...ComplianceCounts.fields })
+/** One policy group's findings out of policy on a day of the history. */
+export const GroupHistory = Schema.Struct({ policyGroupId: PolicyGroupId, name: Schema.String, outOfPolicyFindings: Schema.Int })
+export type GroupHistory = typeof GroupHistory.Type
+
+/** One team's findings out of policy on a day of the history. */
+export const TeamHistory = Schema.Struct({ teamId: TeamId, name: Schema.String, outOfPolicyFindings: Schema.Int })
+export type TeamHistory = typeof TeamHistory.Type
+
+/**
+ * A point of the history: the organization's counts of one day, and the findings out of policy of
+ * each policy group and team as they were that day (the console charts them over time; a group or
+ * team created later is absent from earlier points, one deleted since keeps its name).
+ */
+export const HistoryPoint = Schema.Struct({
+  day: Schema.String,
+  generatedAt: Schema.String,
+  ...ComplianceCounts.fields,
+  policyGroups: Schema.Array(GroupHistory),
+  teams: Schema.Array(TeamHistory)
+})
 export type HistoryPoint = typeof HistoryPoint.Type
 
 // Planning -----------------------------------------------------------------------------------------
@@ -300,9 +318,15 @@ export const historyRange = (now: Date, days: number): { readonly from: string; 
   to: dayOf(now)
 })
 
-/** A snapshot as a history point: the organization's counts of its day. */
+/** A snapshot as a history point: the organization's counts of its day, and each group's and team's findings out of policy. */
 export const toHistoryPoint = (snapshot: ComplianceSnapshot): HistoryPoint => ({
   day: snapshot.day,
   generatedAt: snapshot.report.generatedAt,
-  ...snapshot.report.organization
+  ...snapshot.report.organization,
+  policyGroups: snapshot.report.policyGroups.map((g) => ({
+    policyGroupId: g.policyGroupId,
+    name: g.name,
+    outOfPolicyFindings: g.outOfPolicyFindings
+  })),
+  teams: snapshot.report.teams.map((t) => ({ teamId: t.teamId, name: t.name, outOfPolicyFindings: t.outOfPolicyFindings }))
 })

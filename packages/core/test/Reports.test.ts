@@ -327,6 +327,37 @@ describe("Reports (issue 15 compliance report)", () => {
     assert.strictEqual((Date.parse(to) - Date.parse(from)) / 86_400_000, days - 1)
   })
 
+  prop("a history point keeps the day's organization counts and each group's and team's findings out of policy", [
+    fc.array(fc.record({ name: fc.string({ maxLength: 20 }), count: fc.nat(1000) }), { maxLength: 6 }),
+    fc.array(fc.record({ name: fc.string({ maxLength: 20 }), count: fc.nat(1000) }), { maxLength: 6 }),
+    fc.nat(5000)
+  ], ([groups, teams, total]) => {
+    const counts = (outOfPolicyFindings: number): Reports.ComplianceCounts => ({
+      trackedBranches: 3,
+      scannedBranches: 2,
+      outOfPolicyFindings,
+      findingsWithoutMapping: 1,
+      openRemediationRequests: 0,
+      pendingSnoozes: 0,
+      approvedSnoozes: 0,
+      oldestOutOfPolicyScanAt: null
+    })
+    const report: Reports.ComplianceReport = {
+      generatedAt: "2026-06-01T10:00:00.000Z",
+      organization: counts(total),
+      policyGroups: groups.map((g, i) => ({ policyGroupId: Id.PolicyGroupId.make(`pg_${i}`), name: g.name, ...counts(g.count) })),
+      teams: teams.map((t, i) => ({ teamId: Id.TeamId.make(`team_${i}`), name: t.name, ...counts(t.count) }))
+    }
+    const point = Reports.toHistoryPoint({ day: "2026-06-01", report })
+    assert.deepStrictEqual(point, {
+      day: "2026-06-01",
+      generatedAt: report.generatedAt,
+      ...counts(total),
+      policyGroups: groups.map((g, i) => ({ policyGroupId: Id.PolicyGroupId.make(`pg_${i}`), name: g.name, outOfPolicyFindings: g.count })),
+      teams: teams.map((t, i) => ({ teamId: Id.TeamId.make(`team_${i}`), name: t.name, outOfPolicyFindings: t.count }))
+    })
+  })
+
   it("earlier picks the earlier time and treats null as none", () => {
     assert.strictEqual(Reports.earlier(null, null), null)
     assert.strictEqual(Reports.earlier("2026-01-02T00:00:00.000Z", null), "2026-01-02T00:00:00.000Z")

@@ -136,7 +136,8 @@ describe("OTLP export (built bin)", () => {
     expect(ok.status).toBe(200)
     const requestId = ok.headers.get("x-request-id")
     expect((await fetch(teams)).status).toBe(401)
-    expect((await fetch(`${host.url}/no/such/route`)).status).toBe(404)
+    // outside /api every GET path is the console's page: an unknown API path is the route-less 404
+    expect((await fetch(`${host.url}/api/v1/no/such/route`)).status).toBe(404)
     // only OTLP is on: the Prometheus endpoint stays off
     expect((await fetch(`${host.url}/metrics`)).status).toBe(404)
 
@@ -154,9 +155,10 @@ describe("OTLP export (built bin)", () => {
     expect(attribute(span.attributes, "image_policy.request_id")).toBe(requestId)
     expect(attribute(span.attributes, "url.query")).toBe("limit=REDACTED&token=REDACTED")
     expect(server(401)!.name).toBe(`GET ${teamsRoute}`)
-    // no route matched: the span keeps the method alone, never the raw path as its name
+    // no API route matched: the span keeps the method alone, never the raw path as its name; the route
+    // is the console's catch-all template (it answers unknown /api paths with the 404 problem)
     expect(server(404)!.name).toBe("GET")
-    expect(attribute(server(404)!.attributes, "http.route")).toBeUndefined()
+    expect(attribute(server(404)!.attributes, "http.route")).toBe("/*")
     // the workflow's own spans hang below the request's
     expect(spansOf(otel.received).some((s) => s.name === "organization.listTeams")).toBe(true)
 

@@ -212,6 +212,16 @@ await onEveryStore("reports", (storeName, makeStore) =>
       expect(Date.parse(history.to) - Date.parse(history.from)).toBe(29 * 86_400_000)
       expect(history.items).toHaveLength(1)
       expect(history.items[0]).toMatchObject({ day: today, generatedAt: expect.any(String), trackedBranches: expect.any(Number) })
+      // each group and team with its findings out of policy of that day (the snapshot was taken before
+      // this suite's later changes, so only who is listed is compared with the report now)
+      const report = expectJson(await host.request("GET", `${api}/reports/compliance`), 200)
+      const listed = (rows: ReadonlyArray<any>, key: string) => rows.map((row) => `${row[key]} ${row.name}`).sort()
+      expect(listed(history.items[0].policyGroups, "policyGroupId")).toEqual(listed(report.policyGroups, "policyGroupId"))
+      expect(listed(history.items[0].teams, "teamId")).toEqual(listed(report.teams, "teamId"))
+      for (const row of [...history.items[0].policyGroups, ...history.items[0].teams]) {
+        expect(Object.keys(row).sort()).toEqual([row.teamId ? "teamId" : "policyGroupId", "name", "outOfPolicyFindings"].sort())
+        expect(Number.isInteger(row.outOfPolicyFindings)).toBe(true)
+      }
       // later passes keep the day's first snapshot
       await new Promise((r) => setTimeout(r, 300))
       const again = expectJson(await host.request("GET", `${api}/reports/compliance/history?days=1`), 200)

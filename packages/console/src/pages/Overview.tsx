@@ -9,6 +9,7 @@ import { Link } from "wouter"
 import { useQuery } from "../api.js"
 import { BarList } from "../components/charts/BarList.js"
 import { LineChart } from "../components/charts/LineChart.js"
+import { seriesOf } from "../components/charts/series.js"
 import { EmptyState } from "../components/EmptyState.js"
 import { ErrorMessage } from "../components/ErrorMessage.js"
 import { Loading } from "../components/Loading.js"
@@ -157,6 +158,22 @@ export default function Overview() {
                     { name: "Out of policy", values: points.map((p) => p.outOfPolicyFindings) },
                     { name: "Without a mapping", values: points.map((p) => p.findingsWithoutMapping) }
                   ]}
+                />
+              </div>
+              <div className="card">
+                <LineChart
+                  title="Out of policy by policy group over time"
+                  description="Findings out of policy of each group's own mappings"
+                  days={dayList}
+                  series={seriesOf(points, (i) => points[i]!.policyGroups, (g) => g.policyGroupId)}
+                />
+              </div>
+              <div className="card">
+                <LineChart
+                  title="Out of policy by team over time"
+                  description="Findings out of policy in each team's repositories"
+                  days={dayList}
+                  series={seriesOf(points, (i) => points[i]!.teams, (t) => t.teamId)}
                 />
               </div>
               <div className="card">
