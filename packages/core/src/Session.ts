@@ -10,6 +10,7 @@ import { MemberId, OrgId, SessionId } from "./Id.js"
 import { Edition } from "./Organization.js"
 import { Permission } from "./Permission.js"
 import { RoleRef } from "./Role.js"
+import { constantTimeEqual } from "./Text.js"
 
 /** The session cookie's name (HttpOnly, SameSite=Lax, Path=/, Secure when the public URL is https). */
 export const cookieName = "image_policy_session"
@@ -177,14 +178,6 @@ const safeMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
 /** Whether a method changes nothing (RFC 9110 safe methods): those need no CSRF token. */
 export const isSafeMethod = (method: string): boolean => safeMethods.has(method.toUpperCase())
-
-/** Compares without an early exit, so the time taken does not reveal a matching prefix. */
-export const constantTimeEqual = (a: string, b: string): boolean => {
-  const length = Math.max(a.length, b.length)
-  let diff = a.length ^ b.length
-  for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
-  return diff === 0
-}
 
 /** What a request shows about where it comes from. */
 export interface RequestOrigin {

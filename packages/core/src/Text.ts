@@ -12,6 +12,17 @@ const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 
 const unstorableAll = new RegExp(unstorable.source, "g")
 
+/**
+ * Compares two strings without an early exit: every character position is visited, so the time taken
+ * does not reveal how long a matching prefix was (secrets, their hashes, CSRF tokens).
+ */
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  const length = Math.max(a.length, b.length)
+  let diff = a.length ^ b.length
+  for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
+  return diff === 0
+}
+
 export const isStorableText = (text: string): boolean => !unstorable.test(text)
 
 /**

@@ -9,6 +9,11 @@ import { prop } from "./support/fcProp.js"
 const anyText = codeUnitText({ maxLength: 40 })
 
 describe("Text", () => {
+  prop("constantTimeEqual is string equality", [anyText, anyText], ([a, b]) => {
+    assert.strictEqual(Text.constantTimeEqual(a, b), a === b)
+    assert.isTrue(Text.constantTimeEqual(a, a))
+  })
+
   prop("storableText answers storable text of the same length", [anyText], ([text]) => {
     const stored = Text.storableText(text)
     assert.isTrue(Text.isStorableText(stored))

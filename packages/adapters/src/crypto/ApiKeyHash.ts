@@ -7,7 +7,7 @@
  * every authenticated request. SHA-256 is also available in WebCrypto on Node and Deno, with no
  * native dependency.
  */
-import { SecretHasher } from "@image-policy/core"
+import { SecretHasher, Text } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -21,23 +21,9 @@ const toHex = (bytes: Uint8Array): string => {
 export const hashSecret = (secret: string): Effect.Effect<string> =>
   Effect.promise(async () => toHex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)))))
 
-/**
- * Compares two strings without an early exit: every character position is visited, so the time
- * taken does not reveal how long a matching prefix was. (Both inputs are hex digests of fixed
- * length; a length mismatch only reveals that the stored hash is malformed.)
- */
-export const constantTimeEqual = (a: string, b: string): boolean => {
-  const length = Math.max(a.length, b.length)
-  let diff = a.length ^ b.length
-  for (let i = 0; i < length; i++) {
-    diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
-  }
-  return diff === 0
-}
-
 /** Whether `secret` hashes to `hash` (hex, case-insensitive). */
 export const verifySecret = (secret: string, hash: string): Effect.Effect<boolean> =>
-  Effect.map(hashSecret(secret), (computed) => constantTimeEqual(computed, hash.toLowerCase()))
+  Effect.map(hashSecret(secret), (computed) => Text.constantTimeEqual(computed, hash.toLowerCase()))
 
 /** The core's `SecretHasher` port over `hashSecret`. */
 export const layer: Layer.Layer<SecretHasher> = Layer.succeed(SecretHasher, { hash: hashSecret })

@@ -66,8 +66,17 @@ export interface SignedIn {
  * checked against a dummy hash, so it takes as long as a wrong password and gets the same 401.
  * Refusals of known accounts are audited in each organization the email is a member of (actor: the
  * member); an unknown email names no organization and is not audited (the throttle still counts it).
+ * A sign-in form posted from another site (login CSRF) names that site as its Origin: refused (403)
+ * before any account is looked at.
  */
-export const signIn = Effect.fnUntraced(function*(request: Session.SignInRequest, lifetimes: Session.Lifetimes, correlationId: string) {
+export const signIn = Effect.fnUntraced(function*(
+  request: Session.SignInRequest,
+  origin: Session.RequestOrigin,
+  allowedOrigin: string,
+  lifetimes: Session.Lifetimes,
+  correlationId: string
+) {
+  yield* Effect.fromResult(Session.checkOrigin(origin, allowedOrigin))
   const store = yield* SessionStore
   const passwords = yield* PasswordHasher
   const all = yield* store.credentials.findByEmail(Member.emailKey(request.email))

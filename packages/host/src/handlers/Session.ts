@@ -4,11 +4,10 @@
  * encodes; the cookie and the throttle's counts are the edge's.
  */
 import { Api } from "@image-policy/client/api/Api"
-import { Member, Session, Workflows } from "@image-policy/core"
+import { Member, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Option from "effect/Option"
-import * as Result from "effect/Result"
 import * as Problems from "../http/Problems.js"
 import { RequestInfo } from "../http/RequestInfo.js"
 import * as SessionCookie from "../http/SessionCookie.js"
@@ -35,19 +34,28 @@ const throttled = (waitMs: number) =>
 export const SessionHandlers = (options: Options) => {
   const throttle = SignInThrottle.make(options.signInThrottle)
   const lifetimes = options.sessionLifetimes
+  const allowedOrigin = SessionCookie.allowedOrigin(options)
   return HttpApiBuilder.group(Api, "session", (handlers) =>
     handlers
       .handle("signIn", ({ payload, request }) =>
         Effect.gen(function*() {
-          // a sign-in form posted from another site (login CSRF) names that site as its Origin
-          const origin = Session.checkOrigin(SessionCookie.origin(request), SessionCookie.allowedOrigin(options, request))
-          if (Result.isFailure(origin)) return yield* Problems.failAsProblem(origin.failure)
           const account = Member.emailKey(payload.email)
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
           const wait = throttle.wait(account, address, yield* nowMs)
           if (wait > 0) return yield* Effect.fail(throttled(wait))
-          const signedIn = yield* Sessions.signIn(payload, lifetimes, yield* correlationId).pipe(
-            Effect.tapError(() => Effect.flatMap(nowMs, (at) => Effect.sync(() => throttle.failed(account, address, at)))),
+          const signedIn = yield* Sessions.signIn(
+            payload,
+            SessionCookie.origin(request),
+            allowedOrigin(request),
+            lifetimes,
+            yield* correlationId
+          ).pipe(
+            // refused credentials count; a foreign Origin (no password was tried) does not
+            Effect.tapError((error) =>
+              error._tag === "SignInFailed"
+                ? Effect.flatMap(nowMs, (at) => Effect.sync(() => throttle.failed(account, address, at)))
+                : Effect.void
+            ),
             Problems.orProblem
           )
           throttle.succeeded(account)
@@ -60,7 +68,7 @@ export const SessionHandlers = (options: Options) => {
           yield* Sessions.signOut(
             SessionCookie.token(request),
             SessionCookie.origin(request),
-            SessionCookie.allowedOrigin(options, request),
+            allowedOrigin(request),
             lifetimes,
             yield* correlationId
           ).pipe(Problems.orProblem)

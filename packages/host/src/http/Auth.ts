@@ -49,6 +49,7 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Serv
       // the workflow's services, as this layer was built with them
       const services = yield* Effect.context<Services>()
       const limiter = RateLimit.make(options.rateLimit)
+      const allowedOrigin = SessionCookie.allowedOrigin(options)
       // a request without any credential: the 401 of a missing key, made once
       const missing = Problems.fromDomain(new Workflows.ApiKeys.Unauthenticated({ reason: "missing" }))!
       /** The API key scheme's answer to a request, for the session scheme that the builder tries after it. */
@@ -150,7 +151,7 @@ export const layer = (options: Options): Layer.Layer<Authentication, never, Serv
               services,
               token,
               SessionCookie.origin(request),
-              SessionCookie.allowedOrigin(options, request),
+              allowedOrigin(request),
               params.orgId ?? "",
               required,
               options.sessionLifetimes

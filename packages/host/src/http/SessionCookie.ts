@@ -15,17 +15,20 @@ export interface Options {
   readonly sessionLifetimes: Session.Lifetimes
 }
 
-/** The origin of the public URL; without one, the origin the request itself names (Host, plain http). */
-export const allowedOrigin = (options: Options, request: HttpServerRequest.HttpServerRequest): string => {
-  if (options.publicUrl !== undefined) {
-    try {
-      return new URL(options.publicUrl).origin
-    } catch {
-      // validated at start (ServeOptions); an embedder's bad value allows no Origin at all
-      return "null"
-    }
+/**
+ * The Origin a request made with the cookie may name: the public URL's origin (parsed once, here, not
+ * on every request); without a public URL, the origin the request itself names (Host, plain http).
+ */
+export const allowedOrigin = (options: Options): (request: HttpServerRequest.HttpServerRequest) => string => {
+  if (options.publicUrl === undefined) return (request) => `http://${request.headers["host"] ?? ""}`
+  let origin: string
+  try {
+    origin = new URL(options.publicUrl).origin
+  } catch {
+    // validated at start (ServeOptions); an embedder's bad value allows no Origin at all
+    origin = "null"
   }
-  return `http://${request.headers["host"] ?? ""}`
+  return () => origin
 }
 
 export const secure = (options: Options): boolean => options.publicUrl?.startsWith("https:") === true

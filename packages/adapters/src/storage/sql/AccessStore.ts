@@ -9,6 +9,10 @@ const decodeOrg = Rows.decoder(Organization.Organization)
 const decodeMember = Rows.decoder(Member.Member)
 const decodeRole = Rows.decoder(Role.CustomRole)
 
+/** The custom role joined as `role_doc` beside a key or a member (`LEFT JOIN roles r ...`); null for a built-in role or none. */
+export const joinedCustomRole = (row: any): Role.CustomRole | null =>
+  row.roleDoc === null || row.roleDoc === undefined ? null : decodeRole(row.roleDoc)
+
 export const make = (sql: SqlClient.SqlClient): typeof AccessStore.Service => {
   const { die, doc, json, one } = Rows
   const { docPage } = Rows.make(sql)
@@ -35,7 +39,7 @@ export const make = (sql: SqlClient.SqlClient): typeof AccessStore.Service => {
           orgId: row.orgId as Id.OrgId,
           key: decodeKey(row.doc),
           organization: decodeOrg(row.orgDoc),
-          customRole: row.roleDoc === null || row.roleDoc === undefined ? null : decodeRole(row.roleDoc)
+          customRole: joinedCustomRole(row)
         })
       ),
     update: (orgId, key) => die(sql`UPDATE api_keys SET doc = ${json(key)}::jsonb WHERE org_id = ${orgId} AND id = ${key.id}`),

@@ -1,14 +1,12 @@
 /** Members' passwords and browser sessions over SQL (issue 17); both cascade with their member. */
-import { type Id, Member, Organization, Role, type SessionStore } from "@image-policy/core"
+import { type Id, Member, Organization, type SessionStore } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
+import { joinedCustomRole } from "./AccessStore.js"
 import * as Rows from "./Rows.js"
 
 const decodeOrg = Rows.decoder(Organization.Organization)
 const decodeMember = Rows.decoder(Member.Member)
-const decodeRole = Rows.decoder(Role.CustomRole)
-
-const customRole = (row: any) => row.roleDoc === null || row.roleDoc === undefined ? null : decodeRole(row.roleDoc)
 
 export const make = (sql: SqlClient.SqlClient): typeof SessionStore.Service => {
   const { die, one } = Rows
@@ -37,7 +35,7 @@ export const make = (sql: SqlClient.SqlClient): typeof SessionStore.Service => {
               orgId: row.orgId as Id.OrgId,
               organization: decodeOrg(row.orgDoc),
               member: decodeMember(row.doc),
-              customRole: customRole(row),
+              customRole: joinedCustomRole(row),
               passwordHash: row.passwordHash as string
             }))
         )
@@ -60,7 +58,7 @@ export const make = (sql: SqlClient.SqlClient): typeof SessionStore.Service => {
           orgId: row.orgId as Id.OrgId,
           organization: decodeOrg(row.orgDoc),
           member: decodeMember(row.doc),
-          customRole: customRole(row),
+          customRole: joinedCustomRole(row),
           session: {
             id: row.id as Id.SessionId,
             memberId: row.memberId as Id.MemberId,
