@@ -144,6 +144,9 @@ export const open = (
 /** The bytes of a session token (256 bits: unguessable, so a fast SHA-256 is enough to store it). */
 export const tokenBytes = 32
 
+/** The random bytes of a generated password (`Workflows.Sessions.generatePassword`): 96 bits. */
+export const generatedPasswordBytes = 12
+
 /** A token's text: lowercase hex (cookie-safe, 64 characters). */
 export const formatToken = (bytes: Uint8Array): string => {
   let out = ""

@@ -4,9 +4,10 @@
  * key (only its hash is stored, so a restart cannot show the previous one again) and a fresh
  * password for the demo user of the web console (the same reason; it also ends that user's sessions).
  */
-import { AccessStore, Ids, Member, Permission, readAllPages, Session, Workflows } from "@image-policy/core"
+import { Permission, Workflows } from "@image-policy/core"
 import type { Id } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { demoOrgId, demoSeed, demoUserEmail } from "./seed/demo.js"
 import * as Seed from "./seed/Seed.js"
@@ -42,16 +43,13 @@ export const boot = Effect.fn("Boot.boot")(function*(options: BootOptions) {
     role: "Owner",
     expiresInDays: 30
   })
-  const existing = (yield* readAllPages((page) => AccessStore.use(({ members }) => members.list(caller.orgId, page)))).find((m) =>
-    Member.emailKey(m.email) === demoUserEmail
-  )
+  const existing = yield* Workflows.Members.findMemberByEmail(caller.orgId, demoUserEmail)
   // a demo organization made before the web console has no demo user yet
-  const user = existing ?? (yield* Workflows.Members.createMember(
+  const user = Option.isSome(existing) ? existing.value : yield* Workflows.Members.createMember(
     { ...caller, permissions: Permission.allPermissions },
     { email: demoUserEmail, name: "Demo Owner", role: "Owner" }
-  ))
-  // 96 random bits as 24 hex characters: unguessable, and easy to copy
-  const password = Session.formatToken(yield* Ids.use((ids) => ids.randomBytes(12)))
+  )
+  const password = yield* Workflows.Sessions.generatePassword
   yield* Workflows.Sessions.setPassword(caller, user.id, password)
   return {
     seeded,

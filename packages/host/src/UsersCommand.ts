@@ -5,18 +5,7 @@
  * hash is stored; nothing here logs the password.
  */
 import type { StoreConfig } from "@image-policy/adapters"
-import {
-  AccessStore,
-  Id,
-  Input,
-  Member,
-  OrganizationStore,
-  Permission,
-  readAllPages,
-  Session,
-  transaction,
-  Workflows
-} from "@image-policy/core"
+import { Id, Input, Member, OrganizationStore, Permission, Session, transaction, Workflows } from "@image-policy/core"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
@@ -25,7 +14,6 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { randomBytes } from "node:crypto"
 import type * as App from "./App.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
 
@@ -57,24 +45,27 @@ const readPiped: Effect.Effect<string | undefined> = Effect.promise(async () => 
   return text === "" ? undefined : text
 })
 
-/** 24 characters of base64url from 18 random bytes (144 bits): no guessing or throttling concern. */
-const generatePassword = () => randomBytes(18).toString("base64url")
-
 export const make = <F>(cli: Cli<F>) => {
   const org = Flag.String("org").pipe(Flag.withMetavar("ORG_ID"), Flag.withDescription("the member's organization"))
   const email = Flag.String("email").pipe(Flag.withMetavar("EMAIL"), Flag.withDescription("the member's email (the sign-in name)"))
 
-  /** The password to set: piped, else generated (then printed). A piped one too short is a usage error naming it. */
-  const password = Effect.gen(function*() {
-    const piped = yield* readPiped
-    if (piped === undefined) return { password: generatePassword(), generated: true }
-    if (Result.isFailure(Schema.decodeUnknownResult(Session.NewPassword)(piped))) {
+  /**
+   * The password piped to the command (checked before the store opens: one too short is a usage error
+   * naming it), or `undefined`: then one is generated inside the store's services (`generated`).
+   */
+  const piped = Effect.gen(function*() {
+    const text = yield* readPiped
+    if (text !== undefined && Result.isFailure(Schema.decodeUnknownResult(Session.NewPassword)(text))) {
       return yield* Effect.fail(
         cli.usage(`password (stdin): must be ${Session.minPasswordLength} to ${Session.maxPasswordLength} characters`)
       )
     }
-    return { password: piped, generated: false }
+    return text
   })
+  const generated = (text: string | undefined) =>
+    text === undefined
+      ? Effect.map(Workflows.Sessions.generatePassword, (password) => ({ password, generated: true }))
+      : Effect.succeed({ password: text, generated: false })
 
   const orgIdOf = (text: string) => {
     const orgId = Schema.decodeUnknownOption(Id.OrgId)(text)
@@ -130,18 +121,20 @@ export const make = <F>(cli: Cli<F>) => {
             cli.usage(`invalid user: ${Input.fieldErrors(request.failure).map((e) => `${e.path}: ${e.message}`).join("; ")}`)
           )
         }
-        const secret = yield* password
-        const created = yield* cli.withStore(
+        const text = yield* piped
+        const { created, secret } = yield* cli.withStore(
           flags.store,
           Effect.gen(function*() {
             yield* orgMustExist(flags.store, orgId)
+            const secret = yield* generated(text)
             const caller = cliCaller(orgId, "cli-users-create")
             // the member and its password together: a failure leaves neither
-            return yield* transaction(Effect.gen(function*() {
+            const created = yield* transaction(Effect.gen(function*() {
               const member = yield* Workflows.Members.createMember(caller, request.success)
               yield* Workflows.Sessions.setPassword(caller, member.id, secret.password)
               return member
             })).pipe(Effect.mapError((e) => cli.failure(`users create: ${e.message !== "" ? e.message : e._tag}`)))
+            return { created, secret }
           })
         )
         // a generated password is printed here once; the store keeps only its hash
@@ -157,19 +150,19 @@ export const make = <F>(cli: Cli<F>) => {
     (flags) =>
       Effect.gen(function*() {
         const orgId = yield* orgIdOf(flags.org)
-        const secret = yield* password
-        const member = yield* cli.withStore(
+        const text = yield* piped
+        const { member, secret } = yield* cli.withStore(
           flags.store,
           Effect.gen(function*() {
             yield* orgMustExist(flags.store, orgId)
-            const { members } = yield* AccessStore
-            const all = yield* readAllPages((page) => members.list(orgId, page))
-            const member = all.find((m) => Member.emailKey(m.email) === Member.emailKey(flags.email))
-            if (member === undefined) return yield* Effect.fail(cli.failure(`no member with this email in ${orgId}`))
+            const found = yield* Workflows.Members.findMemberByEmail(orgId, flags.email)
+            if (Option.isNone(found)) return yield* Effect.fail(cli.failure(`no member with this email in ${orgId}`))
+            const member = found.value
+            const secret = yield* generated(text)
             yield* Workflows.Sessions.setPassword(cliCaller(orgId, "cli-users-set-password"), member.id, secret.password).pipe(
               Effect.mapError((e) => cli.failure(`users set-password: ${e.message !== "" ? e.message : e._tag}`))
             )
-            return member
+            return { member, secret }
           })
         )
         // every session of the member ended with the change

@@ -6,10 +6,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { MemberId } from "../Id.js"
+import type { MemberId, OrgId } from "../Id.js"
 import * as Input from "../Input.js"
 import * as Member from "../Member.js"
-import type { PageRequest } from "../Page.js"
+import { type PageRequest, readAll } from "../Page.js"
 import type { Permission } from "../Permission.js"
 import { AccessStore } from "../ports/AccessStore.js"
 import { Ids } from "../ports/Ids.js"
@@ -24,6 +24,16 @@ const customRoles = (caller: Caller) =>
   AccessStore.use(({ roles }) => Effect.map(roles.all(caller.orgId), (all) => new Map(all.map((r) => [r.id as string, r]))))
 
 const viewOf = (caller: Caller, member: Member.Member) => Effect.map(customRoles(caller), (roles) => Member.toView(member, roles))
+
+/**
+ * The organization's member with this email, whatever its case (the sign-in name); read page by page,
+ * for the command line and the demo's start, not for requests.
+ */
+export const findMemberByEmail = (orgId: OrgId, email: string): Effect.Effect<Option.Option<Member.Member>, never, AccessStore> =>
+  Effect.map(
+    readAll((page) => AccessStore.use(({ members }) => members.list(orgId, page))),
+    (all) => Option.fromUndefinedOr(all.find((m) => Member.emailKey(m.email) === Member.emailKey(email)))
+  )
 
 const loadMember = (caller: Caller, memberId: MemberId) =>
   AccessStore.use(({ members }) =>

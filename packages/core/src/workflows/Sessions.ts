@@ -122,6 +122,14 @@ export const signIn = Effect.fnUntraced(function*(
   return { token, view: viewOf(member, session, yield* hasher.hash(Session.csrfSeed(token)), lifetimes) } satisfies SignedIn
 })
 
+/**
+ * A password made for a member (the CLI without a piped one, the demo user at each start): 96
+ * random bits as 24 hex characters, unguessable and easy to copy. Shown once by whoever asked.
+ */
+export const generatePassword: Effect.Effect<string, never, Ids> = Ids.use((ids) =>
+  Effect.map(ids.randomBytes(Session.generatedPasswordBytes), Session.formatToken)
+)
+
 /** A live session, its member and organization as they are now, and its CSRF token. */
 export interface Authenticated extends SessionMatch {
   readonly permissions: ReadonlyArray<Permission>
