@@ -4,15 +4,13 @@
  * published mapping gets one request that rewrites those references; an open request of the branch
  * is updated, never duplicated.
  */
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { type ActiveSnoozes, activeSnoozes, sameImage, snoozeFor } from "./Decision.js"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
-import { normalizedText } from "./ImageReference.js"
-import { normalizedFrom } from "./Mapping.js"
 import type { ResolutionIndex } from "./ResolutionIndex.js"
 import { resolveFinding } from "./Scan.js"
 import type { Finding } from "./Scanner.js"
-import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
+import type { SnoozeRequest } from "./SnoozeRequest.js"
 import type { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
 
 /** Machine-readable failure codes, the same as the `failure_kind` of the `.failed` event. */
@@ -77,14 +75,11 @@ export interface PlanInput {
   readonly now: Date
 }
 
-const sameImage = (a: string, b: string) =>
-  a === b || Result.getOrElse(normalizedText(a), () => a) === Result.getOrElse(normalizedText(b), () => b)
-
 /** The change one finding asks for, or undefined (see `plan`). */
 const changeOf = (
   finding: Finding,
   policy: ResolutionIndex,
-  snoozed: ReadonlySet<string>,
+  snoozed: ActiveSnoozes,
   now: Date
 ): RemediationChange | undefined => {
   // only a reference written as the literal image can be rewritten: not one built from ARGs,
@@ -92,7 +87,7 @@ const changeOf = (
   if (finding.normalized === undefined || finding.image === undefined || finding.reference !== finding.image) return undefined
   const winner = resolveFinding(policy, finding, now)
   if (winner === null || sameImage(winner.toImage, finding.image)) return undefined
-  if (snoozed.has(finding.normalized) || snoozed.has(normalizedFrom(winner.fromImage))) return undefined
+  if (snoozeFor(snoozed, finding.normalized, winner.fromImage) !== undefined) return undefined
   return {
     file: finding.file,
     line: finding.line,
@@ -118,7 +113,7 @@ const byPlace = (a: { file: string; line: number; column: number }, b: typeof a)
  * changes only when every reading asks for the same new image.
  */
 export const plan = (input: PlanInput): ReadonlyArray<RemediationChange> => {
-  const snoozed = new Set(input.snoozes.filter((s) => isActive(s, input.now)).map((s) => normalizedFrom(s.fromImage)))
+  const snoozed = activeSnoozes(input.snoozes, input.now)
   const byKey = new Map<string, { change: RemediationChange | undefined; agreed: boolean }>()
   for (const finding of input.findings) {
     const key = `${finding.line}:${finding.column}:${finding.file}`

@@ -27,6 +27,7 @@ import {
   describeWin,
   eachMapping,
   explainMatches,
+  type FindingResolution,
   type Matcher,
   matcherOf,
   matches,
@@ -46,6 +47,17 @@ export interface Decision {
   /** The winner's line of the `considered` list `explain` would give. */
   readonly reason: string
 }
+
+/** A decision as the API shows it: the winner's ids, images and reasons (a finding's `resolution`). */
+export const toFindingResolution = ({ reason, resolved }: Decision): FindingResolution => ({
+  toImage: resolved.toImage,
+  policyGroupId: resolved.policyGroupId,
+  phaseId: resolved.mapping.phaseId,
+  mappingId: resolved.mapping.id,
+  fromImage: resolved.mapping.fromImage,
+  reason,
+  ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason })
+})
 
 /**
  * A glob's literal ends: text without `*` must equal; text with `*` must start with what precedes

@@ -206,16 +206,7 @@ export const resolveFinding = (
   if (finding.normalized === undefined || (finding.unresolved !== undefined && finding.unresolved.length > 0)) return null
   const result = ResolutionIndex.decide(policy, { image: finding.normalized, platform: finding.platform, now })
   if (Result.isFailure(result) || result.success === null) return null
-  const { reason, resolved } = result.success
-  return {
-    toImage: resolved.toImage,
-    policyGroupId: resolved.policyGroupId,
-    phaseId: resolved.mapping.phaseId,
-    mappingId: resolved.mapping.id,
-    fromImage: resolved.mapping.fromImage,
-    reason,
-    ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason })
-  }
+  return ResolutionIndex.toFindingResolution(result.success)
 }
 
 /** A finding with the mapping that applies to it (the findings route). */

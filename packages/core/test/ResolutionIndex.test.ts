@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
+import * as Decision from "../src/Decision.js"
 import * as Id from "../src/Id.js"
 import { normalizedText } from "../src/ImageReference.js"
 import * as Mapping from "../src/Mapping.js"
@@ -227,6 +228,54 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
         return [`${f.file}:${f.line} ${winner.mapping.id} ${winner.toImage}`]
       })
       assert.deepStrictEqual(planned.map((c) => `${c.file}:${c.line} ${c.mappingId} ${c.to}`).sort(), expected.sort())
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  prop(
+    "a decision (the decision API's and the check command's) is the linear winner, snoozed as remediation is, out of policy only when it asks for another image",
+    [
+      policy,
+      fc.array(fc.tuple(image, platform), { maxLength: 8 }),
+      fc.array(
+        fc.tuple(
+          fc.oneof(reference, pattern),
+          fc.constantFrom<SnoozeRequest.SnoozeStatus>("approved", "pending", "rejected", "expired"),
+          fc.constantFrom("2026-07-01T00:00:00.000Z", "2026-05-01T00:00:00.000Z")
+        ),
+        { maxLength: 4 }
+      )
+    ],
+    ([p, asks, snoozeRows]) => {
+      const index = ResolutionIndex.build(p)
+      const snoozes = snoozeRows.map(([from, status, until], i) => snooze(i, from, status, until))
+      const active = Decision.activeSnoozes(snoozes, now)
+      asks.forEach(([img, plat], i) => {
+        const decision = Decision.decide(index, active, { image: img, platform: plat }, now)
+        const expected = Resolution.resolve({ policy: p, image: img, platform: plat, now })
+        assert.strictEqual(decision.image, img)
+        if (Result.isFailure(expected)) {
+          assert.strictEqual(decision.invalid?.field, expected.failure._tag === "InvalidPlatform" ? "platform" : "image")
+          assert.isNull(decision.resolution)
+          assert.isFalse(Decision.isOutOfPolicy(decision))
+          return
+        }
+        assert.isUndefined(decision.invalid)
+        const winner = expected.success.resolved
+        assert.strictEqual(decision.resolution?.mappingId ?? null, winner?.mapping.id ?? null)
+        assert.strictEqual(decision.resolution?.toImage ?? null, winner?.toImage ?? null)
+        const covering = winner === null ? [] : snoozes.filter((s) =>
+          SnoozeRequest.isActive(s, now) &&
+          [Result.getOrThrow(normalizedText(img)), Mapping.normalizedFrom(winner.mapping.fromImage)].includes(
+            Mapping.normalizedFrom(s.fromImage)
+          )
+        )
+        assert.strictEqual(decision.snoozed !== undefined, covering.length > 0, `ask ${i}`)
+        if (decision.snoozed !== undefined) assert.isTrue(covering.some((s) => s.id === decision.snoozed!.snoozeRequestId))
+        const another = winner !== null &&
+          Result.getOrUndefined(normalizedText(winner.toImage)) !== Result.getOrThrow(normalizedText(img)) && winner.toImage !== img
+        assert.strictEqual(Decision.isOutOfPolicy(decision), another && covering.length === 0)
+      })
     },
     { fastCheck: { numRuns: 500 } }
   )
