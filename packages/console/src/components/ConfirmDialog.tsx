@@ -1,16 +1,25 @@
 /**
  * A confirmation in a native modal `<dialog>` (focus trapped and restored by the browser, Escape
  * cancels). `open` shows it; the confirm button runs `onConfirm`, which may fail: its error shows
- * inside the dialog and the dialog stays open.
+ * inside the dialog and the dialog stays open. With `mutation`, the dialog shows that change's
+ * pending state and error, clears the error when it closes, and calls `onDone` with the change's
+ * value before closing, so a page only says what to run and what follows:
  *
- * `<ConfirmDialog open={!!revoking} title="Revoke this key?" confirmLabel="Revoke key" danger
- *   onConfirm={() => revoke.run(revoking.id)} onClose={() => setRevoking(undefined)} error={revoke.error}>…</ConfirmDialog>`
+ * `<ConfirmDialog target={revoking} title="Revoke this key?" confirmLabel="Revoke key" danger mutation={revoke}
+ *   onConfirm={(key) => revoke.run(key.id)} onDone={(_, key) => { toast.show(`${key.name} revoked`); keys.reload() }}
+ *   onClose={() => setRevoking(undefined)}>…</ConfirmDialog>`
+ *
+ * `target` (the row the dialog acts on) opens it while set and reaches `onConfirm` and `onDone`;
+ * without one, `open` shows it.
  */
-import { type ReactNode, useEffect, useId, useRef } from "react"
+import { type ReactNode, useId } from "react"
+import type { Outcome } from "../api.js"
 import type { ApiError } from "../problem.js"
+import { useModal } from "./useModal.js"
 
-export interface ConfirmDialogProps {
-  readonly open: boolean
+export interface ConfirmDialogProps<A, T> {
+  readonly open?: boolean
+  readonly target?: T | undefined
   readonly title: string
   readonly children?: ReactNode
   readonly confirmLabel: string
@@ -18,24 +27,34 @@ export interface ConfirmDialogProps {
   readonly danger?: boolean
   readonly pending?: boolean
   readonly error?: ApiError | undefined
-  /** Resolves `{ ok: true }` to close the dialog; `{ ok: false }` keeps it open with `error` shown. */
-  readonly onConfirm: () => Promise<{ readonly ok: boolean }> | void
+  /** The change the dialog runs (`useMutation`): its `pending` and `error` are shown, and closing clears the error. */
+  readonly mutation?: { readonly pending: boolean; readonly error: ApiError | undefined; readonly reset: () => void }
+  /** Resolves ok to close the dialog (after `onDone`); a failure keeps it open with the error shown. */
+  readonly onConfirm: (target: T) => Promise<Outcome<A> | { readonly ok: boolean }> | void
+  /** After a successful `onConfirm`, before the dialog closes: the toast, the reload. */
+  readonly onDone?: (value: A, target: T) => void
   readonly onClose: () => void
 }
 
-export function ConfirmDialog(props: ConfirmDialogProps) {
-  const { open, title, children, confirmLabel, cancelLabel = "Cancel", danger = false, pending = false, error, onConfirm, onClose } = props
-  const ref = useRef<HTMLDialogElement>(null)
+export function ConfirmDialog<A = unknown, T = undefined>(props: ConfirmDialogProps<A, T>) {
+  const { target, title, children, confirmLabel, cancelLabel = "Cancel", danger = false, mutation, onConfirm, onDone } = props
+  const open = props.open ?? target !== undefined
+  const pending = props.pending ?? mutation?.pending ?? false
+  const error = props.error ?? mutation?.error
+  const onClose = () => {
+    mutation?.reset()
+    props.onClose()
+  }
+  const ref = useModal(open)
   const titleId = useId()
-  useEffect(() => {
-    const dialog = ref.current
-    if (dialog === null) return
-    if (open && !dialog.open) dialog.showModal()
-    if (!open && dialog.open) dialog.close()
-  }, [open])
   const confirm = async () => {
-    const outcome = await onConfirm()
-    if (outcome === undefined || outcome.ok) onClose()
+    // the row it was opened for, even if a reload replaced it meanwhile
+    const acted = target as T
+    const outcome = await onConfirm(acted)
+    if (outcome === undefined || outcome.ok) {
+      if (outcome !== undefined && "value" in outcome) onDone?.(outcome.value, acted)
+      onClose()
+    }
   }
   return (
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>

@@ -4,12 +4,15 @@
  *
  * ```tsx
  * const keys = usePaged((api, orgId, cursor) => api.apiKeys.listApiKeys({ params: { orgId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } }), [])
- * <DataTable caption="API keys" rows={keys.items} rowKey={(k) => k.id} loading={keys.loading} error={keys.error}
- *   loadMore={keys.loadMore} empty={<EmptyState title="No API keys yet" />}
+ * <DataTable caption="API keys" paged={keys} rowKey={(k) => k.id} empty={<EmptyState title="No API keys yet" />}
  *   columns={[{ header: "Name", cell: (k) => k.name }, { header: "Status", cell: (k) => k.status }]} />
  * ```
+ *
+ * `paged` (a `usePaged` list) gives the rows, loading, error, retry and "Load more" at once; the
+ * separate props serve lists paged some other way.
  */
 import type { ReactNode } from "react"
+import type { Paged } from "../api.js"
 import type { ApiError } from "../problem.js"
 import { ErrorMessage } from "./ErrorMessage.js"
 import { Loading } from "./Loading.js"
@@ -26,7 +29,8 @@ export interface Column<A> {
 export interface DataTableProps<A> {
   readonly caption: string
   readonly columns: ReadonlyArray<Column<A>>
-  readonly rows: ReadonlyArray<A>
+  readonly paged?: Paged<A>
+  readonly rows?: ReadonlyArray<A>
   readonly rowKey: (row: A) => string
   readonly loading?: boolean
   readonly error?: ApiError | undefined
@@ -40,7 +44,12 @@ export interface DataTableProps<A> {
 }
 
 export function DataTable<A>(props: DataTableProps<A>) {
-  const { caption, columns, rows, rowKey, loading = false, error, onRetry, loadMore, empty, showCaption = false } = props
+  const { caption, columns, rowKey, paged, empty, showCaption = false } = props
+  const rows = props.rows ?? paged?.items ?? []
+  const loading = props.loading ?? paged?.loading ?? false
+  const error = props.error ?? paged?.error
+  const onRetry = props.onRetry ?? paged?.reload
+  const loadMore = props.loadMore ?? paged?.loadMore
   if (rows.length === 0 && loading) return <Loading label={`Loading ${caption.toLowerCase()}`} />
   if (rows.length === 0 && error !== undefined) return <ErrorMessage error={error} {...(onRetry ? { onRetry } : {})} />
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>

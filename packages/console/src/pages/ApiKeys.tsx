@@ -213,12 +213,8 @@ function ApiKeysManager() {
 
       <DataTable
         caption="API keys"
-        rows={keys.items}
+        paged={keys}
         rowKey={(k) => k.id}
-        loading={keys.loading}
-        error={keys.error}
-        onRetry={keys.reload}
-        loadMore={keys.loadMore}
         empty={<EmptyState title="No API keys yet">Create a key for each tool that calls the API.</EmptyState>}
         columns={[
           {
@@ -266,24 +262,16 @@ function ApiKeysManager() {
       />
 
       <ConfirmDialog
-        open={revoking !== undefined}
+        target={revoking}
         title="Revoke this API key?"
         confirmLabel="Revoke key"
         danger
-        pending={revoke.pending}
-        error={revoke.error}
-        onClose={() => {
-          setRevoking(undefined)
-          revoke.reset()
-        }}
-        onConfirm={async () => {
-          if (revoking === undefined) return { ok: true }
-          const outcome = await revoke.run(revoking.id)
-          if (outcome.ok) {
-            toast.show(`API key “${revoking.name}” revoked`)
-            keys.reload()
-          }
-          return outcome
+        mutation={revoke}
+        onClose={() => setRevoking(undefined)}
+        onConfirm={(key) => revoke.run(key.id)}
+        onDone={(_, key) => {
+          toast.show(`API key “${key.name}” revoked`)
+          keys.reload()
         }}
       >
         <p>

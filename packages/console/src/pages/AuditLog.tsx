@@ -221,12 +221,8 @@ export default function AuditLog() {
 
       <DataTable
         caption="Audit events"
-        rows={events.items}
+        paged={events}
         rowKey={(e) => e.id}
-        loading={events.loading}
-        error={events.error}
-        onRetry={events.reload}
-        loadMore={events.loadMore}
         empty={<EmptyState title={active > 0 ? "No event matches these filters" : "No events yet"} />}
         columns={[
           { header: "Time", cell: (e) => <time dateTime={e.at}>{formatTime(e.at)}</time> },

@@ -129,12 +129,8 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         : null}
       <DataTable
         caption="Members"
-        rows={members.items}
+        paged={members}
         rowKey={(m) => m.id}
-        loading={members.loading}
-        error={members.error}
-        onRetry={members.reload}
-        loadMore={members.loadMore}
         empty={<EmptyState title="No members yet" />}
         columns={[
           {
@@ -194,24 +190,16 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         ]}
       />
       <ConfirmDialog
-        open={disabling !== undefined}
+        target={disabling}
         title="Disable this member?"
         confirmLabel="Disable member"
         danger
-        pending={update.pending}
-        error={update.error}
-        onClose={() => {
-          setDisabling(undefined)
-          update.reset()
-        }}
-        onConfirm={async () => {
-          if (disabling === undefined) return { ok: true }
-          const outcome = await update.run({ id: disabling.id, payload: { disabled: true } })
-          if (outcome.ok) {
-            toast.show(`${disabling.name} is disabled`)
-            members.reload()
-          }
-          return outcome
+        mutation={update}
+        onClose={() => setDisabling(undefined)}
+        onConfirm={(member) => update.run({ id: member.id, payload: { disabled: true } })}
+        onDone={(_, member) => {
+          toast.show(`${member.name} is disabled`)
+          members.reload()
         }}
       >
         <p>
@@ -220,24 +208,16 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         </p>
       </ConfirmDialog>
       <ConfirmDialog
-        open={removing !== undefined}
+        target={removing}
         title="Remove this member?"
         confirmLabel="Remove member"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setRemoving(undefined)
-          remove.reset()
-        }}
-        onConfirm={async () => {
-          if (removing === undefined) return { ok: true }
-          const outcome = await remove.run(removing.id)
-          if (outcome.ok) {
-            toast.show(`${removing.name} removed`)
-            members.reload()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setRemoving(undefined)}
+        onConfirm={(member) => remove.run(member.id)}
+        onDone={(_, member) => {
+          toast.show(`${member.name} removed`)
+          members.reload()
         }}
       >
         <p>
@@ -383,12 +363,8 @@ function RolesSection({ roleList, onChanged }: {
         : null}
       <DataTable
         caption="Roles"
-        rows={roleList.items}
+        paged={roleList}
         rowKey={(r) => r.id}
-        loading={roleList.loading}
-        error={roleList.error}
-        onRetry={roleList.reload}
-        loadMore={roleList.loadMore}
         columns={[
           {
             header: "Role",
@@ -424,24 +400,16 @@ function RolesSection({ roleList, onChanged }: {
         ]}
       />
       <ConfirmDialog
-        open={deleting !== undefined}
+        target={deleting}
         title="Delete this role?"
         confirmLabel="Delete role"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setDeleting(undefined)
-          remove.reset()
-        }}
-        onConfirm={async () => {
-          if (deleting === undefined) return { ok: true }
-          const outcome = await remove.run(deleting.id)
-          if (outcome.ok) {
-            toast.show(`Role “${deleting.name}” deleted`)
-            onChanged()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setDeleting(undefined)}
+        onConfirm={(role) => remove.run(role.id)}
+        onDone={(_, role) => {
+          toast.show(`Role “${role.name}” deleted`)
+          onChanged()
         }}
       >
         <p>

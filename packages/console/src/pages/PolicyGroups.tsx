@@ -9,14 +9,12 @@ import { Link, useLocation } from "wouter"
 import { run, useMutation, usePaged } from "../api.js"
 import { DataTable } from "../components/DataTable.js"
 import { EmptyState } from "../components/EmptyState.js"
-import { Form, useForm } from "../components/Form.js"
 import { Page } from "../components/Page.js"
 import { useToast } from "../components/Toast.js"
-import type { ApiError } from "../problem.js"
 import { useSession } from "../session.js"
 import { groupIdOf } from "./policy/data.js"
 import { count, formatDateTime } from "./policy/format.js"
-import { emptyGroup, GroupFields, groupRequest, useTeams } from "./policy/GroupForm.js"
+import { emptyGroup, GroupForm } from "./policy/GroupForm.js"
 import "./policy/policy.css"
 
 interface Summary {
@@ -94,12 +92,8 @@ export default function PolicyGroups() {
         : null}
       <DataTable
         caption="Policy groups"
-        rows={groups.items}
+        paged={groups}
         rowKey={(g) => g.id}
-        loading={groups.loading}
-        error={groups.error}
-        onRetry={groups.reload}
-        loadMore={groups.loadMore}
         empty={
           <EmptyState
             title="No policy groups yet"
@@ -173,13 +167,9 @@ function CreateGroup({ onCancel, onCreated }: {
   readonly onCancel: () => void
   readonly onCreated: (g: PolicyAdministration.PolicyGroupSettings) => void
 }) {
-  const form = useForm(emptyGroup)
-  const { teams } = useTeams()
-  const [local, setLocal] = useState<ApiError | undefined>()
   const create = useMutation((api, orgId, body: PolicyAdministration.CreatePolicyGroupRequest) =>
     api.policy.createPolicyGroup({ params: { orgId }, payload: body })
   )
-  const error = local ?? create.error
   const ref = useRef<HTMLElement>(null)
   useEffect(() => {
     ref.current?.querySelector<HTMLInputElement>("input")?.focus()
@@ -187,25 +177,13 @@ function CreateGroup({ onCancel, onCreated }: {
   return (
     <section ref={ref} className="card pg-create" aria-labelledby="pg-create-title">
       <h2 id="pg-create-title">Create a policy group</h2>
-      <Form
+      <GroupForm
+        initial={emptyGroup}
         submitLabel="Create group"
-        error={error}
-        pending={create.pending}
+        mutation={create}
+        onSaved={onCreated}
         actions={<button type="button" className="button" onClick={onCancel}>Cancel</button>}
-        onSubmit={async () => {
-          const request = groupRequest(form.values)
-          if (!request.ok) {
-            setLocal({ status: 400, title: "Invalid", detail: "Some fields need attention.", fieldErrors: request.fieldErrors })
-            return { ok: false }
-          }
-          setLocal(undefined)
-          const outcome = await create.run(request.body)
-          if (outcome.ok) onCreated(outcome.value)
-          return outcome
-        }}
-      >
-        <GroupFields form={form} errors={error?.fieldErrors ?? {}} teams={teams} />
-      </Form>
+      />
     </section>
   )
 }

@@ -62,12 +62,8 @@ export default function Repositories() {
     >
       <DataTable
         caption="Tracked repositories"
-        rows={repositories.items}
+        paged={repositories}
         rowKey={(r) => r.id}
-        loading={repositories.loading}
-        error={repositories.error}
-        onRetry={repositories.reload}
-        loadMore={repositories.loadMore}
         empty={
           <EmptyState title="No repositories tracked yet" action={onboard ?? undefined}>
             Onboard a repository from a VCS connection to scan its branches for base images.

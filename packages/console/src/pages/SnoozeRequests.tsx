@@ -121,12 +121,8 @@ function SnoozeList() {
       </div>
       <DataTable
         caption="Snooze requests"
-        rows={requests.items}
+        paged={requests}
         rowKey={(r) => r.id}
-        loading={requests.loading}
-        error={requests.error}
-        onRetry={requests.reload}
-        loadMore={requests.loadMore}
         empty={
           <EmptyState title={filtered ? "No snooze request matches these filters" : "No snooze requests yet"}>
             {filtered ? "Change or clear the filters." : "A snooze holds back the replacement of one image in one repository for a while."}

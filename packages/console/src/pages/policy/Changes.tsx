@@ -130,20 +130,13 @@ export function DraftChanges({ groupId, groupName, draft, loading, error, onRetr
         open={confirming}
         title={`Publish “${groupName}”?`}
         confirmLabel="Publish"
-        pending={publish.pending}
-        error={publish.error}
-        onClose={() => {
-          setConfirming(false)
-          publish.reset()
-        }}
-        onConfirm={async () => {
-          const outcome = await publish.run()
-          if (outcome.ok) {
-            const c = outcome.value.changes
-            toast.show(`Published: ${c.created} added, ${c.updated} changed, ${c.removed} removed`)
-            onPublished()
-          }
-          return outcome
+        mutation={publish}
+        onClose={() => setConfirming(false)}
+        onConfirm={() => publish.run()}
+        onDone={(value) => {
+          const c = value.changes
+          toast.show(`Published: ${c.created} added, ${c.updated} changed, ${c.removed} removed`)
+          onPublished()
         }}
       >
         {draft !== undefined

@@ -4,9 +4,11 @@
  * are kept as typed; `groupRequest` turns them into the API's body or names the fields to fix.
  */
 import type { Id, PolicyAdministration } from "@image-policy/core"
-import { type ChangeEvent, useEffect, useState } from "react"
-import { run } from "../../api.js"
+import { type ChangeEvent, type ReactNode, useEffect, useState } from "react"
+import { type Mutation, run } from "../../api.js"
 import { Field } from "../../components/Field.js"
+import { Form, useForm } from "../../components/Form.js"
+import type { ApiError } from "../../problem.js"
 import { useSession } from "../../session.js"
 import { formatSeconds } from "./format.js"
 
@@ -203,5 +205,43 @@ export function GroupFields({ form, errors, teams }: {
         )
         : null}
     </>
+  )
+}
+
+/**
+ * The settings form of a group, to create or to edit: the fields are checked as the API checks
+ * them before `mutation` runs, and what was typed stays on any error.
+ */
+export function GroupForm({ initial, submitLabel, mutation, onSaved, actions }: {
+  readonly initial: GroupValues
+  readonly submitLabel: string
+  readonly mutation: Mutation<PolicyAdministration.CreatePolicyGroupRequest, PolicyAdministration.PolicyGroupSettings>
+  readonly onSaved: (g: PolicyAdministration.PolicyGroupSettings) => void
+  readonly actions: ReactNode
+}) {
+  const form = useForm(initial)
+  const { teams } = useTeams()
+  const [local, setLocal] = useState<ApiError | undefined>()
+  const error = local ?? mutation.error
+  return (
+    <Form
+      submitLabel={submitLabel}
+      error={error}
+      pending={mutation.pending}
+      actions={actions}
+      onSubmit={async () => {
+        const request = groupRequest(form.values)
+        if (!request.ok) {
+          setLocal({ status: 400, title: "Invalid", detail: "Some fields need attention.", fieldErrors: request.fieldErrors })
+          return { ok: false }
+        }
+        setLocal(undefined)
+        const outcome = await mutation.run(request.body)
+        if (outcome.ok) onSaved(outcome.value)
+        return outcome
+      }}
+    >
+      <GroupFields form={form} errors={error?.fieldErrors ?? {}} teams={teams} />
+    </Form>
   )
 }

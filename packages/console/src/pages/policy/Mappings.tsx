@@ -245,26 +245,18 @@ export function InternalPhaseMappings({ groupId, phase, draft, onChanged }: {
           </>
         )}
       <ConfirmDialog
-        open={removing !== undefined}
+        target={removing}
         title="Delete this draft mapping?"
         confirmLabel="Delete mapping"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setRemoving(undefined)
-          remove.reset()
-        }}
-        onConfirm={async () => {
-          if (removing === undefined) return { ok: true }
-          const outcome = await remove.run(removing.id)
-          if (outcome.ok) {
-            toast.show(`Mapping ${mappingLabel(removing)} deleted from the draft`)
-            if (editing?.id === removing.id) stopEdit()
-            drafts.drop(removing.id)
-            onChanged()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setRemoving(undefined)}
+        onConfirm={(mapping) => remove.run(mapping.id)}
+        onDone={(_, mapping) => {
+          toast.show(`Mapping ${mappingLabel(mapping)} deleted from the draft`)
+          if (editing?.id === mapping.id) stopEdit()
+          drafts.drop(mapping.id)
+          onChanged()
         }}
       >
         {removing !== undefined

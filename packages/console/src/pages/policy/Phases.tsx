@@ -359,24 +359,16 @@ export function Phases({ groupId, phases, selectedPhaseId, onChanged }: {
         ]}
       />
       <ConfirmDialog
-        open={deleting !== undefined}
+        target={deleting}
         title={`Delete phase ${deleting?.name ?? ""}?`}
         confirmLabel="Delete phase"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setDeleting(undefined)
-          remove.reset()
-        }}
-        onConfirm={async () => {
-          if (deleting === undefined) return { ok: true }
-          const outcome = await remove.run(deleting.id)
-          if (outcome.ok) {
-            toast.show(`Phase ${deleting.name} deleted`)
-            onChanged()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setDeleting(undefined)}
+        onConfirm={(phase) => remove.run(phase.id)}
+        onDone={(_, phase) => {
+          toast.show(`Phase ${phase.name} deleted`)
+          onChanged()
         }}
       >
         <p>The phase goes with its draft mappings, and its published mappings stop applying at once. This cannot be undone.</p>

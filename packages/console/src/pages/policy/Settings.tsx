@@ -5,13 +5,12 @@
  */
 import type { PolicyAdministration } from "@image-policy/core"
 import { useState } from "react"
-import { type ApiError, useMutation } from "../../api.js"
+import { useMutation } from "../../api.js"
 import { ConfirmDialog } from "../../components/ConfirmDialog.js"
-import { Form, useForm } from "../../components/Form.js"
 import { useToast } from "../../components/Toast.js"
 import { useSession } from "../../session.js"
 import { groupIdOf } from "./data.js"
-import { describeCooldown, describeNotification, GroupFields, groupRequest, useTeams, valuesOf } from "./GroupForm.js"
+import { describeCooldown, describeNotification, GroupForm, useTeams, valuesOf } from "./GroupForm.js"
 
 type Settings = PolicyAdministration.PolicyGroupSettings
 
@@ -20,33 +19,17 @@ function EditSettings({ settings, onSaved, onCancel }: {
   readonly onSaved: (s: Settings) => void
   readonly onCancel: () => void
 }) {
-  const form = useForm(valuesOf(settings))
-  const { teams } = useTeams()
-  const [local, setLocal] = useState<ApiError | undefined>()
   const update = useMutation((api, orgId, body: PolicyAdministration.UpdatePolicyGroupRequest) =>
     api.policy.updatePolicyGroup({ params: { orgId, groupId: groupIdOf(settings.id) }, payload: body })
   )
-  const error = local ?? update.error
   return (
-    <Form
+    <GroupForm
+      initial={valuesOf(settings)}
       submitLabel="Save settings"
-      error={error}
-      pending={update.pending}
+      mutation={update}
+      onSaved={onSaved}
       actions={<button type="button" className="button" onClick={onCancel}>Cancel</button>}
-      onSubmit={async () => {
-        const request = groupRequest(form.values)
-        if (!request.ok) {
-          setLocal({ status: 400, title: "Invalid", detail: "Some fields need attention.", fieldErrors: request.fieldErrors })
-          return { ok: false }
-        }
-        setLocal(undefined)
-        const outcome = await update.run(request.body)
-        if (outcome.ok) onSaved(outcome.value)
-        return outcome
-      }}
-    >
-      <GroupFields form={form} errors={error?.fieldErrors ?? {}} teams={teams} />
-    </Form>
+    />
   )
 }
 
@@ -113,20 +96,15 @@ export function GroupSettings({ settings, onSaved, onDeleted }: {
         title={`Delete policy group “${settings.name}”?`}
         confirmLabel="Delete group"
         danger
-        pending={remove.pending}
-        error={remove.error}
+        mutation={remove}
         onClose={() => {
           setDeleting(false)
           setForce(false)
-          remove.reset()
         }}
-        onConfirm={async () => {
-          const outcome = await remove.run(force)
-          if (outcome.ok) {
-            toast.show(`Policy group “${settings.name}” deleted`)
-            onDeleted()
-          }
-          return outcome
+        onConfirm={() => remove.run(force)}
+        onDone={() => {
+          toast.show(`Policy group “${settings.name}” deleted`)
+          onDeleted()
         }}
       >
         <p>The group goes with its phases, draft and published mappings. This cannot be undone.</p>

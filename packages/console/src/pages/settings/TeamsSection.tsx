@@ -76,12 +76,8 @@ export function TeamsSection({ teams }: { readonly teams: Paged<Team.Team> }) {
         : null}
       <DataTable
         caption="Teams"
-        rows={teams.items}
+        paged={teams}
         rowKey={(t) => t.id}
-        loading={teams.loading}
-        error={teams.error}
-        onRetry={teams.reload}
-        loadMore={teams.loadMore}
         empty={<EmptyState title="No teams yet">{manage ? "Add a team to assign repositories to it." : null}</EmptyState>}
         columns={[
           { header: "Team", cell: (t) => <span className="key-name">{t.name}</span> },
@@ -167,26 +163,17 @@ export function TeamsSection({ teams }: { readonly teams: Paged<Team.Team> }) {
         ? <button type="button" className="button" onClick={routines.loadMore}>Load more routines</button>
         : null}
       <ConfirmDialog
-        open={deleting !== undefined}
+        target={deleting}
         title={deleting?.kind === "routine" ? "Delete this routine?" : "Delete this team?"}
         confirmLabel={deleting?.kind === "routine" ? "Delete routine" : "Delete team"}
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setDeleting(undefined)
-          deleteTeam.reset()
-          deleteRoutine.reset()
-        }}
-        onConfirm={async () => {
-          if (deleting === undefined) return { ok: true }
-          const outcome = deleting.kind === "team" ? await deleteTeam.run(deleting.team.id) : await deleteRoutine.run(deleting.routine.id)
-          if (outcome.ok) {
-            toast.show(deleting.kind === "team" ? `Team “${deleting.team.name}” deleted` : `Routine “${deleting.routine.name}” deleted`)
-            teams.reload()
-            routines.reload()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setDeleting(undefined)}
+        onConfirm={(row) => row.kind === "team" ? deleteTeam.run(row.team.id) : deleteRoutine.run(row.routine.id)}
+        onDone={(_, row) => {
+          toast.show(row.kind === "team" ? `Team “${row.team.name}” deleted` : `Routine “${row.routine.name}” deleted`)
+          teams.reload()
+          routines.reload()
         }}
       >
         {deleting?.kind === "team"

@@ -93,12 +93,8 @@ export function VcsSection() {
         : null}
       <DataTable
         caption="VCS connections"
-        rows={connections.items}
+        paged={connections}
         rowKey={(c) => c.id}
-        loading={connections.loading}
-        error={connections.error}
-        onRetry={connections.reload}
-        loadMore={connections.loadMore}
         empty={
           <EmptyState title="No VCS connections yet">
             {manage ? "Connect a GitHub or GitLab account to onboard repositories." : null}
@@ -143,25 +139,17 @@ export function VcsSection() {
         ]}
       />
       <ConfirmDialog
-        open={deleting !== undefined}
+        target={deleting}
         title="Delete this VCS connection?"
         confirmLabel="Delete connection"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          setDeleting(undefined)
-          remove.reset()
-        }}
-        onConfirm={async () => {
-          if (deleting === undefined) return { ok: true }
-          const outcome = await remove.run(deleting.id)
-          if (outcome.ok) {
-            toast.show(`Connection “${deleting.externalAccountName}” deleted`)
-            if (open?.id === deleting.id) setOpen(undefined)
-            connections.reload()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setDeleting(undefined)}
+        onConfirm={(connection) => remove.run(connection.id)}
+        onDone={(_, connection) => {
+          toast.show(`Connection “${connection.externalAccountName}” deleted`)
+          if (open?.id === connection.id) setOpen(undefined)
+          connections.reload()
         }}
       >
         <p>

@@ -5,12 +5,13 @@
  * to be shown once, the old one is invalid at once) and delete (confirmed).
  */
 import { Webhook } from "@image-policy/core"
-import { useEffect, useId, useRef, useState } from "react"
+import { useId, useState } from "react"
 import { type ApiError, useMutation } from "../../api.js"
 import { ConfirmDialog } from "../../components/ConfirmDialog.js"
 import { Field } from "../../components/Field.js"
 import { Form } from "../../components/Form.js"
 import { useToast } from "../../components/Toast.js"
+import { useModal } from "../../components/useModal.js"
 import { type Abilities, checkAgainst, errorAt, type WebhookView } from "./model.js"
 
 function EndpointDialog({ webhook, open, onClose, onReplaced }: {
@@ -19,19 +20,13 @@ function EndpointDialog({ webhook, open, onClose, onReplaced }: {
   readonly onClose: () => void
   readonly onReplaced: (updated: WebhookView) => void
 }) {
-  const ref = useRef<HTMLDialogElement>(null)
+  const ref = useModal(open)
   const titleId = useId()
   const [url, setUrl] = useState("")
   const [checked, setChecked] = useState<ApiError | undefined>()
   const replace = useMutation((api, orgId, endpointUrl: string) =>
     api.webhooks.replaceWebhookEndpoint({ params: { orgId, webhookId: webhook.id }, payload: { endpointUrl } })
   )
-  useEffect(() => {
-    const dialog = ref.current
-    if (dialog === null) return
-    if (open && !dialog.open) dialog.showModal()
-    if (!open && dialog.open) dialog.close()
-  }, [open])
   const close = () => {
     setUrl("")
     setChecked(undefined)
@@ -167,19 +162,12 @@ export function WebhookActions({ webhook, abilities, onChanged, onDeleted, onSec
         title={`Rotate the signing secret of ${webhook.name}?`}
         confirmLabel="Rotate secret"
         danger
-        pending={rotate.pending}
-        error={rotate.error}
-        onClose={() => {
-          rotate.reset()
-          setDialog(undefined)
-        }}
-        onConfirm={async () => {
-          const outcome = await rotate.run()
-          if (outcome.ok) {
-            onSecret(webhook.name, outcome.value.signingSecret)
-            onChanged()
-          }
-          return outcome
+        mutation={rotate}
+        onClose={() => setDialog(undefined)}
+        onConfirm={() => rotate.run()}
+        onDone={(value) => {
+          onSecret(webhook.name, value.signingSecret)
+          onChanged()
         }}
       >
         <p>
@@ -192,19 +180,12 @@ export function WebhookActions({ webhook, abilities, onChanged, onDeleted, onSec
         title={`Delete ${webhook.name}?`}
         confirmLabel="Delete destination"
         danger
-        pending={remove.pending}
-        error={remove.error}
-        onClose={() => {
-          remove.reset()
-          setDialog(undefined)
-        }}
-        onConfirm={async () => {
-          const outcome = await remove.run()
-          if (outcome.ok) {
-            toast.show(`${webhook.name} deleted`)
-            onDeleted()
-          }
-          return outcome
+        mutation={remove}
+        onClose={() => setDialog(undefined)}
+        onConfirm={() => remove.run()}
+        onDone={() => {
+          toast.show(`${webhook.name} deleted`)
+          onDeleted()
         }}
       >
         <p>No more events are sent to it. This cannot be undone.</p>

@@ -50,12 +50,8 @@ export function WebhookList({ abilities }: { readonly abilities: Abilities }) {
         <h2 id="destinations-title">Destinations</h2>
         <DataTable
           caption="Webhook destinations"
-          rows={webhooks.items}
+          paged={webhooks}
           rowKey={(w) => w.id}
-          loading={webhooks.loading}
-          error={webhooks.error}
-          onRetry={webhooks.reload}
-          loadMore={webhooks.loadMore}
           empty={
             <EmptyState title="No destinations yet">
               Add one to have policy, snooze and remediation events sent to your systems or chat channels.
