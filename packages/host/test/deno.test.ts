@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -105,6 +106,32 @@ describe("image-policy on Deno", () => {
     const keyFile = join(data, "secret.key")
     expect(statSync(keyFile).mode & 0o777).toBe(0o600)
     expect(host.output()).not.toContain(readFileSync(keyFile, "utf8").trim())
+  }, 120_000)
+
+  it("throttles refused sign-ins per client address: the peer Deno reports, not one bucket for every client", async () => {
+    const host = runDeno(["--store", "memory", "--demo", "--port", "0"])
+    const [, url] = await host.waitFor(/demo is running at (http:\/\/\S+)/)
+    // a sign-in from a chosen loopback source address (Linux routes all of 127.0.0.0/8 to lo)
+    const signIn = (from: string, email: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ email, password: "not the password" })
+        const req = request(`${url}/api/v1/session`, {
+          method: "POST",
+          localAddress: from,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+        }, (res) => {
+          res.resume()
+          res.on("end", () => resolve(res.statusCode!))
+        })
+        req.on("error", reject)
+        req.end(body)
+      })
+    // 20 refusals per address (Session.addressThrottle), each for another account so no account limit applies
+    for (let i = 0; i < 20; i++) expect(await signIn("127.0.0.1", `nobody-${i}@example.com`)).toBe(401)
+    expect(await signIn("127.0.0.1", "nobody-20@example.com")).toBe(429)
+    expect(await signIn("127.0.0.2", "nobody-21@example.com")).toBe(401)
+    host.child.kill("SIGTERM")
+    expect(await host.exited).toBe(0)
   }, 120_000)
 
   it("rejects a bad flag with the CLI's message and exit code 2", async () => {

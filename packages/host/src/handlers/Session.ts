@@ -7,7 +7,7 @@ import { Api } from "@image-policy/client/api/Api"
 import { Member, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
-import * as Option from "effect/Option"
+import * as ClientAddress from "../http/ClientAddress.js"
 import * as Problems from "../http/Problems.js"
 import { RequestInfo } from "../http/RequestInfo.js"
 import * as SessionCookie from "../http/SessionCookie.js"
@@ -40,7 +40,7 @@ export const SessionHandlers = (options: Options) => {
       .handle("signIn", ({ payload, request }) =>
         Effect.gen(function*() {
           const account = Member.emailKey(payload.email)
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const address = yield* ClientAddress.of(request)
           const wait = throttle.wait(account, address, yield* nowMs)
           if (wait > 0) return yield* Effect.fail(throttled(wait))
           const signedIn = yield* Sessions.signIn(

@@ -28,6 +28,7 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as App from "../App.js"
 import { boot } from "../Boot.js"
+import * as ClientAddress from "../http/ClientAddress.js"
 import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Otlp from "../metrics/Otlp.js"
 import * as ComplianceSnapshotWorker from "../workers/ComplianceSnapshot.js"
@@ -53,7 +54,7 @@ declare const Deno: {
       readonly hostname: string
       readonly onListen?: (address: { readonly hostname: string; readonly port: number }) => void
     },
-    handler: (request: Request) => Promise<Response>
+    handler: (request: Request, info: { readonly remoteAddr: { readonly hostname: string } }) => Promise<Response>
   ): { readonly finished: Promise<void>; shutdown(): Promise<void> }
   addSignalListener(signal: "SIGTERM" | "SIGINT", handler: () => void): void
   exit(code: number): never
@@ -72,7 +73,7 @@ const logFormat: JsonLog.Format = "error" in logSettings ? commandLineError(logS
 type DenoServer = ReturnType<typeof Deno.serve>
 
 /** Listens; answers once the socket is bound (Deno.serve throws when it cannot bind, e.g. the port is taken). */
-const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) => Promise<Response>) =>
+const listen = (config: ServeOptions.ServeConfig, handler: (request: Request, context: Context.Context<never>) => Promise<Response>) =>
   Effect.callback<{ readonly server: DenoServer; readonly hostname: string; readonly port: number }, ServeOptions.StartupError>(
     (resume) => {
       // onListen may run before Deno.serve returns the server: answer once both are known
@@ -92,7 +93,7 @@ const listen = (config: ServeOptions.ServeConfig, handler: (request: Request) =>
             bound = address
             answer()
           }
-        }, handler)
+        }, (request, info) => handler(request, ClientAddress.context(info.remoteAddr.hostname)))
       } catch (e) {
         return resume(Effect.fail(new ServeOptions.StartupError({ message: `cannot start: ${ServeOptions.reasonOf(e)}`, details: [] })))
       }
