@@ -24,6 +24,7 @@ const ApiKeys = lazy(() => import("./pages/ApiKeys.js"))
 const Members = lazy(() => import("./pages/Members.js"))
 const OrganizationSettings = lazy(() => import("./pages/OrganizationSettings.js"))
 const AuditLog = lazy(() => import("./pages/AuditLog.js"))
+const Account = lazy(() => import("./pages/Account.js"))
 
 function NotFound() {
   return (
@@ -68,6 +69,7 @@ function SignedIn() {
             <Route path="/webhooks" component={Webhooks} />
             <Route path="/webhooks/:webhookId" component={Webhooks} />
             <Route path="/audit-log" component={AuditLog} />
+            <Route path="/account" component={Account} />
             <Route path="/settings/api-keys" component={ApiKeys} />
             <Route path="/settings/members" component={Members} />
             <Route path="/settings/organization" component={OrganizationSettings} />

@@ -11,7 +11,8 @@ import { useSession } from "./session.js"
 interface NavItem {
   readonly href: string
   readonly label: string
-  readonly permission: Permission.Permission
+  /** Shown only to those holding it; none: to everyone signed in. */
+  readonly permission?: Permission.Permission
 }
 
 export const mainNav: ReadonlyArray<NavItem> = [
@@ -26,7 +27,8 @@ export const mainNav: ReadonlyArray<NavItem> = [
 export const settingsNav: ReadonlyArray<NavItem> = [
   { href: "/settings/api-keys", label: "API keys", permission: "api-keys:manage" },
   { href: "/settings/members", label: "Members and roles", permission: "members:manage" },
-  { href: "/settings/organization", label: "Organization", permission: "policy:read" }
+  { href: "/settings/organization", label: "Organization", permission: "policy:read" },
+  { href: "/account", label: "Your account" }
 ]
 
 const isActive = (href: string, location: string) => href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`)
@@ -49,8 +51,8 @@ export function Layout({ children }: { readonly children: ReactNode }) {
   const [signingOut, setSigningOut] = useState(false)
   // a phone's menu closes once a page is chosen
   useEffect(() => setMenuOpen(false), [location])
-  const main = mainNav.filter((i) => can(i.permission))
-  const settings = settingsNav.filter((i) => can(i.permission))
+  const main = mainNav.filter((i) => i.permission === undefined || can(i.permission))
+  const settings = settingsNav.filter((i) => i.permission === undefined || can(i.permission))
   return (
     <div className="app">
       <a className="skip-link" href="#main">Skip to main content</a>
@@ -73,10 +75,10 @@ export function Layout({ children }: { readonly children: ReactNode }) {
           <span className="topbar__org" title="Organization">{session.organization.name}</span>
         </div>
         <div className="topbar__user">
-          <span className="topbar__who">
+          <Link href="/account" className="topbar__who" title="Your account">
             <span className="topbar__name">{session.user.name}</span>
             <span className="topbar__email">{session.user.email}</span>
-          </span>
+          </Link>
           <button
             type="button"
             className="button button--small"

@@ -23,6 +23,7 @@ export function SignIn() {
   const search = new URLSearchParams(useSearch())
   const next = safeNext(search.get("next"))
   const expired = search.get("expired") === "1"
+  const passwordChanged = search.get("password-changed") === "1"
   const [, navigate] = useLocation()
   const [email, setEmail] = useState("")
   const [password, setPassword] = useState("")
@@ -65,6 +66,13 @@ export function SignIn() {
         <h1 className="signin__title">Sign in</h1>
         {expired && error === undefined
           ? <p className="alert alert--info" role="status">Your session has ended. Sign in again to continue where you were.</p>
+          : null}
+        {passwordChanged && error === undefined
+          ? (
+            <p className="alert alert--info" role="status">
+              Your password was changed and you were signed out everywhere. Sign in with the new one.
+            </p>
+          )
           : null}
         <div ref={alertRef} tabIndex={-1}>
           {error !== undefined

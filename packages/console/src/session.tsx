@@ -17,6 +17,8 @@ export interface SessionContext {
   readonly session: Session
   readonly can: (permission: Permission.Permission) => boolean
   readonly signOut: () => Promise<void>
+  /** The member's password changed, which ended every session: to sign-in, saying why. */
+  readonly passwordChanged: () => void
 }
 
 const Context = createContext<SessionContext | null>(null)
@@ -50,11 +52,15 @@ let onUnauthorized: (() => void) | undefined
 /** Called by `api.ts` on any 401: the session is gone (expired, signed out elsewhere, user disabled). */
 export const reportUnauthorized = () => onUnauthorized?.()
 
+/** Why the session ended here: it expired (or was ended elsewhere), the user signed out, or changed its password. */
+type Reason = "expired" | "signed-out" | "password-changed"
+
 /** `/sign-in?next=/where/I/was` (only same-site paths are kept as `next`). */
-export const signInPath = (next: string, reason?: "expired" | "signed-out") => {
+export const signInPath = (next: string, reason?: Reason) => {
   const query = new URLSearchParams()
   if (next !== "/" && next !== "" && !next.startsWith("/sign-in")) query.set("next", next)
   if (reason === "expired") query.set("expired", "1")
+  if (reason === "password-changed") query.set("password-changed", "1")
   const q = query.toString()
   return q === "" ? "/sign-in" : `/sign-in?${q}`
 }
@@ -69,7 +75,7 @@ export function SessionProvider({ children }: { readonly children: ReactNode }) 
   const [session, setSession] = useState<Session | null>(() => freshSession ?? null)
   const [, navigate] = useLocation()
 
-  const leave = useCallback((reason: "expired" | "signed-out") => {
+  const leave = useCallback((reason: Reason) => {
     currentCsrfToken = undefined
     freshSession = undefined
     setSession(null)
@@ -135,7 +141,8 @@ export function SessionProvider({ children }: { readonly children: ReactNode }) 
       signOut: async () => {
         await http.signOut(currentCsrfToken)
         leave("signed-out")
-      }
+      },
+      passwordChanged: () => leave("password-changed")
     }
   }, [session, leave])
 

@@ -66,6 +66,26 @@ export const NewPassword = Schema.String.check(
 export const SetPasswordRequest = Schema.Struct({ password: NewPassword })
 export type SetPasswordRequest = typeof SetPasswordRequest.Type
 
+/** A signed-in member changing its own password: the current one proves it is the member, not a borrowed browser. */
+export const ChangePasswordRequest = Schema.Struct({
+  currentPassword: Schema.String.check(Schema.isMaxLength(maxPasswordLength)),
+  newPassword: NewPassword
+})
+export type ChangePasswordRequest = typeof ChangePasswordRequest.Type
+
+/** 400 naming `currentPassword`: the member's own password change gave a wrong current password. */
+export class CurrentPasswordWrong extends Schema.TaggedError<CurrentPasswordWrong>()("CurrentPasswordWrong", {
+  path: Schema.Literal("currentPassword")
+}) {
+  override get message() {
+    return "is not your current password"
+  }
+}
+
+/** What a password reset answers, once: the generated password (the store keeps only its KDF hash). */
+export const PasswordReset = Schema.Struct({ password: Schema.String })
+export type PasswordReset = typeof PasswordReset.Type
+
 // Stored sessions and their expiry ------------------------------------------------------------------
 
 /**

@@ -32,7 +32,7 @@ import type { ExternalPhaseReadOnly, PhaseNotExternal, PhaseNotFound, PolicyGrou
 import type { InvalidEndpoint } from "./ports/WebhookSender.js"
 import type { RepositoryAlreadyTracked, RepositoryNotFound } from "./Repository.js"
 import type { BuiltInRoleReadOnly, PermissionNotGrantable, RoleInUse, RoleNameTaken, RoleNotFound, RoleRequired } from "./Role.js"
-import type { CsrfRejected, NotSignedIn, SignInFailed } from "./Session.js"
+import type { CsrfRejected, CurrentPasswordWrong, NotSignedIn, SignInFailed } from "./Session.js"
 import type { InvalidSnoozeTransition, SnoozeUntilNotInFuture } from "./SnoozeRequest.js"
 import type { TeamNotFound } from "./Team.js"
 import type { VcsConnectionNotFound } from "./VcsConnection.js"
@@ -57,6 +57,7 @@ export type UserError =
   | PermissionDenied
   // browser sessions (issue 17)
   | SignInFailed
+  | CurrentPasswordWrong
   | NotSignedIn
   | CsrfRejected
   // onboarding

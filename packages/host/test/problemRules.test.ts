@@ -46,6 +46,7 @@ const classes: { readonly [K in Tag]: Schema.Codec<Extract<Problems.EdgeError, {
   SignInFailed: Session.SignInFailed,
   NotSignedIn: Session.NotSignedIn,
   CsrfRejected: Session.CsrfRejected,
+  CurrentPasswordWrong: Session.CurrentPasswordWrong,
   ConnectionNotActive: Onboarding.ConnectionNotActive,
   RepositoryNotAvailable: Onboarding.RepositoryNotAvailable,
   RepositoryAlreadyTracked: Repository.RepositoryAlreadyTracked,

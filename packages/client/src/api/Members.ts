@@ -1,5 +1,5 @@
 /** Members of the organization (issue 15): the people who will sign in to the console (issue 17). */
-import { Member } from "@image-policy/core"
+import { Member, Session } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OrgPath, Page, PageParams, pathId } from "./Common.js"
 import { Problem409, Problem413 } from "./Problem.js"
@@ -50,6 +50,18 @@ export const MembersGroup = HttpApiGroup.make("members")
         OpenApi.Description,
         "Every field optional. A new `role` replaces the member's explicit permissions and new `permissions` replace its role. " +
           "`disabled: true` keeps the member (for audit) but lets it do nothing. The email cannot change. " + grantNote
+      )
+      .pipe(requires("members:manage")),
+    HttpApiEndpoint.post("resetMemberPassword", "/org/:orgId/members/:memberId/password", {
+      params: MemberPath,
+      success: Session.PasswordReset
+    })
+      .annotate(OpenApi.Summary, "Reset a member's password")
+      .annotate(
+        OpenApi.Description,
+        "A new generated password, answered once (only its hash is kept): hand it to the member, who signs in with it and " +
+          "may change it. Every session of the member ends. The caller must hold every permission the member holds " +
+          "(403 `/problems/permission-not-grantable`), so nobody takes over a more powerful account."
       )
       .pipe(requires("members:manage")),
     HttpApiEndpoint.delete("deleteMember", "/org/:orgId/members/:memberId", {

@@ -29,6 +29,19 @@ export const SessionGroup = HttpApiGroup.make("session")
     })
       .annotate(OpenApi.Summary, "Read the current session (who am I)")
       .annotate(OpenApi.Description, "401 when the cookie is missing, unknown, expired, or its user disabled."),
+    HttpApiEndpoint.put("changePassword", "/session/password", {
+      payload: Session.ChangePasswordRequest,
+      success: HttpApiSchema.NoContent,
+      error: [Problem401, Problem403, Problem413, Problem429]
+    })
+      .annotate(OpenApi.Summary, "Change your own password")
+      .annotate(
+        OpenApi.Description,
+        "`{ currentPassword, newPassword }` with the session cookie and the `" + Session.csrfHeader + "` header (403 otherwise). " +
+          "A wrong current password is a 400 naming `currentPassword` and counts against the sign-in throttle (429 with " +
+          "Retry-After). The new password (12 to 1024 characters) signs the member out everywhere, this browser too (204, the " +
+          "cookie cleared): sign in again with it."
+      ),
     HttpApiEndpoint.delete("signOut", "/session", {
       success: HttpApiSchema.NoContent,
       error: Problem403

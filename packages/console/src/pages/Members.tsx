@@ -12,6 +12,7 @@ import { EmptyState } from "../components/EmptyState.js"
 import { Field } from "../components/Field.js"
 import { Form, useForm } from "../components/Form.js"
 import { Page } from "../components/Page.js"
+import { SecretOnce } from "../components/SecretOnce.js"
 import { useToast } from "../components/Toast.js"
 import { useSession } from "../session.js"
 import { accessBody, AccessCell, accessErrors, AccessPicker, type AccessValue, PermissionChecklist, useRoles } from "./settings/access.js"
@@ -84,12 +85,17 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
   const [editing, setEditing] = useState<Member.MemberView | "new" | undefined>()
   const [removing, setRemoving] = useState<Member.MemberView | undefined>()
   const [disabling, setDisabling] = useState<Member.MemberView | undefined>()
+  const [resetting, setResetting] = useState<Member.MemberView | undefined>()
+  const [newPassword, setNewPassword] = useState<{ readonly name: string; readonly password: string } | undefined>()
   const addButton = useRef<HTMLButtonElement>(null)
 
   const update = useMutation((api, orgId, input: { id: Member.MemberView["id"]; payload: Member.MemberUpdateRequest }) =>
     api.members.updateMember({ params: { orgId, memberId: input.id }, payload: input.payload })
   )
   const remove = useMutation((api, orgId, id: Member.MemberView["id"]) => api.members.deleteMember({ params: { orgId, memberId: id } }))
+  const resetPassword = useMutation((api, orgId, id: Member.MemberView["id"]) =>
+    api.members.resetMemberPassword({ params: { orgId, memberId: id } })
+  )
 
   const enable = async (m: Member.MemberView) => {
     const outcome = await update.run({ id: m.id, payload: { disabled: false } })
@@ -124,6 +130,18 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
               close()
             }}
             onCancel={close}
+          />
+        )
+        : null}
+      {newPassword !== undefined
+        ? (
+          <SecretOnce
+            label={`New password of ${newPassword.name}`}
+            secret={newPassword.password}
+            onDone={() => {
+              setNewPassword(undefined)
+              requestAnimationFrame(() => addButton.current?.focus())
+            }}
           />
         )
         : null}
@@ -181,6 +199,14 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
                           Disable
                         </button>
                       )}
+                    <button
+                      type="button"
+                      className="button button--small"
+                      onClick={() => setResetting(m)}
+                      aria-label={`Reset password of ${m.name}`}
+                    >
+                      Reset password
+                    </button>
                     <button type="button" className="button button--small" onClick={() => setRemoving(m)} aria-label={`Remove ${m.name}`}>
                       Remove
                     </button>
@@ -205,6 +231,22 @@ function MembersSection({ roles }: { readonly roles: ReadonlyArray<Role.RoleView
         <p>
           <strong>{disabling?.name}</strong>{" "}
           ({disabling?.email}) is signed out and can do nothing until enabled again. The member stays in the list and the audit log.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        target={resetting}
+        title="Reset this member's password?"
+        confirmLabel="Reset password"
+        danger
+        mutation={resetPassword}
+        onClose={() => setResetting(undefined)}
+        onConfirm={(member) => resetPassword.run(member.id)}
+        onDone={(reset, member) => setNewPassword({ name: member.name, password: reset.password })}
+      >
+        <p>
+          <strong>{resetting?.name}</strong>{" "}
+          ({resetting?.email}) gets a new password, shown to you once, and is signed out everywhere. Hand it over safely; they can change it
+          under their account.
         </p>
       </ConfirmDialog>
       <ConfirmDialog

@@ -18,6 +18,7 @@ import * as Role from "../Role.js"
 import { audit, type Caller, now } from "./Caller.js"
 import { roleInBody } from "./RoleAccess.js"
 import type { Grantor } from "./Roles.js"
+import { generatePassword, setPassword } from "./Sessions.js"
 
 /** The organization's custom roles by id, to show what members holding them may do. */
 const customRoles = (caller: Caller) =>
@@ -102,6 +103,21 @@ export const updateMember = Effect.fnUntraced(function*(caller: Grantor, memberI
     return next
   }))
   return yield* viewOf(caller, updated)
+})
+
+/**
+ * POST /members/{id}/password: a new generated password for the member, answered once (the store
+ * keeps its KDF hash); every session of the member ends (`Sessions.setPassword`). Taking over an
+ * account is holding its permissions, so the caller must hold every permission the member holds,
+ * as for granting them (403 otherwise).
+ */
+export const resetPassword = Effect.fnUntraced(function*(caller: Grantor, memberId: MemberId) {
+  const member = yield* loadMember(caller, memberId)
+  const custom = member.role === null ? undefined : (yield* customRoles(caller)).get(member.role)
+  yield* Effect.fromResult(Role.checkGrantable(caller.permissions, Role.permissionsOf(member.role, member.permissions, custom), "memberId"))
+  const password = yield* generatePassword
+  yield* setPassword(caller, memberId, password)
+  return { password }
 })
 
 export const deleteMember = Effect.fnUntraced(function*(caller: Caller, memberId: MemberId) {

@@ -236,7 +236,36 @@ export const signOut = Effect.fnUntraced(
 )
 
 /**
- * Sets a member's password (CLI, seed, and a member changing its own): at least 12 characters (a
+ * A signed-in member changes its own password (PUT /session/password): the session and the CSRF
+ * rule as for any unsafe request, then the current password must match (a wrong one is audited as a
+ * refused sign-in and counts against the sign-in throttle at the edge), then `setPassword`, which
+ * signs the member out everywhere, this browser too.
+ */
+export const changePassword = Effect.fnUntraced(function*(
+  token: string | undefined,
+  origin: Session.RequestOrigin,
+  allowedOrigin: string,
+  lifetimes: Session.Lifetimes,
+  request: Session.ChangePasswordRequest,
+  correlationId: string
+) {
+  const session = yield* authenticate(token, lifetimes)
+  yield* Effect.fromResult(Session.checkCsrf(origin, session.csrfToken, allowedOrigin))
+  yield* Input.validate(Session.ChangePasswordRequest, request)
+  const { member, orgId } = session
+  const caller = memberCaller(orgId, member.id, correlationId)
+  const credentials = yield* (yield* SessionStore).credentials.findByEmail(Member.emailKey(member.email))
+  const own = credentials.find((c) => c.orgId === orgId && c.member.id === member.id)
+  if (!(yield* (yield* PasswordHasher).verify(request.currentPassword, own?.passwordHash ?? null))) {
+    yield* audit(caller, "member.set_password", "member", member.id, { outcome: "rejected", detail: "wrong current password" })
+    return yield* new Session.CurrentPasswordWrong({ path: "currentPassword" })
+  }
+  yield* setPassword(caller, member.id, request.newPassword)
+  return { orgId, memberId: member.id, email: member.email }
+})
+
+/**
+ * Sets a member's password (CLI, seed, a reset by an administrator, and a member changing its own): at least 12 characters (a
  * 400 naming `password`), hashed with the KDF. Every session of the member ends: a new password
  * signs it out everywhere. Audited as `member.set_password` (never the password).
  */

@@ -13,4 +13,5 @@ export const MembersHandlers = HttpApiBuilder.group(Api, "members", (handlers) =
     .handle("createMember", ({ payload }) => withCaller((c) => Members.createMember(c, payload)))
     .handle("getMember", ({ params }) => withCaller((c) => Members.getMember(c, params.memberId)))
     .handle("updateMember", ({ params, payload }) => withCaller((c) => Members.updateMember(c, params.memberId, payload)))
+    .handle("resetMemberPassword", ({ params }) => withCaller((c) => Members.resetPassword(c, params.memberId)))
     .handle("deleteMember", ({ params }) => withCaller((c) => Members.deleteMember(c, params.memberId))))

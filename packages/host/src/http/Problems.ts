@@ -44,6 +44,7 @@ export const rules: { readonly [Tag in EdgeError["_tag"]]: Rule } = {
   SignInFailed: { status: 401, detail: "wrong email or password" },
   NotSignedIn: { status: 401, detail: "no live session: sign in again (POST /api/v1/session)" },
   CsrfRejected: { status: 403, type: "/problems/csrf" },
+  CurrentPasswordWrong: { status: 400, path: "currentPassword" },
   // onboarding (spec 4 rules 2-3)
   ConnectionNotActive: { status: 400, path: "vcsConnectionId" },
   RepositoryNotAvailable: { status: 400, path: "externalRepoId" },
