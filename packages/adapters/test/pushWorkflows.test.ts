@@ -1,8 +1,8 @@
 /**
  * Provider pushes after the edge verified them (core `Workflows.PushEvents.receive`) over the
  * memory store and the per-process replay memory (`MemoryPushDeliveryIds`): a GitHub delivery
- * must name its id, a stale push is refused without its id being recorded, a delivery id is
- * refused again inside the window and per connection, other events are acknowledged.
+ * must name its id, a stale push or merge is refused without its id being recorded, a delivery id
+ * is refused again inside the window and per connection, other events are acknowledged.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Id, PushDeliveryIds, type VcsConnection, VcsProvider, Workflows } from "@image-policy/core"
@@ -113,5 +113,22 @@ describe("PushEvents.receive", () => {
       assert.deepStrictEqual(yield* receive(delivery({ deliveryId: "d-9", push: push(now - 5 * 60_000) })), none)
       // a replay of a stale push answers stale
       assert.strictEqual(yield* refusal(delivery({ deliveryId: "d-9", push: push(0) })), "PushStale")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a merge is held to the same rules: older than 5 minutes is stale, a replay is refused; one of an untracked repository changes nothing", () =>
+    Effect.gen(function*() {
+      const now = 20_000_000
+      yield* TestClock.setTime(now)
+      const merge = (mergedAt: number | undefined): Workflows.PushEvents.ReceivedMerge => ({
+        repositoryFullName: "acme/api",
+        number: 7,
+        mergedAt
+      })
+      const merging = (deliveryId: string, mergedAt: number | undefined) => delivery({ deliveryId, push: undefined, merge: merge(mergedAt) })
+      assert.strictEqual(yield* refusal(merging("m-1", now - 5 * 60_000 - 1)), "PushStale")
+      assert.deepStrictEqual(yield* receive(merging("m-1", now - 5 * 60_000)), none)
+      assert.strictEqual(yield* refusal(merging("m-1", now)), "PushReplayed")
+      // no merge time: dated on receipt, never stale
+      assert.deepStrictEqual(yield* receive(merging("m-2", undefined)), none)
     }).pipe(Effect.provide(layer)))
 })
