@@ -1,15 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import {
-  AccessStore,
-  Id,
-  OrganizationStore,
-  PolicyStore,
-  RemediationStore,
-  ReportStore,
-  ScanStore,
-  SnoozeStore
-} from "@image-policy/core"
+import { AccessStore, Id, OrganizationStore, PolicyStore, RemediationStore, ReportStore, ScanStore, SnoozeStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -224,7 +215,13 @@ describe("migrations", () => {
         }
       })
       const { match, members, ran, usage } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots", "12_scheduled_runs", "13_sessions", "14_remediation_merges"])
+      assert.deepStrictEqual(ran, [
+        "9_members_and_roles",
+        "10_compliance_snapshots",
+        "12_scheduled_runs",
+        "13_sessions",
+        "14_remediation_merges"
+      ])
       assert.deepStrictEqual(Option.getOrThrow(match).key as unknown, key)
       assert.isNull(Option.getOrThrow(match).customRole)
       assert.deepStrictEqual(members.items, [])

@@ -124,7 +124,8 @@ describe("PushEvents.receive", () => {
         number: 7,
         mergedAt
       })
-      const merging = (deliveryId: string, mergedAt: number | undefined) => delivery({ deliveryId, push: undefined, merge: merge(mergedAt) })
+      const merging = (deliveryId: string, mergedAt: number | undefined) =>
+        delivery({ deliveryId, push: undefined, merge: merge(mergedAt) })
       assert.strictEqual(yield* refusal(merging("m-1", now - 5 * 60_000 - 1)), "PushStale")
       assert.deepStrictEqual(yield* receive(merging("m-1", now - 5 * 60_000)), none)
       assert.strictEqual(yield* refusal(merging("m-1", now)), "PushReplayed")

@@ -243,10 +243,13 @@ export type ParsedMerge = Workflows.PushEvents.ReceivedMerge
  */
 export const parseMerge = (provider: Provider, json: unknown): Result.Result<ParsedMerge | undefined, Schema.SchemaError> => {
   if (provider === "github") {
-    return Result.map(Schema.decodeUnknownResult(GithubPullRequest, { errors: "all" })(json), (e) =>
-      e.action === "closed" && e.pull_request.merged === true
-        ? { repositoryFullName: e.repository.full_name, number: e.number, mergedAt: providerTime(e.pull_request.merged_at) }
-        : undefined)
+    return Result.map(
+      Schema.decodeUnknownResult(GithubPullRequest, { errors: "all" })(json),
+      (e) =>
+        e.action === "closed" && e.pull_request.merged === true
+          ? { repositoryFullName: e.repository.full_name, number: e.number, mergedAt: providerTime(e.pull_request.merged_at) }
+          : undefined
+    )
   }
   return Result.map(Schema.decodeUnknownResult(GitlabMergeRequest, { errors: "all" })(json), (e) => {
     const a = e.object_attributes

@@ -77,7 +77,12 @@ export const remediations = (
       assert.isTrue(Option.isNone(yield* store.remediations.findByNumber(stranger.id, repo.id, 41)), "scoped by organization")
 
       // merged: its number and merge time are kept, it is still found, and closing leaves it merged
-      const merged: Remediation.RemediationRequest = { ...newer, status: "merged", mergedAt: "2026-05-01T10:00:00.000Z", updatedAt: stamp() }
+      const merged: Remediation.RemediationRequest = {
+        ...newer,
+        status: "merged",
+        mergedAt: "2026-05-01T10:00:00.000Z",
+        updatedAt: stamp()
+      }
       yield* store.remediations.put(org.id, merged)
       assert.deepStrictEqual(Option.getOrThrow(yield* store.remediations.findByNumber(org.id, repo.id, 41)), merged)
       assert.strictEqual(yield* store.remediations.close(org.id, repo.id, { at: stamp() }), 2, "the superseded and the failed one")
