@@ -2,10 +2,10 @@
  * Provider webhooks (api/VcsEvents.ts): pushes and pull/merge request events. Checks, first failure
  * wins: 413 (body over the limit) -> 401 (unknown connection, a connection of the other provider, no
  * webhook secret configured, missing or wrong signature or token) -> 400 (not JSON, a push or
- * request event not of the provider's shape) -> 401 (a GitHub delivery without an id, a GitHub push
- * or merge older than 5 minutes, a delivery id seen in the last 10 minutes). The first three are
- * the edge's: what the providers send and how they sign it is the adapters' `VcsPushEvents`; the
- * rest, the sync and the merge, is the core's `Workflows.PushEvents.receive`.
+ * request event not of the provider's shape) -> 401 (a GitHub delivery without an id, a push or
+ * merge the provider dates more than 5 minutes ago, a delivery id seen in the last 10 minutes). The
+ * first three are the edge's: what the providers send and how they sign it is the adapters'
+ * `VcsPushEvents`; the rest, the sync and the merge, is the core's `Workflows.PushEvents.receive`.
  */
 import { VcsHttp, VcsPushEvents } from "@image-policy/adapters"
 import { Api } from "@image-policy/client/api/Api"
