@@ -14,6 +14,7 @@ import type { OrgId } from "../Id.js"
 import * as MappingsFile from "../MappingsFile.js"
 import { PushDeliveryIds } from "../ports/PushDeliveryIds.js"
 import type { VcsConnection } from "../VcsConnection.js"
+import type { Caller } from "./Caller.js"
 import { markMerged } from "./Remediation.js"
 import { syncPushed } from "./Sync.js"
 
@@ -72,13 +73,14 @@ export const receive = Effect.fn("PushEvents.receive")(function*(delivery: PushD
     const received = yield* PushDeliveryIds
     if (!(yield* received.remember(`${connection.id}|${deliveryId}`, now, replayWindowMs))) return yield* new PushReplayed()
   }
-  const caller = { orgId: delivery.orgId, actor: { kind: "system" as const, name: `${connection.provider}-webhook` }, correlationId }
-  const synced = push === undefined ? [] : yield* syncPushed(
-    { ...caller, actor: { kind: "system", name: `${connection.provider}-push` } },
-    connection.id,
-    push.push
-  )
-  const merged = merge === undefined ? [] : yield* markMerged(caller, connection.id, {
+  // the audit actor names the provider and what it sent: `github-push`, `gitlab-webhook`, ...
+  const as = (kind: "push" | "webhook"): Caller => ({
+    orgId: delivery.orgId,
+    actor: { kind: "system", name: `${connection.provider}-${kind}` },
+    correlationId
+  })
+  const synced = push === undefined ? [] : yield* syncPushed(as("push"), connection.id, push.push)
+  const merged = merge === undefined ? [] : yield* markMerged(as("webhook"), connection.id, {
     repositoryFullName: merge.repositoryFullName,
     number: merge.number,
     mergedAt: new Date(merge.mergedAt ?? now).toISOString()
