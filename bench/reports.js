@@ -139,7 +139,8 @@ const seed = (run, sql) =>
           scanId: id("scan"),
           changes: [],
           createdAt: iso(r),
-          updatedAt: iso(r)
+          updatedAt: iso(r),
+          mergedAt: null
         })
       }
       if (r % 10 === 0) {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { AccessStore, Id, OrganizationStore, PolicyStore, ScanStore, SnoozeStore } from "@image-policy/core"
+import { AccessStore, Id, OrganizationStore, PolicyStore, RemediationStore, ReportStore, ScanStore, SnoozeStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -42,7 +42,8 @@ describe("migrations", () => {
         "9_members_and_roles",
         "10_compliance_snapshots",
         "12_scheduled_runs",
-        "13_sessions"
+        "13_sessions",
+        "14_remediation_merges"
       ])
       assert.deepStrictEqual(result.second, [])
       assert.deepStrictEqual(result.again, result.after)
@@ -116,7 +117,8 @@ describe("migrations", () => {
         "9_members_and_roles",
         "10_compliance_snapshots",
         "12_scheduled_runs",
-        "13_sessions"
+        "13_sessions",
+        "14_remediation_merges"
       ])
       const phases: unknown = Option.getOrThrow(read).phases
       assert.deepStrictEqual(phases, [
@@ -163,7 +165,8 @@ describe("migrations", () => {
         "9_members_and_roles",
         "10_compliance_snapshots",
         "12_scheduled_runs",
-        "13_sessions"
+        "13_sessions",
+        "14_remediation_merges"
       ])
       assert.deepStrictEqual([Option.getOrThrow(before).status, Option.getOrThrow(before).attempts], ["queued", 0])
       assert.deepStrictEqual(claimed.map((c) => [c.scan.id, c.scan.attempts]), [[scanId, 1]])
@@ -212,7 +215,13 @@ describe("migrations", () => {
         }
       })
       const { match, members, ran, usage } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
-      assert.deepStrictEqual(ran, ["9_members_and_roles", "10_compliance_snapshots", "12_scheduled_runs", "13_sessions"])
+      assert.deepStrictEqual(ran, [
+        "9_members_and_roles",
+        "10_compliance_snapshots",
+        "12_scheduled_runs",
+        "13_sessions",
+        "14_remediation_merges"
+      ])
       assert.deepStrictEqual(Option.getOrThrow(match).key as unknown, key)
       assert.isNull(Option.getOrThrow(match).customRole)
       assert.deepStrictEqual(members.items, [])
@@ -303,6 +312,51 @@ describe("migrations", () => {
       )
       assert.deepStrictEqual(due, [{ orgId, id: rows[0]!.id as Id.SnoozeRequestId }])
       assert.deepStrictEqual(approved.items.map((r) => r.id), [rows[0]!.id, rows[1]!.id])
+    } finally {
+      await pglite.close()
+    }
+  })
+
+  it("0014 gives remediation requests stored before it no merge time, and the columns a merge and the history read", async () => {
+    const pglite = await PGlite.create()
+    try {
+      const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
+      const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
+      const repositoryId = Id.make("repository", new Uint8Array(16).fill(9)) as Id.RepositoryId
+      // a request as the store wrote it before 0014: no mergedAt in the document
+      const old = {
+        id: Id.make("remediation", new Uint8Array(16).fill(2)),
+        repositoryId,
+        branchName: "main",
+        headBranch: "image-policy/remediate/main",
+        status: "open",
+        failure: null,
+        number: 17,
+        url: "https://github.example/acme/api/pull/17",
+        scanId: Id.make("scan", new Uint8Array(16).fill(3)),
+        changes: [],
+        createdAt: "2026-03-02T10:00:00.000Z",
+        updatedAt: "2026-03-02T10:00:00.000Z"
+      }
+      const program = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const before = Object.fromEntries(Object.entries(Migrations.migrations).filter(([key]) => Number(key.slice(0, 4)) < 14))
+        yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: Migrations.table })
+        yield* sql`INSERT INTO organizations (id, doc) VALUES (${orgId}, ${JSON.stringify(org)}::jsonb)`
+        yield* sql`INSERT INTO remediation_requests (org_id, id, repository_id, branch_name, status, created_at, doc)
+          VALUES (${orgId}, ${old.id}, ${repositoryId}, 'main', 'open', ${old.createdAt}, ${JSON.stringify(old)}::jsonb)`
+        const ran = yield* Migrations.run
+        const stores = yield* SqlStore.make
+        return {
+          ran: ran.map(([id, name]) => `${id}_${name}`),
+          found: yield* Context.get(stores, RemediationStore).findByNumber(orgId, repositoryId, 17),
+          activity: yield* Context.get(stores, ReportStore).remediationActivity(orgId, "2026-03-02", "2026-03-02")
+        }
+      })
+      const { activity, found, ran } = await Effect.runPromise(program.pipe(Effect.provide(PgliteClient.layerFromInstance(pglite))))
+      assert.deepStrictEqual(ran, ["14_remediation_merges"])
+      assert.deepStrictEqual(Option.getOrThrow(found), { ...old, mergedAt: null } as unknown)
+      assert.deepStrictEqual(activity, [{ status: "open", createdAt: old.createdAt, mergedAt: null }])
     } finally {
       await pglite.close()
     }

@@ -1,8 +1,8 @@
 /**
  * Provider pushes after the edge verified them (core `Workflows.PushEvents.receive`) over the
  * memory store and the per-process replay memory (`MemoryPushDeliveryIds`): a GitHub delivery
- * must name its id, a stale push is refused without its id being recorded, a delivery id is
- * refused again inside the window and per connection, other events are acknowledged.
+ * must name its id, a stale push or merge is refused without its id being recorded, a delivery id
+ * is refused again inside the window and per connection, other events are acknowledged.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Id, PushDeliveryIds, type VcsConnection, VcsProvider, Workflows } from "@image-policy/core"
@@ -69,13 +69,14 @@ const delivery = (overrides: Partial<Workflows.PushEvents.PushDelivery> = {}): W
 
 // no phase is synced here: a provider call would fail the test as an unimplemented mock
 const layer = Layer.mergeAll(MemoryStore.layer, MemoryPushDeliveryIds.layer(), RandomIds.layer, Layer.mock(VcsProvider)({}))
+const none = { synced: [], merged: [] }
 const receive = (d: Workflows.PushEvents.PushDelivery) => PushEvents.receive(d, "corr-1")
 const refusal = (d: Workflows.PushEvents.PushDelivery) => Effect.map(Effect.flip(receive(d)), (error) => error._tag)
 
 describe("PushEvents.receive", () => {
   it.effect("a fresh push is synced (no external phase here: nothing to sync)", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* receive(delivery()), [])
+      assert.deepStrictEqual(yield* receive(delivery()), none)
     }).pipe(Effect.provide(layer)))
 
   it.effect("a delivery that must name its id and does not is a replay; one that need not is accepted every time", () =>
@@ -83,24 +84,24 @@ describe("PushEvents.receive", () => {
       assert.strictEqual(yield* refusal(delivery({ deliveryId: undefined })), "PushReplayed")
       assert.strictEqual(yield* refusal(delivery({ deliveryId: undefined, push: undefined })), "PushReplayed")
       const gitlab = delivery({ connection: connection(2, "gitlab"), deliveryId: undefined, idRequired: false })
-      assert.deepStrictEqual(yield* receive(gitlab), [])
-      assert.deepStrictEqual(yield* receive(gitlab), [])
+      assert.deepStrictEqual(yield* receive(gitlab), none)
+      assert.deepStrictEqual(yield* receive(gitlab), none)
     }).pipe(Effect.provide(layer)))
 
   it.effect("the same delivery id on the same connection is refused for 10 minutes; on another connection it is another delivery", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(1_000_000)
-      assert.deepStrictEqual(yield* receive(delivery()), [])
+      assert.deepStrictEqual(yield* receive(delivery()), none)
       yield* TestClock.adjust(PushEvents.replayWindowMs - 1)
       assert.strictEqual(yield* refusal(delivery()), "PushReplayed")
-      assert.deepStrictEqual(yield* receive(delivery({ connection: connection(3) })), [])
+      assert.deepStrictEqual(yield* receive(delivery({ connection: connection(3) })), none)
       yield* TestClock.adjust(1)
-      assert.deepStrictEqual(yield* receive(delivery()), [])
+      assert.deepStrictEqual(yield* receive(delivery()), none)
     }).pipe(Effect.provide(layer)))
 
   it.effect("other events are acknowledged, and their ids remembered", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* receive(delivery({ deliveryId: "ping-1", push: undefined })), [])
+      assert.deepStrictEqual(yield* receive(delivery({ deliveryId: "ping-1", push: undefined })), none)
       assert.strictEqual(yield* refusal(delivery({ deliveryId: "ping-1", push: undefined })), "PushReplayed")
     }).pipe(Effect.provide(layer)))
 
@@ -109,8 +110,26 @@ describe("PushEvents.receive", () => {
       const now = 10_000_000
       yield* TestClock.setTime(now)
       assert.strictEqual(yield* refusal(delivery({ deliveryId: "d-9", push: push(now - 5 * 60_000 - 1) })), "PushStale")
-      assert.deepStrictEqual(yield* receive(delivery({ deliveryId: "d-9", push: push(now - 5 * 60_000) })), [])
+      assert.deepStrictEqual(yield* receive(delivery({ deliveryId: "d-9", push: push(now - 5 * 60_000) })), none)
       // a replay of a stale push answers stale
       assert.strictEqual(yield* refusal(delivery({ deliveryId: "d-9", push: push(0) })), "PushStale")
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a merge is held to the same rules: older than 5 minutes is stale, a replay is refused; one of an untracked repository changes nothing", () =>
+    Effect.gen(function*() {
+      const now = 20_000_000
+      yield* TestClock.setTime(now)
+      const merge = (mergedAt: number | undefined): Workflows.PushEvents.ReceivedMerge => ({
+        repositoryFullName: "acme/api",
+        number: 7,
+        mergedAt
+      })
+      const merging = (deliveryId: string, mergedAt: number | undefined) =>
+        delivery({ deliveryId, push: undefined, merge: merge(mergedAt) })
+      assert.strictEqual(yield* refusal(merging("m-1", now - 5 * 60_000 - 1)), "PushStale")
+      assert.deepStrictEqual(yield* receive(merging("m-1", now - 5 * 60_000)), none)
+      assert.strictEqual(yield* refusal(merging("m-1", now)), "PushReplayed")
+      // no merge time: dated on receipt, never stale
+      assert.deepStrictEqual(yield* receive(merging("m-2", undefined)), none)
     }).pipe(Effect.provide(layer)))
 })

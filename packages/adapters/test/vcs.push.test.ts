@@ -22,27 +22,32 @@ describe("deliveryOf", () => {
   it("GitHub: a push is x-github-event push; the id is x-github-delivery and is required", () => {
     assert.deepStrictEqual(Push.deliveryOf("github", { "x-github-event": "push", "x-github-delivery": "d-1" }), {
       isPush: true,
+      isRequest: false,
       deliveryId: "d-1",
       idRequired: true
     })
     assert.deepStrictEqual(Push.deliveryOf("github", { "x-github-event": "ping", "x-github-delivery": "" }), {
       isPush: false,
+      isRequest: false,
       deliveryId: undefined,
       idRequired: true
     })
+    assert.isTrue(Push.deliveryOf("github", { "x-github-event": "pull_request" }).isRequest)
   })
 
   it("GitLab: a push is X-Gitlab-Event Push Hook; the id is the event UUID, else Idempotency-Key, and optional", () => {
     assert.deepStrictEqual(
       Push.deliveryOf("gitlab", { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": "u-1", "idempotency-key": "k-1" }),
-      { isPush: true, deliveryId: "u-1", idRequired: false }
+      { isPush: true, isRequest: false, deliveryId: "u-1", idRequired: false }
     )
     assert.strictEqual(Push.deliveryOf("gitlab", { "x-gitlab-event": "Push Hook", "idempotency-key": "k-1" }).deliveryId, "k-1")
     assert.deepStrictEqual(Push.deliveryOf("gitlab", { "x-gitlab-event": "Tag Push Hook" }), {
       isPush: false,
+      isRequest: false,
       deliveryId: undefined,
       idRequired: false
     })
+    assert.isTrue(Push.deliveryOf("gitlab", { "x-gitlab-event": "Merge Request Hook" }).isRequest)
   })
 })
 
@@ -188,4 +193,53 @@ describe("webhookSecretOf", () => {
       assert.include(other.lines[0], "conn-1")
       assert.notInclude(other.lines[0], "sealed-hook-secret\"")
     }))
+})
+
+describe("parseMerge", () => {
+  const github = (action: string, merged: boolean | null, mergedAt: string | null = "2026-03-02T10:11:12Z") => ({
+    action,
+    number: 42,
+    pull_request: { number: 42, merged, merged_at: mergedAt, state: "closed" },
+    repository: { full_name: "acme/api" },
+    sender: { login: "octocat" }
+  })
+  const gitlab = (action: string, state = "merged", mergedAt?: string) => ({
+    object_kind: "merge_request",
+    project: { path_with_namespace: "acme/lab-api" },
+    object_attributes: { iid: 9, action, state, ...(mergedAt === undefined ? {} : { merged_at: mergedAt }) }
+  })
+
+  it("GitHub: a pull_request closed as merged is a merge of `number` at merged_at; any other action is none", () => {
+    assert.deepStrictEqual(Result.getOrThrow(Push.parseMerge("github", github("closed", true))), {
+      repositoryFullName: "acme/api",
+      number: 42,
+      mergedAt: Date.parse("2026-03-02T10:11:12Z")
+    })
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("github", github("closed", false, null))), "closed without merging")
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("github", github("opened", null, null))))
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("github", github("synchronize", false, null))))
+    assert.strictEqual(Result.getOrThrow(Push.parseMerge("github", github("closed", true, null)))!.mergedAt, undefined)
+  })
+
+  it("GitLab: a Merge Request Hook with action merge is a merge of `iid`; its merged_at when sent, in either time form", () => {
+    assert.deepStrictEqual(Result.getOrThrow(Push.parseMerge("gitlab", gitlab("merge"))), {
+      repositoryFullName: "acme/lab-api",
+      number: 9,
+      mergedAt: undefined
+    })
+    assert.strictEqual(
+      Result.getOrThrow(Push.parseMerge("gitlab", gitlab("merge", "merged", "2026-03-02 10:11:12 UTC")))!.mergedAt,
+      Date.parse("2026-03-02T10:11:12Z")
+    )
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("gitlab", gitlab("close", "closed"))))
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("gitlab", gitlab("update", "merged"))))
+    assert.isUndefined(Result.getOrThrow(Push.parseMerge("gitlab", gitlab("open", "opened"))))
+  })
+
+  it("a request event without the provider's shape fails naming the fields", () => {
+    const failed = Push.parseMerge("github", { action: "closed", number: "42", repository: {} })
+    assert.isTrue(Result.isFailure(failed))
+    const gitlabFailed = Push.parseMerge("gitlab", { object_attributes: { action: "merge" } })
+    assert.isTrue(Result.isFailure(gitlabFailed))
+  })
 })

@@ -39,8 +39,9 @@ export type RemediationChange = typeof RemediationChange.Type
  * attempt failed (`failure`); `superseded`: a later request replaced it (the provider's request was
  * merged or closed, so a new one was opened). `closed`: the service stopped following it because its
  * branch or repository is no longer tracked (the provider's request itself is left to its owners).
+ * `merged`: the provider told (its webhook) that it merged the request (`mergedAt`); final.
  */
-export const RemediationStatus = Schema.Literals(["open", "failed", "superseded", "closed"])
+export const RemediationStatus = Schema.Literals(["open", "failed", "superseded", "closed", "merged"])
 export type RemediationStatus = typeof RemediationStatus.Type
 
 export const RemediationRequest = Schema.Struct({
@@ -59,9 +60,28 @@ export const RemediationRequest = Schema.Struct({
   scanId: ScanId,
   changes: Schema.Array(RemediationChange),
   createdAt: Schema.String,
-  updatedAt: Schema.String
+  updatedAt: Schema.String,
+  /** When the provider merged the request (ISO 8601, UTC), for status `merged`; otherwise null. */
+  mergedAt: Schema.NullOr(Schema.String)
 })
 export type RemediationRequest = typeof RemediationRequest.Type
+
+/**
+ * The request once the provider merged its pull/merge request `number` at `mergedAt` (the
+ * provider's time, else the receipt's; `at` = now): only a request the service opened under that
+ * number, whether still `open` or already `superseded` or `closed` (the webhook can arrive after a
+ * later run or an untracking), and not a failed attempt. Undefined when the merge does not concern
+ * it or it is `merged` already (a second delivery changes nothing).
+ */
+export const merge = (
+  request: RemediationRequest,
+  number: number,
+  mergedAt: string,
+  at: string
+): RemediationRequest | undefined =>
+  request.number !== number || request.status === "failed" || request.status === "merged"
+    ? undefined
+    : { ...request, status: "merged", mergedAt, updatedAt: at }
 
 // Planning -----------------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { type GroupInfo, groupsForBranch, type RepositoryAssignment } from "./Assignment.js"
 import { PolicyGroupId, type RepositoryId, TeamId } from "./Id.js"
 import type { PublishedMapping } from "./PolicyGroup.js"
+import type { RemediationStatus } from "./Remediation.js"
 import type { Repository } from "./Repository.js"
 import type * as Resolution from "./Resolution.js"
 import * as ResolutionIndex from "./ResolutionIndex.js"
@@ -84,6 +85,10 @@ export const HistoryPoint = Schema.Struct({
   day: Schema.String,
   generatedAt: Schema.String,
   ...ComplianceCounts.fields,
+  /** Remediation requests the service opened that day (UTC; failed attempts are not requests). */
+  remediationRequestsOpened: Schema.Int,
+  /** Remediation requests the provider merged that day (UTC). */
+  remediationRequestsMerged: Schema.Int,
   policyGroups: Schema.Array(GroupHistory),
   teams: Schema.Array(TeamHistory)
 })
@@ -318,11 +323,73 @@ export const historyRange = (now: Date, days: number): { readonly from: string; 
   to: dayOf(now)
 })
 
+/** What the history reads of a remediation request: when it was opened and, if so, merged. */
+export interface RemediationActivity {
+  readonly status: RemediationStatus
+  readonly createdAt: string
+  readonly mergedAt: string | null
+}
+
+/** Remediation requests opened and merged on one day. */
+export interface DayActivity {
+  readonly remediationRequestsOpened: number
+  readonly remediationRequestsMerged: number
+}
+
+const noActivity: DayActivity = { remediationRequestsOpened: 0, remediationRequestsMerged: 0 }
+
+/** The UTC day of an ISO 8601 time, or undefined when it is not one. */
+const dayOfText = (at: string): string | undefined => {
+  const t = new Date(at)
+  return Number.isNaN(t.getTime()) ? undefined : dayOf(t)
+}
+
+/**
+ * Requests opened and merged per UTC day: a request counts as opened on the day of its
+ * `createdAt` unless it is a failed attempt (nothing was opened at the provider), and as merged
+ * on the day of its `mergedAt` when its status is `merged`.
+ */
+export const activityByDay = (requests: ReadonlyArray<RemediationActivity>): ReadonlyMap<string, DayActivity> => {
+  const days = new Map<string, { remediationRequestsOpened: number; remediationRequestsMerged: number }>()
+  const on = (day: string | undefined) => {
+    if (day === undefined) return undefined
+    let counts = days.get(day)
+    if (counts === undefined) days.set(day, counts = { ...noActivity })
+    return counts
+  }
+  for (const r of requests) {
+    if (r.status !== "failed") {
+      const counts = on(dayOfText(r.createdAt))
+      if (counts !== undefined) counts.remediationRequestsOpened++
+    }
+    if (r.status === "merged" && r.mergedAt !== null) {
+      const counts = on(dayOfText(r.mergedAt))
+      if (counts !== undefined) counts.remediationRequestsMerged++
+    }
+  }
+  return days
+}
+
+/**
+ * The history: each snapshot as a point, joined by day with the remediation requests opened and
+ * merged that day (counted from the requests, not the snapshot, so a merge learnt after the day's
+ * snapshot still counts). Days without a snapshot have no point.
+ */
+export const history = (
+  snapshots: ReadonlyArray<ComplianceSnapshot>,
+  requests: ReadonlyArray<RemediationActivity>
+): ReadonlyArray<HistoryPoint> => {
+  const activity = activityByDay(requests)
+  return snapshots.map((snapshot) => toHistoryPoint(snapshot, activity.get(snapshot.day) ?? noActivity))
+}
+
 /** A snapshot as a history point: the organization's counts of its day, and each group's and team's findings out of policy. */
-export const toHistoryPoint = (snapshot: ComplianceSnapshot): HistoryPoint => ({
+export const toHistoryPoint = (snapshot: ComplianceSnapshot, activity: DayActivity = noActivity): HistoryPoint => ({
   day: snapshot.day,
   generatedAt: snapshot.report.generatedAt,
   ...snapshot.report.organization,
+  remediationRequestsOpened: activity.remediationRequestsOpened,
+  remediationRequestsMerged: activity.remediationRequestsMerged,
   policyGroups: snapshot.report.policyGroups.map((g) => ({
     policyGroupId: g.policyGroupId,
     name: g.name,

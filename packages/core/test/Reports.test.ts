@@ -353,6 +353,8 @@ describe("Reports (issue 15 compliance report)", () => {
       day: "2026-06-01",
       generatedAt: report.generatedAt,
       ...counts(total),
+      remediationRequestsOpened: 0,
+      remediationRequestsMerged: 0,
       policyGroups: groups.map((g, i) => ({ policyGroupId: Id.PolicyGroupId.make(`pg_${i}`), name: g.name, outOfPolicyFindings: g.count })),
       teams: teams.map((t, i) => ({ teamId: Id.TeamId.make(`team_${i}`), name: t.name, outOfPolicyFindings: t.count }))
     })

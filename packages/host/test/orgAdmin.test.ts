@@ -245,7 +245,7 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         })
 
         // the push receiver opens the sealed webhook secret, as it does a seed's
-        expect(expectJson(await push(created.id, webhookSecret), 202)).toStrictEqual({ synced: [] })
+        expect(expectJson(await push(created.id, webhookSecret), 202)).toStrictEqual({ synced: [], merged: [] })
         expectProblem(await push(created.id, "not-the-secret-of-this-connection"), 401)
 
         // a new token replaces the old one at the next call

@@ -275,7 +275,8 @@ await onEveryStore("remediation", (storeName, makeStore) =>
           change("docker-compose.yml", 3, 13, "redis:7", "redis:7.2.4")
         ],
         createdAt: main.updatedAt,
-        updatedAt: expect.any(String)
+        updatedAt: expect.any(String),
+        mergedAt: null
       })
       expect(release).toMatchObject({
         headBranch: "image-policy/remediate/release",

@@ -160,8 +160,8 @@ describe("a connection to a GitLab API (local stub), end to end", () => {
     expect(fileReads()).toHaveLength(reads)
     expect(await published()).toEqual(before)
     // a push to another branch or of other files reads nothing
-    expect(expectJson(await sendPush(push({ ref: "refs/heads/staging" })), 202)).toEqual({ synced: [] })
-    expect(expectJson(await sendPush(push({ paths: ["README.md", "service-mappings.json"] })), 202)).toEqual({ synced: [] })
+    expect(expectJson(await sendPush(push({ ref: "refs/heads/staging" })), 202)).toEqual({ synced: [], merged: [] })
+    expect(expectJson(await sendPush(push({ paths: ["README.md", "service-mappings.json"] })), 202)).toEqual({ synced: [], merged: [] })
     expect(fileReads()).toHaveLength(reads)
 
     const eventsBefore = await eventTypes()

@@ -367,11 +367,12 @@ await onEveryStore("sync", (storeName, makeStore) =>
             githubPush({ paths: ["README.md", "other/service-mappings.json"] })
           ]
         ) {
-          expect(expectJson(await pushGithub(push), 202)).toEqual({ synced: [] })
+          expect(expectJson(await pushGithub(push), 202)).toEqual({ synced: [], merged: [] })
         }
         // a ping (sent when the webhook is created) is acknowledged too
         expect(expectJson(await pushGithub({ zen: "Keep it logically awesome.", hook_id: 1 }, { "x-github-event": "ping" }), 202)).toEqual({
-          synced: []
+          synced: [],
+          merged: []
         })
         expect(await details()).toEqual(before)
         expect(await eventTypes()).toEqual(events)
@@ -483,7 +484,10 @@ await onEveryStore("sync", (storeName, makeStore) =>
         }])
         expect((await publishedOf("Lab", "Lab file")).map((m: any) => m.toImage)).toEqual(["postgres:16.2"])
         expectProblem(await send(gitlabSecret, uuid), 401, { type: "/problems/push-replayed" })
-        expect(expectJson(await send(gitlabSecret, randomUUID(), { ...push, ref: "refs/heads/feature" }), 202)).toEqual({ synced: [] })
+        expect(expectJson(await send(gitlabSecret, randomUUID(), { ...push, ref: "refs/heads/feature" }), 202)).toEqual({
+          synced: [],
+          merged: []
+        })
       })
     })
   }))

@@ -1,8 +1,9 @@
 /**
- * Provider push webhooks, as GitHub and GitLab send them: which headers name the event and the
- * delivery, how a delivery is signed, and what of a push event decides which external phases it
- * concerns. The host's handler (handlers/VcsEvents.ts) reads the body, asks this module, and hands
- * the delivery to the core (`Workflows.PushEvents.receive`: staleness, replay, sync).
+ * Provider webhooks, as GitHub and GitLab send them: which headers name the event and the
+ * delivery, how a delivery is signed, what of a push event decides which external phases it
+ * concerns, and what of a pull/merge request event tells that the provider merged a request. The
+ * host's handler (handlers/VcsEvents.ts) reads the body, asks this module, and hands the delivery
+ * to the core (`Workflows.PushEvents.receive`: staleness, replay, then sync or merge).
  *
  * Secrets are compared in constant time (WebCrypto HMAC verify; SHA-256 digests for GitLab's token)
  * and are never logged or answered; a sealed secret is opened for one delivery and not kept.
@@ -22,8 +23,10 @@ type Headers = Readonly<Record<string, string | undefined>>
 
 /** What the headers say of a provider's event delivery. */
 export interface ProviderDelivery {
-  /** Whether it is a push event (others are acknowledged and ignored). */
+  /** Whether it is a push event. */
   readonly isPush: boolean
+  /** Whether it is a pull/merge request event (GitHub `pull_request`, GitLab `Merge Request Hook`); others are acknowledged and ignored. */
+  readonly isRequest: boolean
   /** The provider's id of this delivery, if it sent one (replays repeat it). */
   readonly deliveryId: string | undefined
   /** GitHub always names its deliveries: one without an id cannot be told from a replay. */
@@ -33,10 +36,17 @@ export interface ProviderDelivery {
 export const deliveryOf = (provider: Provider, headers: Headers): ProviderDelivery => {
   if (provider === "github") {
     const id = headers["x-github-delivery"]
-    return { isPush: headers["x-github-event"] === "push", deliveryId: id === "" ? undefined : id, idRequired: true }
+    const event = headers["x-github-event"]
+    return { isPush: event === "push", isRequest: event === "pull_request", deliveryId: id === "" ? undefined : id, idRequired: true }
   }
   const id = headers["x-gitlab-event-uuid"] ?? headers["idempotency-key"]
-  return { isPush: headers["x-gitlab-event"] === "Push Hook", deliveryId: id === "" ? undefined : id, idRequired: false }
+  const event = headers["x-gitlab-event"]
+  return {
+    isPush: event === "Push Hook",
+    isRequest: event === "Merge Request Hook",
+    deliveryId: id === "" ? undefined : id,
+    idRequired: false
+  }
 }
 
 /**
@@ -191,5 +201,60 @@ export const parsePush = (provider: Provider, json: unknown): Result.Result<Pars
       push: { repositoryFullName: p.project.path_with_namespace, ref: p.ref, changedPaths: complete ? changedPaths(p.commits!) : null },
       pushedAt: undefined
     }
+  })
+}
+
+// Pull/merge request payloads, reduced to what tells a merge and which request it was ------------
+
+const ProviderTime = Schema.optional(Schema.NullOr(Schema.String))
+
+const GithubPullRequest = Schema.Struct({
+  action: Schema.String,
+  number: Schema.Int,
+  pull_request: Schema.Struct({ merged: Schema.optional(Schema.NullOr(Schema.Boolean)), merged_at: ProviderTime }),
+  repository: Schema.Struct({ full_name: Schema.String })
+})
+
+const GitlabMergeRequest = Schema.Struct({
+  project: Schema.Struct({ path_with_namespace: Schema.String }),
+  object_attributes: Schema.Struct({
+    iid: Schema.Int,
+    action: Schema.optional(Schema.String),
+    state: Schema.optional(Schema.String),
+    // newer GitLab versions send it; older ones do not (the merge is then dated on receipt)
+    merged_at: ProviderTime
+  })
+})
+
+/** Epoch ms of a provider's time text (GitHub ISO 8601; GitLab also `2026-01-02 03:04:05 UTC`), if it reads as one. */
+const providerTime = (at: string | null | undefined): number | undefined => {
+  if (at === undefined || at === null || at === "") return undefined
+  const ms = Date.parse(at)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/** What the core receives of a merge. */
+export type ParsedMerge = Workflows.PushEvents.ReceivedMerge
+
+/**
+ * A pull/merge request event's JSON in the provider's shape: the merge it tells (GitHub `closed`
+ * with `merged: true`, GitLab action `merge` in state `merged`), or undefined for any other action
+ * (opened, closed unmerged, updated...); or the schema's error (its paths name the bad fields).
+ */
+export const parseMerge = (provider: Provider, json: unknown): Result.Result<ParsedMerge | undefined, Schema.SchemaError> => {
+  if (provider === "github") {
+    return Result.map(
+      Schema.decodeUnknownResult(GithubPullRequest, { errors: "all" })(json),
+      (e) =>
+        e.action === "closed" && e.pull_request.merged === true
+          ? { repositoryFullName: e.repository.full_name, number: e.number, mergedAt: providerTime(e.pull_request.merged_at) }
+          : undefined
+    )
+  }
+  return Result.map(Schema.decodeUnknownResult(GitlabMergeRequest, { errors: "all" })(json), (e) => {
+    const a = e.object_attributes
+    return a.action === "merge" && (a.state === undefined || a.state === "merged")
+      ? { repositoryFullName: e.project.path_with_namespace, number: a.iid, mergedAt: providerTime(a.merged_at) }
+      : undefined
   })
 }

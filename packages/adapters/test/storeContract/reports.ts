@@ -1,6 +1,6 @@
 /** Storage contract: what the compliance report reads in bulk, and its daily snapshots (`ReportStore`). */
 import { assert } from "@effect/vitest"
-import type { Id, Reports, SnoozeRequest } from "@image-policy/core"
+import type { Id, Remediation, Reports, SnoozeRequest } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { type Contract, type ContractIt, newId, stamp } from "./support.js"
 
@@ -197,5 +197,37 @@ export const reports = (
       const other = yield* newOrg()
       assert.deepStrictEqual(yield* store.reports.snapshots(other.id, "2026-01-01", "2026-12-31"), [], "scoped by organization")
       assert.isTrue(yield* store.reports.putSnapshot(other.id, day1), "another organization has its own days")
+    }))
+
+  it.effect("reports: remediationActivity answers the requests created or merged in a range of days, in one read", () =>
+    Effect.gen(function*() {
+      const org = yield* newOrg()
+      const repo = yield* trackedRepository(org.id)
+      const at = (createdAt: string, status: Remediation.RemediationStatus = "open", mergedAt: string | null = null) => ({
+        ...remediation(repo.id, "main", status),
+        createdAt,
+        updatedAt: createdAt,
+        ...(status === "failed" ? { failure: "conflict" as const, number: null, url: null } : {}),
+        mergedAt
+      })
+      const before = at("2026-02-28T23:59:59.999Z")
+      const first = at("2026-03-01T00:00:00.000Z")
+      const failed = at("2026-03-02T12:00:00.000Z", "failed")
+      const mergedLater = at("2026-02-20T08:00:00.000Z", "merged", "2026-03-03T23:59:59.999Z")
+      const mergedSameDay = at("2026-03-03T01:00:00.000Z", "merged", "2026-03-03T02:00:00.000Z")
+      const after = at("2026-03-04T00:00:00.000Z", "merged", "2026-03-05T00:00:00.000Z")
+      for (const r of [before, first, failed, mergedLater, mergedSameDay, after]) yield* store.remediations.put(org.id, r)
+      const view = (r: Remediation.RemediationRequest) => ({ status: r.status, createdAt: r.createdAt, mergedAt: r.mergedAt })
+      const sorted = (rows: ReadonlyArray<Reports.RemediationActivity>) =>
+        [...rows].sort((a, b) => a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)
+      assert.deepStrictEqual(
+        sorted(yield* store.reports.remediationActivity(org.id, "2026-03-01", "2026-03-03")),
+        [mergedLater, first, failed, mergedSameDay].map(view)
+      )
+      assert.deepStrictEqual(sorted(yield* store.reports.remediationActivity(org.id, "2026-02-28", "2026-02-28")), [view(before)])
+      assert.deepStrictEqual(sorted(yield* store.reports.remediationActivity(org.id, "2026-03-05", "2026-03-05")), [view(after)])
+      assert.deepStrictEqual(yield* store.reports.remediationActivity(org.id, "2026-04-01", "2026-04-30"), [])
+      const other = yield* newOrg()
+      assert.deepStrictEqual(yield* store.reports.remediationActivity(other.id, "2026-01-01", "2026-12-31"), [], "scoped by organization")
     }))
 }

@@ -249,7 +249,8 @@ export const make = (options: ContractOptions) => {
         reason: "pinned by Base"
       }],
       createdAt: at,
-      updatedAt: at
+      updatedAt: at,
+      mergedAt: status === "merged" ? at : null
     }
   }
   /** A tracked repository (branches `main` and `release`, or `branches`) with its team, routine and connection. */

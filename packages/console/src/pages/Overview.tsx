@@ -179,9 +179,13 @@ export default function Overview() {
               <div className="card">
                 <LineChart
                   title="Remediation requests"
-                  description="Open at the end of each day"
+                  description="Open at the day's snapshot; opened and merged during the day"
                   days={dayList}
-                  series={[{ name: "Open", values: points.map((p) => p.openRemediationRequests) }]}
+                  series={[
+                    { name: "Open", values: points.map((p) => p.openRemediationRequests) },
+                    { name: "Opened", values: points.map((p) => p.remediationRequestsOpened) },
+                    { name: "Merged", values: points.map((p) => p.remediationRequestsMerged) }
+                  ]}
                 />
               </div>
               <div className="card">

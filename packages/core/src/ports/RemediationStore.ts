@@ -18,8 +18,17 @@ export class RemediationStore extends Context.Service<RemediationStore, {
     options?: { readonly excludeFailed?: boolean }
   ) => Effect.Effect<Option.Option<RemediationRequest>>
   /**
-   * Sets every request of the repository (of the named branches, or all) that is not `closed` yet
-   * to `closed`, `updatedAt` = `at`; answers how many it closed.
+   * The repository's newest request by (createdAt, id) that the provider numbered `number` and that
+   * is not a failed attempt, whatever its status.
+   */
+  readonly findByNumber: (
+    orgId: OrgId,
+    repositoryId: RepositoryId,
+    number: number
+  ) => Effect.Effect<Option.Option<RemediationRequest>>
+  /**
+   * Sets every request of the repository (of the named branches, or all) that is neither `closed`
+   * nor `merged` yet to `closed`, `updatedAt` = `at`; answers how many it closed.
    */
   readonly close: (
     orgId: OrgId,

@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { RepositoryAssignment } from "../Assignment.js"
 import type { OrgId } from "../Id.js"
-import type { BranchState, BucketedBranch, ComplianceSnapshot, FindingCount } from "../Reports.js"
+import type { BranchState, BucketedBranch, ComplianceSnapshot, FindingCount, RemediationActivity } from "../Reports.js"
 import type { Repository } from "../Repository.js"
 import type { SnoozeRequest } from "../SnoozeRequest.js"
 
@@ -36,6 +36,12 @@ export class ReportStore extends Context.Service<ReportStore, {
    * writer wins, whichever host); answers whether this call stored it.
    */
   readonly putSnapshot: (orgId: OrgId, snapshot: ComplianceSnapshot) => Effect.Effect<boolean>
+  /**
+   * The organization's remediation requests (status, createdAt, mergedAt) created or merged on the
+   * days `from`..`to` (inclusive, UTC `YYYY-MM-DD`), in one read for the whole range; failed
+   * attempts included (the core leaves them out of the opened counts).
+   */
+  readonly remediationActivity: (orgId: OrgId, from: string, to: string) => Effect.Effect<ReadonlyArray<RemediationActivity>>
   /** The snapshots of the days `from`..`to` (inclusive, `YYYY-MM-DD`), oldest first. */
   readonly snapshots: (orgId: OrgId, from: string, to: string) => Effect.Effect<ReadonlyArray<ComplianceSnapshot>>
 }>()("@image-policy/core/ReportStore") {}

@@ -60,6 +60,15 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
       connectionId: VcsConnectionId,
       externalRepoId: string
     ) => Effect.Effect<Option.Option<Repository>>
+    /**
+     * The connection's tracked repositories whose `fullName` equals `fullName` ignoring case (as a
+     * provider push is matched: providers treat names case-insensitively), by (createdAt, id).
+     */
+    readonly findByFullName: (
+      orgId: OrgId,
+      connectionId: VcsConnectionId,
+      fullName: string
+    ) => Effect.Effect<ReadonlyArray<Repository>>
     /** External ids of the connection's tracked repositories (for the `tracked` flag of available-repos). */
     readonly trackedExternalIds: (orgId: OrgId, connectionId: VcsConnectionId) => Effect.Effect<ReadonlySet<string>>
     /** Fails with `RepositoryAlreadyTracked` when a racing writer tracked the same repository first. */

@@ -1,9 +1,11 @@
 /**
- * Provider push webhooks, once the edge has verified the delivery's signature and decoded its body
- * (spec 3 "external phase" row: a change merged into the configured branch is synchronized). Checks,
- * first failure wins: a delivery that must name its id and does not, a push older than
- * `MappingsFile.maxPushAgeMs`, a delivery id received in the last `replayWindowMs`; then the phases
- * the push concerns are synced. Other events are acknowledged and change nothing.
+ * Provider webhooks, once the edge has verified the delivery's signature and decoded its body:
+ * pushes (spec 3 "external phase" row: a change merged into the configured branch is synchronized)
+ * and merges of pull/merge requests (a remediation request the service opened becomes `merged`).
+ * Checks, first failure wins: a delivery that must name its id and does not, a push or merge older
+ * than `MappingsFile.maxPushAgeMs`, a delivery id received in the last `replayWindowMs`; then the
+ * phases the push concerns are synced, or the merged request is marked. Other events are
+ * acknowledged and change nothing.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -12,6 +14,8 @@ import type { OrgId } from "../Id.js"
 import * as MappingsFile from "../MappingsFile.js"
 import { PushDeliveryIds } from "../ports/PushDeliveryIds.js"
 import type { VcsConnection } from "../VcsConnection.js"
+import type { Caller } from "./Caller.js"
+import { markMerged } from "./Remediation.js"
 import { syncPushed } from "./Sync.js"
 
 /** The delivery id was already received recently, or a delivery that must name one names none. */
@@ -29,6 +33,16 @@ export interface ReceivedPush {
   readonly pushedAt: number | undefined
 }
 
+/** A pull/merge request merge event as the edge decoded it. */
+export interface ReceivedMerge {
+  /** The repository as the provider names it (GitHub full name, GitLab project path). */
+  readonly repositoryFullName: string
+  /** The provider's request number (GitHub `number`, GitLab `iid`). */
+  readonly number: number
+  /** When the provider says it merged the request (epoch ms), if it does. */
+  readonly mergedAt: number | undefined
+}
+
 /** A delivery whose signature the edge verified against `connection`'s webhook secret. */
 export interface PushDelivery {
   readonly orgId: OrgId
@@ -39,22 +53,37 @@ export interface PushDelivery {
   readonly idRequired: boolean
   /** The push; `undefined` for another event. */
   readonly push: ReceivedPush | undefined
+  /** The merge of a pull/merge request; `undefined` for another event (or another action on a request). */
+  readonly merge?: ReceivedMerge | undefined
 }
 
-/** Checks a verified delivery for staleness and replay, then syncs the external phases its push concerns. */
+/**
+ * Checks a verified delivery for staleness and replay, then syncs the external phases its push
+ * concerns, or marks the remediation request its merge concerns `merged` (the provider's merge
+ * time, else now). Answers both, each empty when the delivery was not of its kind.
+ */
 export const receive = Effect.fn("PushEvents.receive")(function*(delivery: PushDelivery, correlationId: string) {
-  const { connection, deliveryId, push } = delivery
+  const { connection, deliveryId, merge, push } = delivery
   if (delivery.idRequired && deliveryId === undefined) return yield* new PushReplayed()
   const now = yield* Clock.currentTimeMillis
-  if (push !== undefined && MappingsFile.isStalePush(push.pushedAt, now)) return yield* new PushStale()
+  // a merge is held to the push's age limit: a provider sends both the moment they happen
+  const happenedAt = push !== undefined ? push.pushedAt : merge?.mergedAt
+  if (MappingsFile.isStalePush(happenedAt, now)) return yield* new PushStale()
   if (deliveryId !== undefined) {
     const received = yield* PushDeliveryIds
     if (!(yield* received.remember(`${connection.id}|${deliveryId}`, now, replayWindowMs))) return yield* new PushReplayed()
   }
-  if (push === undefined) return []
-  return yield* syncPushed(
-    { orgId: delivery.orgId, actor: { kind: "system", name: `${connection.provider}-push` }, correlationId },
-    connection.id,
-    push.push
-  )
+  // the audit actor names the provider and what it sent: `github-push`, `gitlab-webhook`, ...
+  const as = (kind: "push" | "webhook"): Caller => ({
+    orgId: delivery.orgId,
+    actor: { kind: "system", name: `${connection.provider}-${kind}` },
+    correlationId
+  })
+  const synced = push === undefined ? [] : yield* syncPushed(as("push"), connection.id, push.push)
+  const merged = merge === undefined ? [] : yield* markMerged(as("webhook"), connection.id, {
+    repositoryFullName: merge.repositoryFullName,
+    number: merge.number,
+    mergedAt: new Date(merge.mergedAt ?? now).toISOString()
+  })
+  return { synced, merged }
 })

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { OrgId, RepositoryId, ScanId } from "../Id.js"
+import type { OrgId, RepositoryId, ScanId, VcsConnectionId } from "../Id.js"
 import type { PageRequest } from "../Page.js"
 import type { AuditStore } from "../ports/AuditStore.js"
 import { Ids } from "../ports/Ids.js"
@@ -177,7 +177,8 @@ export const remediateBranch = (target: {
           scanId,
           changes,
           createdAt: at,
-          updatedAt: at
+          updatedAt: at,
+          mergedAt: null
         }))
 
       // a run of this scan was recorded already (its worker died before finishing the scan, and the
@@ -222,6 +223,50 @@ export const remediateBranch = (target: {
       return Option.some(request)
     }))
   })
+
+/** A provider's merge of one of its pull/merge requests, as its webhook tells it. */
+export interface ProviderMerge {
+  /** The repository as the provider names it (GitHub full name, GitLab project path). */
+  readonly repositoryFullName: string
+  /** The provider's request number (GitHub `number`, GitLab `iid`). */
+  readonly number: number
+  /** When the provider merged it (ISO 8601, UTC). */
+  readonly mergedAt: string
+}
+
+/**
+ * A merge webhook of `connectionId`: the request the service opened under that number in the
+ * connection's repository of that name (`Remediation.merge` says which) becomes `merged`, with its
+ * audit row in the same transaction. No CloudEvent: the contracts' catalog has no merged type. A
+ * number the service never opened, or a request merged already, changes nothing. Answers the
+ * requests it marked.
+ */
+export const markMerged = Effect.fn("Remediation.markMerged")(function*(
+  caller: Caller,
+  connectionId: VcsConnectionId,
+  merge: ProviderMerge
+) {
+  const remediations = yield* RemediationStore
+  const { repositories } = yield* RepositoryStore
+  const { orgId } = caller
+  const matching = yield* repositories.findByFullName(orgId, connectionId, merge.repositoryFullName)
+  if (matching.length === 0) return []
+  return yield* transaction(Effect.gen(function*() {
+    const marked: Array<Remediation.RemediationRequest> = []
+    for (const repository of matching) {
+      // the routine's writer holds this lock while it supersedes or updates the branch's request
+      yield* repositories.lock(orgId, repository.id)
+      const found = yield* remediations.findByNumber(orgId, repository.id, merge.number)
+      if (Option.isNone(found)) continue
+      const merged = Remediation.merge(found.value, merge.number, merge.mergedAt, (yield* now).toISOString())
+      if (merged === undefined) continue
+      yield* remediations.put(orgId, merged)
+      yield* audit(caller, "remediation.merge", "remediation_request", merged.id)
+      marked.push(merged)
+    }
+    return marked
+  }))
+})
 
 /** GET /repositories/{id}/remediation-requests: newest first. */
 export const listRemediationRequests = Effect.fnUntraced(function*(

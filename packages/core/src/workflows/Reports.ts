@@ -50,12 +50,18 @@ export const getComplianceReport = Effect.fnUntraced(function*(caller: Caller) {
   return yield* complianceReport(caller.orgId, yield* now)
 })
 
-/** GET /reports/compliance/history?days=N: one point per day that has a snapshot, oldest first. */
+/**
+ * GET /reports/compliance/history?days=N: one point per day that has a snapshot, oldest first,
+ * each with the remediation requests opened and merged that day.
+ */
 export const getComplianceHistory = Effect.fnUntraced(function*(caller: Caller, query: { readonly days: number }) {
   const reports = yield* ReportStore
   const { from, to } = Reports.historyRange(yield* now, query.days)
-  const snapshots = yield* reports.snapshots(caller.orgId, from, to)
-  return { days: query.days, from, to, items: snapshots.map(Reports.toHistoryPoint) }
+  const [snapshots, activity] = yield* Effect.all([
+    reports.snapshots(caller.orgId, from, to),
+    reports.remediationActivity(caller.orgId, from, to)
+  ])
+  return { days: query.days, from, to, items: Reports.history(snapshots, activity) }
 })
 
 /**

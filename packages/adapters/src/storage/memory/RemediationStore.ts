@@ -19,13 +19,25 @@ export const make = (s: State): typeof RemediationStore.Service => ({
         )[0]
       )
     ),
+  findByNumber: (orgId, repositoryId, number) =>
+    s.read(() =>
+      Option.fromNullishOr(
+        sortBy(
+          s.valuesOf(orgId, (o) => o.remediations).filter((r) =>
+            r.repositoryId === repositoryId && r.number === number && r.status !== "failed"
+          ),
+          byCreated,
+          true
+        )[0]
+      )
+    ),
   close: (orgId, repositoryId, { at, branchNames }) =>
     s.run((undo) => {
       const o = s.state(orgId)
       if (o === undefined) return 0
       let closed = 0
       for (const r of [...o.remediations.values()]) {
-        if (r.repositoryId !== repositoryId || r.status === "closed") continue
+        if (r.repositoryId !== repositoryId || r.status === "closed" || r.status === "merged") continue
         if (branchNames !== undefined && !branchNames.includes(r.branchName)) continue
         put(undo, o.remediations, r.id, { ...r, status: "closed", updatedAt: at })
         closed++

@@ -92,6 +92,13 @@ export const make = (s: State): typeof ReportStore.Service => {
         put(undo, days, snapshot.day, snapshot)
         return true
       }),
+    remediationActivity: (orgId, from, to) =>
+      s.read(() => {
+        const inRange = (at: string | null) => at !== null && at.slice(0, 10) >= from && at.slice(0, 10) <= to
+        return s.valuesOf(orgId, (o) => o.remediations)
+          .filter((r) => inRange(r.createdAt) || inRange(r.mergedAt))
+          .map((r) => ({ status: r.status, createdAt: r.createdAt, mergedAt: r.mergedAt }))
+      }),
     snapshots: (orgId, from, to) =>
       s.read(() =>
         [...daysOf(orgId).values()].filter((x) => x.day >= from && x.day <= to).sort((a, b) => a.day < b.day ? -1 : a.day > b.day ? 1 : 0)

@@ -64,6 +64,15 @@ export const make = (s: State): typeof RepositoryStore.Service => ({
           s.valuesOf(orgId, (o) => o.repositories).find((r) => r.vcsConnectionId === connectionId && r.externalRepoId === externalRepoId)
         )
       ),
+    findByFullName: (orgId, connectionId, fullName) =>
+      s.read(() =>
+        sortBy(
+          s.valuesOf(orgId, (o) => o.repositories).filter((r) =>
+            r.vcsConnectionId === connectionId && r.fullName.toLowerCase() === fullName.toLowerCase()
+          ),
+          byCreated
+        )
+      ),
     trackedExternalIds: (orgId, connectionId) =>
       s.read(() =>
         new Set(s.valuesOf(orgId, (o) => o.repositories).filter((r) => r.vcsConnectionId === connectionId).map((r) => r.externalRepoId))

@@ -445,6 +445,29 @@ const sessions = Effect.gen(function*() {
   )
 })
 
+/**
+ * Remediation requests learn merges (provider webhooks): `number` and `merged_at` as columns,
+ * copied from the document, so a merge finds the repository's request by its provider number and
+ * the compliance history counts requests opened and merged per day over a range with an index
+ * rather than reading every document. Stored documents get `mergedAt: null` (none was merged yet).
+ */
+const remediationMerges = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements(
+    sql,
+    `
+    ALTER TABLE remediation_requests ADD COLUMN number integer;
+    ALTER TABLE remediation_requests ADD COLUMN merged_at text COLLATE "C";
+    UPDATE remediation_requests SET number = (doc->>'number')::integer,
+      doc = CASE WHEN doc ? 'mergedAt' THEN doc ELSE doc || '{"mergedAt": null}'::jsonb END;
+    UPDATE remediation_requests SET merged_at = doc->>'mergedAt' WHERE doc->>'mergedAt' IS NOT NULL;
+    CREATE INDEX remediation_requests_number ON remediation_requests (org_id, repository_id, number) WHERE number IS NOT NULL;
+    CREATE INDEX remediation_requests_created ON remediation_requests (org_id, created_at);
+    CREATE INDEX remediation_requests_merged ON remediation_requests (org_id, merged_at) WHERE merged_at IS NOT NULL;
+  `
+  )
+})
+
 export const migrations = {
   "0001_init": init,
   "0002_scans": scans,
@@ -455,7 +478,8 @@ export const migrations = {
   "0009_members_and_roles": membersAndRoles,
   "0010_compliance_snapshots": complianceSnapshots,
   "0012_scheduled_runs": scheduledRuns,
-  "0013_sessions": sessions
+  "0013_sessions": sessions,
+  "0014_remediation_merges": remediationMerges
 }
 
 export const table = "image_policy_migrations"

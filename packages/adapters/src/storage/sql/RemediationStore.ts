@@ -12,10 +12,13 @@ export const make = (sql: SqlClient.SqlClient): typeof RemediationStore.Service 
   return {
     put: (orgId, request) => {
       const r = Storable.remediation(request)
-      return die(sql`INSERT INTO remediation_requests (org_id, id, repository_id, branch_name, status, created_at, doc)
-        VALUES (${orgId}, ${r.id}, ${r.repositoryId}, ${r.branchName}, ${r.status}, ${r.createdAt}, ${json(r)}::jsonb)
+      return die(sql`INSERT INTO remediation_requests
+        (org_id, id, repository_id, branch_name, status, created_at, number, merged_at, doc)
+        VALUES (${orgId}, ${r.id}, ${r.repositoryId}, ${r.branchName}, ${r.status}, ${r.createdAt}, ${r.number}, ${r.mergedAt},
+          ${json(r)}::jsonb)
         ON CONFLICT (org_id, id) DO UPDATE SET repository_id = EXCLUDED.repository_id, branch_name = EXCLUDED.branch_name,
-          status = EXCLUDED.status, created_at = EXCLUDED.created_at, doc = EXCLUDED.doc`)
+          status = EXCLUDED.status, created_at = EXCLUDED.created_at, number = EXCLUDED.number, merged_at = EXCLUDED.merged_at,
+          doc = EXCLUDED.doc`)
     },
     get: (orgId, id) => one(sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND id = ${id}`, doc(decodeRemediation)),
     latest: (orgId, repositoryId, branchName, options) =>
@@ -25,12 +28,18 @@ export const make = (sql: SqlClient.SqlClient): typeof RemediationStore.Service 
           ORDER BY created_at DESC, id DESC LIMIT 1`,
         doc(decodeRemediation)
       ),
+    findByNumber: (orgId, repositoryId, number) =>
+      one(
+        sql`SELECT doc FROM remediation_requests WHERE org_id = ${orgId} AND repository_id = ${repositoryId}
+          AND number = ${number} AND status <> 'failed' ORDER BY created_at DESC, id DESC LIMIT 1`,
+        doc(decodeRemediation)
+      ),
     close: (orgId, repositoryId, { at, branchNames }) => {
       if (branchNames !== undefined && branchNames.length === 0) return Effect.succeed(0)
       return Effect.map(
         die(sql`UPDATE remediation_requests
           SET status = 'closed', doc = doc || jsonb_build_object('status', 'closed', 'updatedAt', ${at}::text)
-          WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND status <> 'closed'
+          WHERE org_id = ${orgId} AND repository_id = ${repositoryId} AND status NOT IN ('closed', 'merged')
           ${branchNames !== undefined ? sql`AND ${sql.in("branch_name", branchNames)}` : sql``} RETURNING id`),
         (rows) => rows.length
       )

@@ -3,7 +3,7 @@
  * database per (bucket, image, platform): the rows that reach JS are a few per distinct image,
  * not one per finding (issue 15: 1,000 repositories x 3 branches x 20 findings within 200 ms).
  */
-import { Assignment, type Id, Reports, type ReportStore, Repository, SnoozeRequest } from "@image-policy/core"
+import { Assignment, type Id, type Remediation, Reports, type ReportStore, Repository, SnoozeRequest } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -13,6 +13,9 @@ const decodeRepository = Rows.decoder(Repository.Repository)
 const decodeAssignments = Rows.decoder(Schema.Array(Assignment.RepositoryAssignment))
 const decodeSnooze = Rows.decoder(SnoozeRequest.SnoozeRequest)
 const decodeSnapshot = Rows.decoder(Reports.ComplianceSnapshot)
+
+/** The UTC day after `day` (`YYYY-MM-DD`): the exclusive end of a range of ISO 8601 times. */
+const dayAfter = (day: string) => Reports.dayOf(new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000))
 
 export const make = (sql: SqlClient.SqlClient): typeof ReportStore.Service => {
   const { die, doc, json } = Rows
@@ -96,6 +99,18 @@ export const make = (sql: SqlClient.SqlClient): typeof ReportStore.Service => {
         die(sql`INSERT INTO compliance_snapshots (org_id, day, doc) VALUES (${orgId}, ${snapshot.day}, ${json(snapshot)}::jsonb)
           ON CONFLICT (org_id, day) DO NOTHING RETURNING day`),
         (rows) => rows.length > 0
+      ),
+    remediationActivity: (orgId, from, to) =>
+      Effect.map(
+        // the day is the text's first 10 characters (ISO 8601 UTC); the day after `to` bounds the range
+        die(sql<{ status: Remediation.RemediationStatus; createdAt: string; mergedAt: string | null }>`
+          SELECT status, created_at, merged_at FROM remediation_requests WHERE org_id = ${orgId}
+            AND created_at >= ${from} AND created_at < ${dayAfter(to)}
+          UNION ALL
+          SELECT status, created_at, merged_at FROM remediation_requests WHERE org_id = ${orgId}
+            AND merged_at >= ${from} AND merged_at < ${dayAfter(to)}
+            AND NOT (created_at >= ${from} AND created_at < ${dayAfter(to)})`),
+        (rows) => rows.map((r) => ({ status: r.status, createdAt: r.createdAt, mergedAt: r.mergedAt }))
       ),
     snapshots: (orgId, from, to) =>
       Effect.map(

@@ -70,6 +70,12 @@ export const make = (sql: SqlClient.SqlClient): typeof RepositoryStore.Service =
             AND external_repo_id = ${externalRepoId}`,
           doc(decodeRepository)
         ),
+      findByFullName: (orgId, connectionId, fullName) =>
+        Effect.map(
+          die(sql`SELECT doc FROM repositories WHERE org_id = ${orgId} AND vcs_connection_id = ${connectionId}
+            AND lower(doc->>'fullName') = lower(${fullName}) ORDER BY created_at, id`),
+          (rows) => rows.map(doc(decodeRepository))
+        ),
       trackedExternalIds: (orgId, connectionId) =>
         Effect.map(
           die(sql<{ externalRepoId: string }>`SELECT external_repo_id FROM repositories

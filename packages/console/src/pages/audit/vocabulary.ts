@@ -50,7 +50,8 @@ export const knownActions: ReadonlyArray<string> = [
   "webhook.rotate_secret",
   "remediation.open",
   "remediation.update",
-  "remediation.fail"
+  "remediation.fail",
+  "remediation.merge"
 ]
 
 export const resourceTypes: ReadonlyArray<string> = [

@@ -1,4 +1,7 @@
-/** A repository's remediation requests (pull/merge requests the routine opened), newest first, each with its changes. */
+/**
+ * A repository's remediation requests (pull/merge requests the routine opened), newest first, each
+ * with its changes and, once the provider's webhook told it, when it was merged.
+ */
 import type { Remediation } from "@image-policy/core"
 import { usePaged } from "../../api.js"
 import { DataTable } from "../../components/DataTable.js"
@@ -9,7 +12,8 @@ const statusBadge: Record<Remediation.RemediationStatus, string> = {
   open: "badge badge--success",
   failed: "badge badge--danger",
   superseded: "badge",
-  closed: "badge"
+  closed: "badge",
+  merged: "badge badge--merged"
 }
 
 const failureWords: Record<Remediation.RemediationFailure, string> = {
@@ -78,6 +82,10 @@ export function Remediations({ repositoryId }: { readonly repositoryId: string }
                 </ul>
               </details>
             )
+          },
+          {
+            header: "Merged",
+            cell: (r) => r.mergedAt !== null ? <time dateTime={r.mergedAt}>{formatDateTime(r.mergedAt)}</time> : "—"
           },
           { header: "Updated", cell: (r) => formatDateTime(r.updatedAt) }
         ]}
