@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import { activeSnoozes, decide, type Decision, isOutOfPolicy, requestOf } from "./Decision.js"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
+import type { FindingResolution } from "./Resolution.js"
 import type { ResolutionIndex } from "./ResolutionIndex.js"
 import type { Finding } from "./Scanner.js"
 import type { SnoozeRequest } from "./SnoozeRequest.js"
@@ -101,9 +102,13 @@ export const changeOf = (finding: Finding, decision: Decision | undefined): Reme
     policyGroupId: winner.policyGroupId,
     phaseId: winner.phaseId,
     mappingId: winner.mappingId,
-    reason: winner.mappingReason === undefined ? winner.reason : `${winner.mappingReason} (${winner.reason})`
+    reason: reasonOf(winner)
   }
 }
+
+/** Why a mapping asks for its image, as a change lists it: the mapping's own reason, if any, and why it won. */
+export const reasonOf = (resolution: FindingResolution): string =>
+  resolution.mappingReason === undefined ? resolution.reason : `${resolution.mappingReason} (${resolution.reason})`
 
 const byPlace = (a: { file: string; line: number; column: number }, b: typeof a) =>
   (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column
