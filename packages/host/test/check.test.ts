@@ -6,8 +6,8 @@
  * rewrites them after a deliberate change); the SARIF is validated against the official 2.1.0
  * schema; exit codes; `--fix` on a copy of the tree, twice.
  */
-import Ajv04 from "ajv-draft-04"
-import addFormats from "ajv-formats"
+import Ajv04Module from "ajv-draft-04"
+import addFormatsModule from "ajv-formats"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
@@ -21,6 +21,10 @@ const tree = join(fixtures, "tree")
 const mappings = join(fixtures, "service-mappings.json")
 const expected = join(fixtures, "expected")
 const version = JSON.parse(readFileSync(join(root, "packages/core/package.json"), "utf8")).version as string
+
+// CommonJS modules whose `module.exports` is the class / plugin and `.default` too: their typings name `.default`
+const Ajv04 = Ajv04Module.default
+const addFormats = addFormatsModule.default
 
 const dirs: Array<string> = []
 const tempDir = () => {
