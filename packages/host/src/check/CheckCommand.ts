@@ -112,11 +112,9 @@ export const make = <F>(cli: Cli<F>) =>
           )
         }
         if (Option.isSome(flags.output)) {
-          const target = path.resolve(cwd, flags.output.value)
-          yield* fs.writeFileString(target, report).pipe(
-            Effect.mapError((e) =>
-              new CheckFailure({ reason: "unwritable", message: `cannot write ${flags.output.pipe(Option.getOrThrow)}: ${describe(e)}` })
-            )
+          const output = flags.output.value
+          yield* fs.writeFileString(path.resolve(cwd, output), report).pipe(
+            Effect.mapError((e) => new CheckFailure({ reason: "unwritable", message: `cannot write ${output}: ${describe(e)}` }))
           )
         } else if (!flags.fix) {
           yield* print(report)

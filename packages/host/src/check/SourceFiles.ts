@@ -9,6 +9,7 @@ import { Scan, Scanner } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
+import type * as PlatformError from "effect/PlatformError"
 import { CheckFailure, describe } from "./CheckFailure.js"
 
 export interface SourceFile {
@@ -53,7 +54,7 @@ export const collect = (
       const file = { path: shown(absolute), absolute }
       if (!found.has(real) && Scanner.fileKind(file.path) !== undefined) found.set(real, file)
     }
-    const unreadable = (given: string) => (e: Parameters<typeof describe>[0]) =>
+    const unreadable = (given: string) => (e: PlatformError.PlatformError) =>
       new CheckFailure({ reason: "unreadable", message: `cannot read ${given}: ${describe(e)}` })
 
     /** Walks `dir`, whose real path is `realDir`, inside the tree whose real path is `root`. */
