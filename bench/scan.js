@@ -183,7 +183,8 @@ const other = (i) =>
     })
   ])()
 
-const files = []
+/** The synthetic monorepo (also the tree bench/check.js writes to disk). */
+export const files = []
 for (let i = 0; i < FILES; i++) {
   const k = rng()
   if (k < 0.2) files.push({ path: `services/s${i}/Dockerfile`, content: dockerfile() })
@@ -196,7 +197,8 @@ for (let i = 0; i < FILES; i++) {
 const bytes = files.reduce((n, f) => n + f.content.length, 0)
 
 // 10,000 published mappings in 3 groups of 2 phases ---------------------------------------------------
-const groups = [1, 2, 3].map((g) => ({
+/** The 10,000 published mappings (bench/check.js writes them as a mappings file). */
+export const groups = [1, 2, 3].map((g) => ({
   group: { id: Id.make("policyGroup", idBytes(g)), name: `group ${g}` },
   phases: [{ id: Id.make("phase", idBytes(10 * g)), position: 0 }, { id: Id.make("phase", idBytes(10 * g + 1)), position: 1 }],
   published: []

@@ -13,6 +13,7 @@ import { normalizedFrom } from "./Mapping.js"
 import { normalizePlatformScope } from "./Platform.js"
 import { FindingResolution } from "./Resolution.js"
 import * as ResolutionIndex from "./ResolutionIndex.js"
+import type { Finding } from "./Scanner.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
 
 /** What is asked: an image as written or normalized, and where it is used. */
@@ -91,6 +92,20 @@ export const decide = (
   const snooze = normalized === undefined ? undefined : snoozeFor(active, normalized, resolution.fromImage)
   return { ...base, resolution, ...(snooze === undefined ? {} : { snoozed: { snoozeRequestId: snooze.id, until: snooze.until } }) }
 }
+
+/**
+ * What a finding asks: its image as the file states it, for its platform; undefined when the image
+ * is not known (built from variables or templates the scanner does not evaluate), which no decision
+ * can judge. Every reader of findings (remediation, `check`, the decision API's callers) asks this.
+ */
+export const requestOf = (
+  finding: Pick<Finding, "image" | "platform">
+): { readonly image: string; readonly platform?: string } | undefined =>
+  finding.image === undefined
+    ? undefined
+    : finding.platform === undefined
+    ? { image: finding.image }
+    : { image: finding.image, platform: finding.platform }
 
 /** Out of policy: a mapping applies, asks for another image, and no snooze suppresses it. */
 export const isOutOfPolicy = (decision: Decision): boolean =>

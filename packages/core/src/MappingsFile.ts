@@ -5,10 +5,11 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type { MappingId, PhaseId, PolicyGroupId, VcsConnectionId } from "./Id.js"
+import { MappingId, PhaseId, PolicyGroupId, type VcsConnectionId } from "./Id.js"
 import { fieldErrors } from "./Input.js"
 import { type FieldError, MappingInput, mappingKey, sameContent, validateMappingInput } from "./Mapping.js"
 import { externalPhases, type ExternalSource, type PolicyGroup, type PublishedMapping } from "./PolicyGroup.js"
+import type { ResolutionPolicy } from "./Resolution.js"
 import { storableText } from "./Text.js"
 
 export const maxEntries = 10_000
@@ -147,6 +148,33 @@ export const applySync = (input: {
     return live(m, id, nowText)
   })
   return { published, diff }
+}
+
+// A file read on its own (`image-policy check --mappings`) ----------------------------------------
+
+/** The one policy group and phase a file read on its own stands for. */
+export const fileGroupId = Schema.decodeSync(PolicyGroupId)("pg_mappings_file")
+export const filePhaseId = Schema.decodeSync(PhaseId)("ph_mappings_file")
+
+/** The id of `mappings[index]` of a file read on its own: the same file gives the same ids, and an id names its entry. */
+export const fileMappingId = (index: number): MappingId => Schema.decodeSync(MappingId)(`map_entry_${index}`)
+
+/**
+ * A decoded file as a policy of its own, for deciding without a server (`check --mappings`): one
+ * group with one phase whose published mappings are the file's entries, in file order, each active
+ * as a sync at `now` would make it with no cooldown (the organization's cooldown is a server
+ * setting; the file's own `applicableDateTime` still holds: `activationTime`).
+ */
+export const filePolicy = (file: ReadonlyArray<MappingInput>, now: Date): ResolutionPolicy => {
+  const { published } = applySync({
+    phaseId: filePhaseId,
+    current: [],
+    file,
+    now,
+    cooldownSeconds: 0,
+    ids: file.map((_, i) => fileMappingId(i))
+  })
+  return [{ group: { id: fileGroupId, name: "mappings file" }, phases: [{ id: filePhaseId, position: 0 }], published }]
 }
 
 // Syncing a phase from its file (spec 3 "external phase" row) -----------------------------------

@@ -5,10 +5,10 @@
  * is updated, never duplicated.
  */
 import * as Schema from "effect/Schema"
-import { type ActiveSnoozes, activeSnoozes, sameImage, snoozeFor } from "./Decision.js"
+import { activeSnoozes, decide, type Decision, isOutOfPolicy, requestOf } from "./Decision.js"
 import { MappingId, PhaseId, PolicyGroupId, RemediationId, RepositoryId, ScanId } from "./Id.js"
+import type { FindingResolution } from "./Resolution.js"
 import type { ResolutionIndex } from "./ResolutionIndex.js"
-import { resolveFinding } from "./Scan.js"
 import type { Finding } from "./Scanner.js"
 import type { SnoozeRequest } from "./SnoozeRequest.js"
 import type { VcsProviderError, VcsWriteRejected } from "./Vcs.js"
@@ -95,19 +95,24 @@ export interface PlanInput {
   readonly now: Date
 }
 
-/** The change one finding asks for, or undefined (see `plan`). */
-const changeOf = (
-  finding: Finding,
-  policy: ResolutionIndex,
-  snoozed: ActiveSnoozes,
-  now: Date
-): RemediationChange | undefined => {
-  // only a reference written as the literal image can be rewritten: not one built from ARGs,
-  // variables or templates, nor a YAML string whose escapes make its text differ from its value
-  if (finding.normalized === undefined || finding.image === undefined || finding.reference !== finding.image) return undefined
-  const winner = resolveFinding(policy, finding, now)
-  if (winner === null || sameImage(winner.toImage, finding.image)) return undefined
-  if (snoozeFor(snoozed, finding.normalized, winner.fromImage) !== undefined) return undefined
+/** A finding with the decision on what it asks (`Decision.requestOf`); undefined when its image is not known. */
+export interface DecidedFinding {
+  readonly finding: Finding
+  readonly decision: Decision | undefined
+}
+
+/**
+ * The change one finding asks for, given the decision on its image (decided here or by a server),
+ * or undefined. Only a reference written as the literal image can be rewritten: not one built from
+ * ARGs, variables or templates, nor a YAML string whose escapes make its text differ from its
+ * value; and only when the decision is out of policy (a mapping applies, asks for another image,
+ * and no snooze suppresses it).
+ */
+export const changeOf = (finding: Finding, decision: Decision | undefined): RemediationChange | undefined => {
+  if (decision === undefined || finding.image === undefined || finding.reference !== finding.image) return undefined
+  // a decision on another text is not this finding's
+  if (decision.image !== finding.image || !isOutOfPolicy(decision) || decision.resolution === null) return undefined
+  const winner = decision.resolution
   return {
     file: finding.file,
     line: finding.line,
@@ -117,27 +122,27 @@ const changeOf = (
     policyGroupId: winner.policyGroupId,
     phaseId: winner.phaseId,
     mappingId: winner.mappingId,
-    reason: winner.mappingReason === undefined ? winner.reason : `${winner.mappingReason} (${winner.reason})`
+    reason: reasonOf(winner)
   }
 }
+
+/** Why a mapping asks for its image, as a change lists it: the mapping's own reason, if any, and why it won. */
+export const reasonOf = (resolution: FindingResolution): string =>
+  resolution.mappingReason === undefined ? resolution.reason : `${resolution.mappingReason} (${resolution.reason})`
 
 const byPlace = (a: { file: string; line: number; column: number }, b: typeof a) =>
   (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column
 
 /**
- * The references a remediation request rewrites, by (file, line, column). A finding becomes a
- * change when its image is known and written literally, a published mapping that is active at
- * `now` applies to it (resolution leaves out mappings still in cooldown), that mapping's `toImage`
- * is another image, and no approved, unexpired snooze request names the finding's image or the
- * mapping's `fromImage`. One place in a file can be read for several platforms (YAML anchors): it
- * changes only when every reading asks for the same new image.
+ * The references to rewrite, by (file, line, column): each finding's `changeOf`. One place in a
+ * file can be read for several platforms (YAML anchors): it changes only when every reading asks
+ * for the same new image.
  */
-export const plan = (input: PlanInput): ReadonlyArray<RemediationChange> => {
-  const snoozed = activeSnoozes(input.snoozes, input.now)
+export const changesOf = (decided: Iterable<DecidedFinding>): ReadonlyArray<RemediationChange> => {
   const byKey = new Map<string, { change: RemediationChange | undefined; agreed: boolean }>()
-  for (const finding of input.findings) {
+  for (const { decision, finding } of decided) {
     const key = `${finding.line}:${finding.column}:${finding.file}`
-    const change = changeOf(finding, input.policy, snoozed, input.now)
+    const change = changeOf(finding, decision)
     const seen = byKey.get(key)
     if (seen === undefined) byKey.set(key, { change, agreed: change !== undefined })
     else if (seen.change === undefined || change === undefined || seen.change.to !== change.to) seen.agreed = false
@@ -145,6 +150,21 @@ export const plan = (input: PlanInput): ReadonlyArray<RemediationChange> => {
   const out: Array<RemediationChange> = []
   for (const { agreed, change } of byKey.values()) if (agreed && change !== undefined) out.push(change)
   return out.sort(byPlace)
+}
+
+/**
+ * The references a remediation request rewrites (`changesOf`), each finding decided at `now`
+ * (`Decision.decide`): a change when its image is known and written literally, a published mapping
+ * that is active at `now` applies to it (resolution leaves out mappings still in cooldown), that
+ * mapping's `toImage` is another image, and no approved, unexpired snooze request names the
+ * finding's image or the mapping's `fromImage`.
+ */
+export const plan = (input: PlanInput): ReadonlyArray<RemediationChange> => {
+  const active = activeSnoozes(input.snoozes, input.now)
+  return changesOf(input.findings.map((finding) => {
+    const request = requestOf(finding)
+    return { finding, decision: request === undefined ? undefined : decide(input.policy, active, request, input.now) }
+  }))
 }
 
 // Rewriting ----------------------------------------------------------------------------------------

@@ -41,7 +41,9 @@ export const FindingResolution = Schema.Struct({
   /** The winner's line of the resolution's `considered` list. */
   reason: Schema.String,
   /** The mapping's own `reason`, when it has one (e.g. "LTS pin"). */
-  mappingReason: Schema.optionalKey(Schema.String)
+  mappingReason: Schema.optionalKey(Schema.String),
+  /** The mapping's platform scope, when it has one: with `fromImage`, the mapping's key (`Mapping.mappingKey`). */
+  platformScope: Schema.optionalKey(Schema.String)
 })
 export type FindingResolution = typeof FindingResolution.Type
 

@@ -56,7 +56,10 @@ export const toFindingResolution = ({ reason, resolved }: Decision): FindingReso
   mappingId: resolved.mapping.id,
   fromImage: resolved.mapping.fromImage,
   reason,
-  ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason })
+  ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason }),
+  ...(resolved.mapping.platformScope === undefined || resolved.mapping.platformScope === ""
+    ? {}
+    : { platformScope: resolved.mapping.platformScope })
 })
 
 /**

@@ -39,6 +39,29 @@ describe("MappingsFile", () => {
     assert.deepStrictEqual(Result.getOrThrow(MappingsFile.decodeMappingsFile(MappingsFile.encodeMappingsFile(f))), f)
   })
 
+  prop(
+    "a file read on its own is one group and phase with every entry in file order, ids naming entries, active as a sync without cooldown makes it",
+    [file, fc.integer({ min: Date.parse("2025-01-01T00:00:00Z"), max: Date.parse("2028-01-01T00:00:00Z") })],
+    ([f, at]) => {
+      const when = new Date(at)
+      const policy = MappingsFile.filePolicy(f, when)
+      assert.deepStrictEqual(MappingsFile.filePolicy(f, when), policy, "the same file, the same policy")
+      assert.strictEqual(policy.length, 1)
+      const [{ group, phases, published }] = policy as [(typeof policy)[number]]
+      assert.strictEqual(group.id, MappingsFile.fileGroupId)
+      assert.deepStrictEqual(phases, [{ id: MappingsFile.filePhaseId, position: 0 }])
+      assert.deepStrictEqual(published.map((m) => m.id), f.map((_, i) => `map_entry_${i}`))
+      published.forEach((m, i) => {
+        const entry = f[i]!
+        assert.strictEqual(m.fromImage, entry.fromImage)
+        assert.strictEqual(m.toImage, entry.toImage)
+        assert.strictEqual(m.phaseId, MappingsFile.filePhaseId)
+        assert.strictEqual(m.activeFrom, MappingsFile.activationTime({ now: when, cooldownSeconds: 0, ...entry }))
+        assert.isAtLeast(Date.parse(m.activeFrom), at)
+      })
+    }
+  )
+
   prop("a file saved with a byte-order mark decodes as the same file", [file], ([f]) => {
     const text = MappingsFile.encodeMappingsFile(f)
     assert.deepStrictEqual(MappingsFile.decodeMappingsFile(`\uFEFF${text}`), MappingsFile.decodeMappingsFile(text))

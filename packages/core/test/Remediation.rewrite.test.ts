@@ -1,6 +1,8 @@
 /** Remediation.rewrite: only the planned reference text changes, every other byte is kept. */
 import { assert, describe, it } from "@effect/vitest"
+import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import * as Decision from "../src/Decision.js"
 import * as Id from "../src/Id.js"
 import * as Mapping from "../src/Mapping.js"
 import * as Remediation from "../src/Remediation.js"
@@ -180,4 +182,47 @@ describe("Remediation.rewrite", () => {
     const byMapping = ms.map((m) => snooze(m.fromImage, "approved"))
     assert.deepStrictEqual(Remediation.plan({ findings, policy: compile(ms), snoozes: byMapping, now }), [])
   })
+
+  // a server's decisions arrive as JSON: the same findings decided there feed the same rule
+  const overTheWire = Schema.decodeUnknownSync(Schema.fromJsonString(Decision.Decision))
+  const encode = Schema.encodeSync(Schema.fromJsonString(Decision.Decision))
+
+  prop(
+    "the changes of decisions that travelled as JSON (a server's, `check`'s) are exactly plan's",
+    [sample, mappings, snoozes],
+    ([file, ms, ss]) => {
+      const findings = Scanner.scanFile(file.path, file.content)
+      const index = compile(ms)
+      const active = Decision.activeSnoozes(ss, now)
+      const decided = findings.map((finding) => {
+        const request = Decision.requestOf(finding)
+        return { finding, decision: request === undefined ? undefined : overTheWire(encode(Decision.decide(index, active, request, now))) }
+      })
+      assert.deepStrictEqual(Remediation.changesOf(decided), Remediation.plan({ findings, policy: index, snoozes: ss, now }))
+    }
+  )
+
+  prop(
+    "changeOf: a change exactly when the reference is the literal image and its decision is out of policy, to the decision's toImage",
+    [sample, mappings, snoozes],
+    ([file, ms, ss]) => {
+      const index = compile(ms)
+      const active = Decision.activeSnoozes(ss, now)
+      for (const finding of Scanner.scanFile(file.path, file.content)) {
+        const request = Decision.requestOf(finding)
+        assert.strictEqual(request === undefined, finding.image === undefined)
+        const decision = request === undefined ? undefined : Decision.decide(index, active, request, now)
+        const change = Remediation.changeOf(finding, decision)
+        const expected = decision !== undefined && finding.reference === finding.image && Decision.isOutOfPolicy(decision)
+        assert.strictEqual(change !== undefined, expected)
+        if (change !== undefined) {
+          assert.strictEqual(change.to, decision!.resolution!.toImage)
+          assert.strictEqual(change.from, finding.reference)
+          assert.strictEqual(change.mappingId, decision!.resolution!.mappingId)
+        }
+        // a decision on another image is never applied to this finding
+        if (decision !== undefined) assert.isUndefined(Remediation.changeOf(finding, { ...decision, image: `${decision.image} ` }))
+      }
+    }
+  )
 })

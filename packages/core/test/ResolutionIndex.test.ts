@@ -264,6 +264,8 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
         const winner = expected.success.resolved
         assert.strictEqual(decision.resolution?.mappingId ?? null, winner?.mapping.id ?? null)
         assert.strictEqual(decision.resolution?.toImage ?? null, winner?.toImage ?? null)
+        // with fromImage, the winner's key: what `check` names its SARIF rule by
+        assert.strictEqual(decision.resolution?.platformScope, winner?.mapping.platformScope || undefined)
         const covering = winner === null ? [] : snoozes.filter((s) =>
           SnoozeRequest.isActive(s, now) &&
           [Result.getOrThrow(normalizedText(img)), Mapping.normalizedFrom(winner.mapping.fromImage)].includes(

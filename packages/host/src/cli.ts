@@ -1,6 +1,6 @@
 /**
- * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed`, `keys create` and `users`
- * (UsersCommand.ts). It only
+ * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed`, `keys create`, `users`
+ * (UsersCommand.ts) and `check` (check/CheckCommand.ts). It only
  * parses flags, calls the runtime, the seed loader or a workflow, and prints; docs/cli.md is the
  * user's page. Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
  * secret key), 2 the command line is wrong.
@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as App from "./App.js"
+import * as CheckCommand from "./check/CheckCommand.js"
 import * as JsonLog from "./runtime/JsonLog.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
@@ -305,17 +306,21 @@ const users = UsersCommand.make({
   quietLogs
 })
 
+// check ------------------------------------------------------------------------------------------
+
+const check = CheckCommand.make({ fail: (message, exitCode, details) => new CommandFailure({ message, exitCode, details }) })
+
 // image-policy -----------------------------------------------------------------------------------
 
 const command = Command.make(
   "image-policy",
   {},
-  () => usage("give a command: serve, migrate, seed, keys create, users create or secrets reseal (see image-policy --help)")
+  () => usage("give a command: serve, migrate, seed, keys create, users create, secrets reseal or check (see image-policy --help)")
 ).pipe(
   Command.withDescription(
     "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
   ),
-  Command.withSubcommands([serve, migrate, seed, keys, users, secrets])
+  Command.withSubcommands([serve, migrate, seed, keys, users, secrets, check])
 )
 
 const cli = Command.runWith(command, { version })

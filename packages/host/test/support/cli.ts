@@ -21,10 +21,13 @@ export interface Outcome {
   readonly stderr: string
 }
 
-/** Runs the bin to its end; stdout and stderr without terminal control codes. `input` is piped to its stdin (closed either way). */
-export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = ""): Promise<Outcome> =>
+/**
+ * Runs the bin to its end; stdout and stderr without terminal control codes. `input` is piped to its
+ * stdin (closed either way); `cwd` is the working directory (default: the repository root).
+ */
+export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "", cwd = root): Promise<Outcome> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cleanEnv(env) })
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env) })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
