@@ -30,8 +30,7 @@ const images = [
 const platforms = [undefined, "linux/amd64", "linux/arm64", "Linux/AMD64", "not a platform!"]
 
 /** One RPC request message as the raw protocol sends it. */
-const message = (tag: string, payload: unknown, id = "1") =>
-  JSON.stringify({ _tag: "Request", id, tag, payload, headers: [] }) + "\n"
+const message = (tag: string, payload: unknown, id = "1") => JSON.stringify({ _tag: "Request", id, tag, payload, headers: [] }) + "\n"
 
 /** The NDJSON answer's messages. */
 const messages = (text: string): Array<any> => text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
@@ -48,16 +47,28 @@ const suite = (storeName: string, makeStore: MakeStore) =>
 
     const publish = async (groupName: string, phase: string, mappings: ReadonlyArray<Record<string, unknown>>) => {
       for (const body of mappings) {
-        const answer = await host.request("POST", `${base()}/policy-groups/${group(groupName).id}/phases/${group(groupName).phases[phase]}/mappings`, {
-          body
-        })
+        const answer = await host.request(
+          "POST",
+          `${base()}/policy-groups/${group(groupName).id}/phases/${group(groupName).phases[phase]}/mappings`,
+          {
+            body
+          }
+        )
         expect(answer.status, answer.text).toBeLessThan(300)
       }
       expectJson(await host.request("POST", `${base()}/policy-groups/${group(groupName).id}/publish`), 200)
     }
 
-    const rpc = (tag: string, payload: unknown, options: { readonly key?: string | null; readonly headers?: Record<string, string> } = {}) =>
-      host.request("POST", rpcPath(), { raw: message(tag, payload), headers: { "content-type": "application/x-ndjson", ...options.headers }, key: options.key })
+    const rpc = (
+      tag: string,
+      payload: unknown,
+      options: { readonly key?: string | null; readonly headers?: Record<string, string> } = {}
+    ) =>
+      host.request("POST", rpcPath(), {
+        raw: message(tag, payload),
+        headers: { "content-type": "application/x-ndjson", ...options.headers },
+        ...(options.key === undefined ? {} : { key: options.key })
+      })
 
     /** The decisions of one `Resolve` call over the raw protocol. */
     const resolveRaw = async (requests: ReadonlyArray<Decision.DecisionRequest>) => {
@@ -70,8 +81,7 @@ const suite = (storeName: string, makeStore: MakeStore) =>
       return all.filter((m) => m._tag === "Chunk").flatMap((m) => m.values) as Array<Decision.Decision>
     }
 
-    const client = (apiKey = secrets.owner) =>
-      DecisionClient.make({ baseUrl: host.url, orgId: acme().id, apiKey })
+    const client = (apiKey: string = secrets.owner) => DecisionClient.make({ baseUrl: host.url, orgId: acme().id, apiKey })
 
     const withClient = <A, E>(f: (client: DecisionClient.DecisionClient) => Effect.Effect<A, E>, apiKey?: string) =>
       Effect.runPromise(Effect.scoped(Effect.flatMap(client(apiKey), f)))
@@ -106,7 +116,12 @@ const suite = (storeName: string, makeStore: MakeStore) =>
         { fromImage: "redis", toImage: "redis:7.4" }
       ])
       const created = await host.request("POST", `${base()}/snooze-requests`, {
-        body: { repositoryId, fromImage: "python:3.12", reason: "vendor pins 3.12.1", until: new Date(Date.now() + 7 * 86_400_000).toISOString() }
+        body: {
+          repositoryId,
+          fromImage: "python:3.12",
+          reason: "vendor pins 3.12.1",
+          until: new Date(Date.now() + 7 * 86_400_000).toISOString()
+        }
       })
       snoozeId = expectJson(created, 201).id
       expectJson(await host.request("POST", `${base()}/snooze-requests/${snoozeId}/review`, { body: { decision: "approve" } }), 200)
@@ -204,7 +219,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
 
     it("an unknown repository and an untracked branch fail the call with their tagged errors", async () => {
       const unknown = await withClient((c) =>
-        Effect.flip(Stream.runCollect(c.resolve([{ image: "node:20", repositoryId: "repo_00000000000000000000000000" } as Decision.DecisionRequest])))
+        Effect.flip(
+          Stream.runCollect(c.resolve([{ image: "node:20", repositoryId: "repo_00000000000000000000000000" } as Decision.DecisionRequest]))
+        )
       )
       expect(unknown).toMatchObject({ _tag: "RepositoryNotFound", repositoryId: "repo_00000000000000000000000000" })
       const untracked = await withClient((c) =>
@@ -219,7 +236,9 @@ const suite = (storeName: string, makeStore: MakeStore) =>
 
     it("a malformed request message is a 400 problem naming the field", async () => {
       expectProblem(await rpc("Resolve", { requests: [{ image: "" }] }), 400, { paths: ["payload.requests[0].image"] })
-      expectProblem(await rpc("Resolve", { requests: [{ image: "node:20", colour: "red" }] }), 400, { paths: ["payload.requests[0].colour"] })
+      expectProblem(await rpc("Resolve", { requests: [{ image: "node:20", colour: "red" }] }), 400, {
+        paths: ["payload.requests[0].colour"]
+      })
       expectProblem(await rpc("Guess", { requests: [] }), 400, { paths: ["tag"] })
       const tooMany = Array.from({ length: 10_001 }, () => ({ image: "a" }))
       expectProblem(await rpc("Resolve", { requests: tooMany }), 400, { paths: ["payload.requests"] })

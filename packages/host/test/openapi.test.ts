@@ -270,7 +270,10 @@ describe("OpenAPI document and event catalog", () => {
       expect(operation.description).toContain("docs/decision-api.md")
       const body = resolve(operation.requestBody.content["application/json"].schema)
       const calls = (body.anyOf ?? body.oneOf).map(resolve)
-      expect(calls.map((c: any) => c.properties.tag)).toEqual([{ type: "string", enum: ["Resolve"] }, { type: "string", enum: ["Explain"] }])
+      expect(calls.map((c: any) => c.properties.tag)).toEqual([{ type: "string", enum: ["Resolve"] }, {
+        type: "string",
+        enum: ["Explain"]
+      }])
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "413", "429"]))
     })
 

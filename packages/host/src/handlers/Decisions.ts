@@ -7,10 +7,10 @@
  * The handler here decodes the request message (a 400 naming the field, where the RPC server would
  * answer a defect) and hands the request to the RPC server.
  */
+import { DecisionRpcs } from "@image-policy/client"
 import { Api } from "@image-policy/client/api/Api"
 import { ExplainCall, ResolveCall, RpcRequestEnvelope } from "@image-policy/client/api/Decisions"
 import { CurrentCaller } from "@image-policy/client/api/Security"
-import { DecisionRpcs } from "@image-policy/client"
 import { Input, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -60,11 +60,18 @@ const requestProblem = (text: string) => {
   return Result.isFailure(call) ? Problems.validation(Input.fieldErrors(call.failure)) : undefined
 }
 
-export const DecisionsHandlers = HttpApiBuilder.group(Api, "decisions", (handlers) =>
-  Effect.map(RpcServer.toHttpEffect(DecisionRpcs.DecisionRpcs, { spanPrefix: "decisions" }), (rpc) =>
-    handlers.handleRaw("decisionRpc", ({ request }) =>
-      // the body was read and checked as JSON by `Authentication`; the request keeps it
-      Effect.flatMap(Effect.orDie(request.text), (text) => {
-        const problem = requestProblem(text)
-        return problem === undefined ? rpc : Effect.fail(problem)
-      })))).pipe(Layer.provide([Handlers, CallerFromRequest, RpcSerialization.layerNdjson]))
+export const DecisionsHandlers = HttpApiBuilder.group(
+  Api,
+  "decisions",
+  (handlers) =>
+    Effect.map(
+      RpcServer.toHttpEffect(DecisionRpcs.DecisionRpcs, { spanPrefix: "decisions" }),
+      (rpc) =>
+        handlers.handleRaw("decisionRpc", ({ request }) =>
+          // the body was read and checked as JSON by `Authentication`; the request keeps it
+          Effect.flatMap(Effect.orDie(request.text), (text) => {
+            const problem = requestProblem(text)
+            return problem === undefined ? rpc : Effect.fail(problem)
+          }))
+    )
+).pipe(Layer.provide([Handlers, CallerFromRequest, RpcSerialization.layerNdjson]))

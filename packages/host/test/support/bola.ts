@@ -68,7 +68,13 @@ export const sampleFor = (
     case "POST /rpc":
       return {
         query: "",
-        body: { _tag: "Request", id: "1", tag: "Explain", payload: { image: "node:20", repositoryId: acmeIds["repositoryId"] }, headers: [] }
+        body: {
+          _tag: "Request",
+          id: "1",
+          tag: "Explain",
+          payload: { image: "node:20", repositoryId: acmeIds["repositoryId"] },
+          headers: []
+        }
       }
     case "POST /repositories/{repositoryId}/policy-groups":
       return { query: "", body: { assignments: [] } }
