@@ -26,8 +26,11 @@ interface Scope {
 
 const noSnoozes: Decision.ActiveSnoozes = new Map()
 
-/** How decisions are streamed: big enough to keep the per-message cost low, small enough to show progress early. */
-const chunkSize = 1_000
+/**
+ * Decisions per streamed message: a message is one NDJSON line, and a reader scans a line again for
+ * its end with every network read until it ends, so lines stay within a read or two (~30 KB).
+ */
+const chunkSize = 100
 
 /** A request's group as written; two keys may still name one branch (no branch and the default branch). */
 const requestKey = (request: Decision.DecisionRequest) =>
