@@ -81,4 +81,35 @@ describe("Workflows.Decisions.resolve", () => {
         }
       })
     ))
+
+  it.effect("with an IndexCache, a policy indexed once serves later calls, and any change of the policy is decided anew", () =>
+    run(() =>
+      Effect.gen(function*() {
+        const { repository } = yield* onboard(["main"])
+        yield* publish([["node:20", "node:20.11.1"]])
+        const cache = Workflows.Decisions.makeIndexCache(2)
+        let builds = 0
+        const seenIndexes = new Set<unknown>()
+        const counting: typeof Workflows.Decisions.IndexCache.Service = {
+          index: (policy) => {
+            const before = cache.index(policy)
+            // a hit answers the very index it answered before; a miss builds a new one
+            if (!seenIndexes.has(before)) builds++
+            seenIndexes.add(before)
+            return before
+          }
+        }
+        const decideNode = Effect.map(
+          Stream.runCollect(Workflows.Decisions.resolve(caller, [{ image: "node:20", repositoryId: repository.id }])),
+          (decisions) => decisions[0]?.resolution?.toImage ?? null
+        ).pipe(Effect.provideService(Workflows.Decisions.IndexCache, counting))
+
+        assert.strictEqual(yield* decideNode, "node:20.11.1")
+        assert.strictEqual(yield* decideNode, "node:20.11.1")
+        assert.strictEqual(builds, 1, "the second call reuses the index")
+        yield* publish([["node:20", "node:20.12.0"]])
+        assert.strictEqual(yield* decideNode, "node:20.12.0", "a published change is never answered from the old index")
+        assert.strictEqual(builds, 2)
+      })
+    ))
 })

@@ -2,21 +2,57 @@
  * The decision API (issue 18): many references decided in one call, and one explained. A call
  * reads the store once per policy it needs, never per reference: the requests are grouped by
  * (repository, branch), and each group's policy and its repository's snoozes are read and indexed
- * once (`ResolutionIndex.build`) before the first decision. The repository and branch checks are
+ * once (`ResolutionIndex.build`, or the `IndexCache`'s index of the same policy) before the first decision. The repository and branch checks are
  * the REST resolve's (`loadRepository`, `trackedBranch`), so a reference is refused for the same
  * reasons on both; an invalid image or platform is an `invalid` decision of its own, not a failure.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Decision from "../Decision.js"
 import type { RepositoryId } from "../Id.js"
 import { SnoozeStore } from "../ports/SnoozeStore.js"
 import type { Repository } from "../Repository.js"
+import type { ResolutionPolicy } from "../Resolution.js"
 import * as ResolutionIndex from "../ResolutionIndex.js"
 import { policyForAllRepositories, policyForBranch } from "./BranchPolicy.js"
 import { type Caller, now } from "./Caller.js"
 import * as Policy from "./Policy.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
+
+/**
+ * Indexes of the policies decided against lately, by the policy's whole content: building the index
+ * of 10,000 mappings costs far more than reading them, and callers send the same policy call after
+ * call (a stream cut into calls, a CI fleet). A policy that changed in any field is another key, so a
+ * hit is the index `ResolutionIndex.build` would give. Without this service every call builds its own.
+ */
+export class IndexCache extends Context.Service<IndexCache, {
+  readonly index: (policy: ResolutionPolicy) => ResolutionIndex.ResolutionIndex
+}>()("@image-policy/core/Decisions/IndexCache") {}
+
+/** An `IndexCache` keeping the last `capacity` policies' indexes. */
+export const makeIndexCache = (capacity = 8): typeof IndexCache.Service => {
+  const entries = new Map<string, ResolutionIndex.ResolutionIndex>()
+  return {
+    index: (policy) => {
+      const key = JSON.stringify(policy)
+      const hit = entries.get(key)
+      if (hit !== undefined) {
+        // most recently used last
+        entries.delete(key)
+        entries.set(key, hit)
+        return hit
+      }
+      const built = ResolutionIndex.build(policy)
+      entries.set(key, built)
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+      return built
+    }
+  }
+}
+
+const uncached: typeof IndexCache.Service = { index: ResolutionIndex.build }
 
 /** What the references of one (repository, branch) are decided against. */
 interface Scope {
@@ -43,6 +79,7 @@ const requestKey = (request: Decision.DecisionRequest) =>
  */
 export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: ReadonlyArray<Decision.DecisionRequest>) {
   const at = yield* now
+  const indexes = Option.getOrElse(yield* Effect.serviceOption(IndexCache), () => uncached)
   const repositories = new Map<RepositoryId, Repository>()
   const snoozes = new Map<RepositoryId, Decision.ActiveSnoozes>()
   const byBranch = new Map<string, Scope>()
@@ -54,7 +91,7 @@ export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: Rea
     const { repositoryId } = request
     if (repositoryId === undefined) {
       // snoozes are about one repository's images: none applies without a repository
-      byRequest.set(key, { index: ResolutionIndex.build(yield* policyForAllRepositories(caller.orgId)), active: noSnoozes })
+      byRequest.set(key, { index: indexes.index(yield* policyForAllRepositories(caller.orgId)), active: noSnoozes })
       continue
     }
     let repository = repositories.get(repositoryId)
@@ -69,7 +106,7 @@ export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: Rea
         snoozes.set(repositoryId, active = Decision.activeSnoozes(all, at))
       }
       const policy = yield* policyForBranch(caller.orgId, repositoryId, branchName)
-      byBranch.set(branchKey, scope = { index: ResolutionIndex.build(policy), active })
+      byBranch.set(branchKey, scope = { index: indexes.index(policy), active })
     }
     byRequest.set(key, scope)
   }

@@ -28,7 +28,10 @@ const { Decisions } = Workflows
 const Handlers = DecisionRpcs.DecisionRpcs.toLayer({
   Resolve: ({ requests }) => Stream.unwrap(CurrentCaller.useSync((caller) => Decisions.resolve(caller, requests))),
   Explain: (request) => CurrentCaller.use((caller) => Decisions.explain(caller, request))
-})
+}).pipe(
+  // one per host: a stream of requests arrives as call after call against the same policies
+  Layer.provide(Layer.sync(Decisions.IndexCache, () => Decisions.makeIndexCache()))
+)
 
 /** The caller `Authentication` proved for the HTTP request; a route served without it is a bug of ours, never an anonymous call. */
 const CallerFromRequest = Layer.succeed(DecisionRpcs.DecisionCaller)((effect) =>
