@@ -9,11 +9,21 @@
 import { Decision } from "@image-policy/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Schema from "effect/Schema"
-import { maxRequestsPerCall, ResolveRequest } from "../rpc/Decisions.js"
 import { OrgPath } from "./Common.js"
 import { Problem413 } from "./Problem.js"
 import { ResolutionView } from "./Repositories.js"
 import { Authentication, requires } from "./Security.js"
+
+/**
+ * Requests per `Resolve` call. One call is one HTTP request body, which the host also bounds (1 MiB
+ * by default): `DecisionClient` cuts a longer stream of requests into calls under both limits.
+ */
+export const maxRequestsPerCall = 10_000
+
+/** The payload of `Resolve`. */
+export const ResolveRequest = Schema.Struct({
+  requests: Schema.Array(Decision.DecisionRequest).check(Schema.isMaxLength(maxRequestsPerCall))
+})
 
 const RequestFields = {
   _tag: Schema.Literal("Request"),

@@ -9,14 +9,9 @@ import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcMiddleware from "effect/rpc/RpcMiddleware"
 import * as Schema from "effect/Schema"
+import { maxRequestsPerCall, ResolveRequest } from "../api/Decisions.js"
 import { ResolutionView } from "../api/Repositories.js"
 import { CurrentCaller } from "../api/Security.js"
-
-/**
- * Requests per `Resolve` call. One call is one HTTP request body, which the host also bounds (1 MiB
- * by default): `DecisionClient` cuts a longer stream of requests into calls under both limits.
- */
-export const maxRequestsPerCall = 10_000
 
 /** The errors a caller can act on: an unknown repository, or a branch it does not track (`path` names `requests[i].branch`). */
 export const DecisionError = Schema.Union([Repository.RepositoryNotFound, Workflows.Caller.InvalidReferenceInBody])
@@ -29,10 +24,6 @@ export type DecisionError = typeof DecisionError.Type
 export class DecisionCaller extends RpcMiddleware.Service<DecisionCaller, { provides: CurrentCaller }>()(
   "@image-policy/client/DecisionCaller"
 ) {}
-
-export const ResolveRequest = Schema.Struct({
-  requests: Schema.Array(Decision.DecisionRequest).check(Schema.isMaxLength(maxRequestsPerCall))
-})
 
 export class DecisionRpcs extends RpcGroup.make(
   Rpc.make("Resolve", {
@@ -47,3 +38,7 @@ export class DecisionRpcs extends RpcGroup.make(
     error: DecisionError
   })
 ).middleware(DecisionCaller) {}
+
+// the payload's schema and limit live beside the route's description (api/Decisions.ts), which the
+// web console's bundle reads without the RPC modules
+export { maxRequestsPerCall, ResolveRequest }
