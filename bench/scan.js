@@ -14,11 +14,12 @@
 // each resolver goes over every finding, the resolvers taking turns. Rates are given per wall second
 // and per CPU second of this process (`process.cpuUsage`): on a busy machine the second is the one
 // to compare. Prints figures and ratios; asserts nothing.
-import { Id, Resolution, ResolutionIndex, Scanner } from "@image-policy/core"
+import { Resolution, ResolutionIndex, Scanner } from "@image-policy/core"
 import * as Result from "effect/Result"
 import { loadavg } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import * as Bucketed from "./_scan-peers/bucketed.js"
+import { publishedMappings, repositories, tags } from "./_scan-peers/policy.js"
 
 const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
 const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
@@ -46,33 +47,6 @@ const idBytes = (n) => {
   return b
 }
 
-// a few hundred repositories across registries -----------------------------------------------------
-const official = [
-  "nginx",
-  "redis",
-  "postgres",
-  "node",
-  "python",
-  "golang",
-  "alpine",
-  "busybox",
-  "debian",
-  "ubuntu",
-  "rabbitmq",
-  "mysql",
-  "mongo",
-  "memcached",
-  "haproxy",
-  "traefik"
-]
-const repositories = [
-  ...official,
-  ...Array.from({ length: 90 }, (_, i) => `acme/svc-${i}`),
-  ...Array.from({ length: 90 }, (_, i) => `ghcr.io/acme/team-${i % 9}/app-${i}`),
-  ...Array.from({ length: 50 }, (_, i) => `quay.io/partner/tool-${i}`),
-  ...Array.from({ length: 54 }, (_, i) => `registry.acme.internal:5000/platform/base-${i}`)
-]
-const tags = ["1", "1.2", "1.2.3", "2", "2.0.1", "3.19", "20-alpine", "20-bookworm", "latest", "stable", "v1.29.1", "2024.1"]
 const digest = () => `sha256:${Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("")}`
 const image = () => {
   const r = pick(repositories)
@@ -196,55 +170,11 @@ for (let i = 0; i < FILES; i++) {
 }
 const bytes = files.reduce((n, f) => n + f.content.length, 0)
 
-// 10,000 published mappings in 3 groups of 2 phases ---------------------------------------------------
-/** The 10,000 published mappings (bench/check.js writes them as a mappings file). */
-export const groups = [1, 2, 3].map((g) => ({
-  group: { id: Id.make("policyGroup", idBytes(g)), name: `group ${g}` },
-  phases: [{ id: Id.make("phase", idBytes(10 * g)), position: 0 }, { id: Id.make("phase", idBytes(10 * g + 1)), position: 1 }],
-  published: []
-}))
-const counts = { exact: 0, repository: 0, pattern: 0 }
-const keys = new Set() // a phase holds one mapping per fromImage and platform scope, as the store does
-for (let i = 0; i < MAPPINGS; i++) {
-  const repo = pick(repositories)
-  const k = rng()
-  let fromImage
-  if (k < 0.6) {
-    fromImage = rng() < 0.05 ? `${repo}@${digest()}` : `${repo}:${pick(tags)}`
-  } else if (k < 0.8) {
-    fromImage = repo
-  } else {
-    const slash = repo.lastIndexOf("/")
-    fromImage = pick([
-      `${repo}:${pick(["1", "2", "20", "v1"])}*`,
-      `${repo}:*`,
-      slash > 0 ? `${repo.slice(0, slash)}/*:${pick(tags)}` : `${repo}:*-alpine`,
-      slash > 0 ? `${repo.slice(0, slash + 1)}${repo.slice(slash + 1).replace(/-[0-9]+$/, "-*")}` : `${repo}:${pick(tags)}*`
-    ])
-  }
-  const g = groups[int(groups.length)]
-  const scope = rng() < 0.1 ? pick(["linux/amd64", "linux/arm64"]) : undefined
-  const phaseId = g.phases[int(2)].id
-  const key = `${phaseId}|${fromImage}|${scope ?? ""}`
-  if (keys.has(key)) {
-    i-- // drawn again
-    continue
-  }
-  keys.add(key)
-  counts[k < 0.6 ? "exact" : k < 0.8 ? "repository" : "pattern"]++
-  g.published.push({
-    id: Id.make("mapping", idBytes(100_000 + i)),
-    key: `${fromImage}|${scope ?? ""}`,
-    fromImage,
-    toImage: `registry.acme.internal:5000/mirror/${repo.split("/").pop()}:${pick(tags)}`,
-    ...(scope ? { platformScope: scope } : {}),
-    ...(rng() < 0.2 ? { order: int(10) } : {}),
-    createdAt: "2026-01-01T00:00:00.000Z",
-    updatedAt: "2026-01-01T00:00:00.000Z",
-    phaseId,
-    activeFrom: rng() < 0.05 ? "2027-01-01T00:00:00.000Z" : "2026-01-01T00:00:00.000Z"
-  })
-}
+// 10,000 published mappings in 3 groups of 2 phases (the same generator as the decision API's bench;
+// bench/check.js writes them as a mappings file)
+const published = publishedMappings({ count: MAPPINGS, rng, int, pick, digest, idBytes })
+const counts = published.counts
+export const groups = published.groups
 const now = new Date("2026-06-01T00:00:00Z")
 
 // measuring -------------------------------------------------------------------------------------------

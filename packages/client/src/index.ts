@@ -5,3 +5,5 @@
 export { Api } from "./api/Api.js"
 export { Problem } from "./api/Problem.js"
 export * as ApiClient from "./Client.js"
+export * as DecisionClient from "./DecisionClient.js"
+export * as DecisionRpcs from "./rpc/Decisions.js"

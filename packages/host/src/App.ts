@@ -19,6 +19,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import * as Layer from "effect/Layer"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.js"
 import { AuditHandlers } from "./handlers/Audit.js"
+import { DecisionsHandlers } from "./handlers/Decisions.js"
 import { HealthHandlers } from "./handlers/Health.js"
 import { MembersHandlers } from "./handlers/Members.js"
 import { MetaHandlers } from "./handlers/Meta.js"
@@ -99,6 +100,8 @@ export const apiLayer = (options: Options) =>
         RolesHandlers,
         // the web console's sessions (issue 17)
         SessionHandlers(options),
+        // the decision API (issue 18)
+        DecisionsHandlers,
         HealthHandlers
       ]),
       Layer.provide([Auth.layer(options), Problems.layer])

@@ -47,7 +47,9 @@ const contractRoutes: ReadonlyArray<readonly [string, string, ReadonlyArray<stri
   ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/findings", ["repositories:read"]],
   ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans", ["repositories:read"]],
   ["post", "/api/v1/org/{orgId}/repositories/{repositoryId}/scans", ["repositories:manage"]],
-  ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/remediation-requests", ["repositories:read"]]
+  ["get", "/api/v1/org/{orgId}/repositories/{repositoryId}/remediation-requests", ["repositories:read"]],
+  // the decision API (issue 18)
+  ["post", "/api/v1/org/{orgId}/rpc", ["policy:read"]]
 ]
 
 const eventTypes = [
@@ -222,8 +224,8 @@ describe("OpenAPI document and event catalog", () => {
       for (const { method, operation, path } of operations()) {
         for (const [status, response] of Object.entries<any>(operation.responses)) {
           if (Number(status) < 400) {
-            // the audit export alone answers NDJSON (one audit event per line)
-            const media = path.endsWith("/audit-events/export") ? "application/x-ndjson" : "application/json"
+            // the audit export (one audit event per line) and the decision API's RPC route (one RPC message per line) answer NDJSON
+            const media = path.endsWith("/audit-events/export") || path.endsWith("/rpc") ? "application/x-ndjson" : "application/json"
             expect(Object.keys(response.content ?? { [media]: {} }), `${method} ${path} ${status}`).toEqual([media])
             continue
           }
@@ -260,6 +262,19 @@ describe("OpenAPI document and event catalog", () => {
       )
       expect(scans).toMatchObject({ type: "object", properties: { branchNames: { type: "array" } }, additionalProperties: false })
       expect(scans.required ?? []).toEqual([])
+    })
+
+    it("describes the decision API's RPC route: its protocol, the request messages it takes and the messages it streams", () => {
+      const operation = doc.paths["/api/v1/org/{orgId}/rpc"].post
+      expect(operation.description).toMatch(/Effect RPC protocol over HTTP with NDJSON framing/)
+      expect(operation.description).toContain("docs/decision-api.md")
+      const body = resolve(operation.requestBody.content["application/json"].schema)
+      const calls = (body.anyOf ?? body.oneOf).map(resolve)
+      expect(calls.map((c: any) => c.properties.tag)).toEqual([{ type: "string", enum: ["Resolve"] }, {
+        type: "string",
+        enum: ["Explain"]
+      }])
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "413", "429"]))
     })
 
     it("the document describes no internal field (secret hashes, service account ids, external versions)", () => {

@@ -6,6 +6,7 @@ import { version } from "@image-policy/core"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./ApiKeys.js"
 import { AuditGroup } from "./Audit.js"
+import { DecisionsGroup } from "./Decisions.js"
 import { HealthGroup } from "./Health.js"
 import { MembersGroup } from "./Members.js"
 import { MetaGroup } from "./Meta.js"
@@ -46,7 +47,9 @@ export class Api extends HttpApi.make("image-policy")
     MembersGroup,
     RolesGroup,
     // the web console's sessions (issue 17)
-    SessionGroup
+    SessionGroup,
+    // the decision API (issue 18)
+    DecisionsGroup
   )
   // after the groups: an API middleware reaches the endpoints already added, and the last added runs outermost
   .middleware(ProblemResponses)

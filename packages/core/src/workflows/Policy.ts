@@ -129,11 +129,22 @@ export const resolve = Effect.fnUntraced(function*(
   const repository = yield* loadRepository(caller.orgId, repositoryId)
   const branch = yield* trackedBranch(repository, query.branch, "branch")
   const policy = yield* policyForBranch(caller.orgId, repositoryId, branch)
-  const result = Resolution.resolve({ policy, image: query.image, platform: query.platform, now: yield* now })
-  return yield* Effect.fromResult(
-    Result.mapError(
-      result,
-      (e) => new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message })
-    )
-  )
+  return yield* explain(policy, query)
 })
+
+/**
+ * The resolution of an image against a policy with its `considered` list, at the clock's time; an
+ * invalid image or platform is a 400 naming `image` or `platform`. The REST resolve and the decision
+ * API's `Explain` answer with it.
+ */
+export const explain = (
+  policy: Resolution.ResolutionPolicy,
+  query: { readonly image: string; readonly platform?: string | undefined }
+) =>
+  Effect.flatMap(now, (at) =>
+    Effect.fromResult(
+      Result.mapError(
+        Resolution.resolve({ policy, image: query.image, platform: query.platform, now: at }),
+        (e) => new InvalidReferenceInBody({ path: e._tag === "InvalidPlatform" ? "platform" : "image", message: e.message })
+      )
+    ))

@@ -4,6 +4,8 @@ export * as Assignments from "./Assignments.js"
 export * as Audit from "./Audit.js"
 export * as Caller from "./Caller.js"
 export * as ConnectedProvider from "./ConnectedProvider.js"
+// the decision API (issue 18)
+export * as Decisions from "./Decisions.js"
 export * as Members from "./Members.js"
 export * as Onboarding from "./Onboarding.js"
 export * as Policy from "./Policy.js"

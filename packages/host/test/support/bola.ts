@@ -65,6 +65,17 @@ export const sampleFor = (
           branchNames: ["main"]
         }
       }
+    case "POST /rpc":
+      return {
+        query: "",
+        body: {
+          _tag: "Request",
+          id: "1",
+          tag: "Explain",
+          payload: { image: "node:20", repositoryId: acmeIds["repositoryId"] },
+          headers: []
+        }
+      }
     case "POST /repositories/{repositoryId}/policy-groups":
       return { query: "", body: { assignments: [] } }
     case "POST /policy-groups/{groupId}/phases":

@@ -1,0 +1,153 @@
+/**
+ * A typed client of the decision API (`POST /api/v1/org/{orgId}/rpc`, docs/decision-api.md) for
+ * Node and the browser, over the platform's `fetch`. Effect RPC has no streaming requests, so
+ * `resolve` cuts the caller's requests into calls (at most `maxRequestsPerCall` requests and
+ * `maxBodyBytes` per call, the host's limits) and concatenates the answers: a stream of requests in,
+ * a stream of decisions out, in the same order.
+ */
+import { type Decision, Workflows } from "@image-policy/core"
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as RpcClient from "effect/rpc/RpcClient"
+import type { RpcClientError } from "effect/rpc/RpcClientError"
+import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { Problem } from "./api/Problem.js"
+import type { ResolutionView } from "./api/Repositories.js"
+import { type DecisionError, DecisionRpcs, maxRequestsPerCall } from "./rpc/Decisions.js"
+
+export interface Options {
+  /** Where the service answers, e.g. `https://policy.example.com`. */
+  readonly baseUrl: string | URL
+  readonly orgId: string
+  /** An API key holding `policy:read`, sent as `x-api-key`. */
+  readonly apiKey: string
+  /** The host's request body limit (`serve --max-body-bytes`); default 1 MiB. */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * Why a call failed: an unknown repository or untracked branch (`DecisionError`, its `path` naming
+ * `requests[i].branch` with `i` the position in the caller's stream), a problem the service answered
+ * (`Problem`: 401, 403, 404, 413, 429 ...), or the transport (`RpcClientError`).
+ */
+export type DecisionClientError = DecisionError | Problem | RpcClientError
+
+export interface DecisionClient {
+  /** One decision per request, in request order. */
+  readonly resolve: <E = never, R = never>(
+    requests: Iterable<Decision.DecisionRequest> | Stream.Stream<Decision.DecisionRequest, E, R>
+  ) => Stream.Stream<Decision.Decision, DecisionClientError | E, R>
+  /** The REST resolve's answer for one request, its `considered` list included. */
+  readonly explain: (request: Decision.DecisionRequest) => Effect.Effect<typeof ResolutionView.Type, DecisionClientError>
+}
+
+const defaultMaxBodyBytes = 1024 * 1024
+// the request message around the requests: `{"_tag":"Request","id":"…","tag":"Resolve","payload":{"requests":[…]},"headers":[]}`
+const envelopeBytes = 256
+const encoder = new TextEncoder()
+const byteLength = (json: string) => /^[\x20-\x7e]*$/.test(json) ? json.length : encoder.encode(json).length
+
+const decodeProblem = Schema.decodeUnknownEffect(Problem)
+
+/** A service answer other than 2xx as the `Problem` it carries, so callers see 401, 403, 404 ... as such. */
+const problemAnswers = (response: HttpClientResponse.HttpClientResponse) =>
+  response.status < 400 ? Effect.succeed(response) : Effect.flatMap(
+    Effect.result(Effect.flatMap(response.json, (body) => decodeProblem(body))),
+    (problem) =>
+      Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.StatusCodeError({
+            request: response.request,
+            response,
+            ...(problem._tag === "Success" ? { cause: problem.success, description: problem.success.detail } : {})
+          })
+        })
+      )
+  )
+
+/** The `Problem` inside a transport failure, when the service answered one. */
+const withProblem = <E>(error: E): E | Problem => {
+  const reason = (error as { readonly reason?: { readonly _tag?: string; readonly cause?: unknown } }).reason
+  if (reason?._tag !== "HttpError") return error
+  const cause = reason.cause as { readonly _tag?: string; readonly cause?: unknown } | undefined
+  return cause?._tag === "StatusCodeError" && cause.cause instanceof Problem ? cause.cause : error
+}
+
+/** A branch error names its request in the call; the caller knows it by its place in the whole stream. */
+const inStream = (offset: number) => <E>(error: E): E => {
+  if (offset === 0 || !(error instanceof Workflows.Caller.InvalidReferenceInBody)) return error
+  const path = error.path.replace(/^requests\[(\d+)\]/, (_, i: string) => `requests[${offset + Number(i)}]`)
+  return new Workflows.Caller.InvalidReferenceInBody({ path, message: error.message }) as E
+}
+
+interface Batch {
+  /** Where its first request is in the caller's stream. */
+  readonly offset: number
+  readonly requests: Array<Decision.DecisionRequest>
+}
+
+/** The batch being filled, and its size in bytes once encoded. */
+interface Filling {
+  readonly batch: Batch
+  bytes: number
+  /** Requests read so far. */
+  seen: number
+}
+
+/**
+ * The client; its HTTP connections live as long as the scope. Provide `FetchHttpClient.layer`'s
+ * `HttpClient` or another (a test double, Node's undici client).
+ */
+export const makeWith = (options: Options): Effect.Effect<DecisionClient, never, Scope.Scope | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const url = new URL(`api/v1/org/${encodeURIComponent(options.orgId)}/rpc`, String(options.baseUrl).replace(/\/?$/, "/")).href
+    const http = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(HttpClientRequest.prependUrl(url), HttpClientRequest.setHeader("x-api-key", options.apiKey))
+      ),
+      HttpClient.transformResponse(Effect.flatMap(problemAnswers))
+    )
+    const protocol = yield* Effect.provide(RpcClient.makeProtocolHttp(http), RpcSerialization.layerNdjson)
+    const client = yield* Effect.provideService(RpcClient.make(DecisionRpcs), RpcClient.Protocol, protocol)
+    const budget = (options.maxBodyBytes ?? defaultMaxBodyBytes) - envelopeBytes
+
+    const resolve: DecisionClient["resolve"] = (requests) => {
+      const source = Stream.isStream(requests) ? requests : Stream.fromIterable(requests)
+      const batches = source.pipe(
+        Stream.mapAccum(
+          (): Filling => ({ batch: { offset: 0, requests: [] }, bytes: 0, seen: 0 }),
+          (state, request): readonly [Filling, ReadonlyArray<Batch>] => {
+            const bytes = byteLength(JSON.stringify(request)) + 1
+            const index = state.seen++
+            if (state.batch.requests.length < maxRequestsPerCall && state.bytes + bytes <= budget) {
+              state.batch.requests.push(request)
+              state.bytes += bytes
+              return [state, []]
+            }
+            const next: Filling = { batch: { offset: index, requests: [request] }, bytes, seen: state.seen }
+            return [next, state.batch.requests.length > 0 ? [state.batch] : []]
+          },
+          { onHalt: (state) => state.batch.requests.length > 0 ? [state.batch] : [] }
+        )
+      )
+      return Stream.flatMap(batches, (batch) =>
+        client.Resolve({ requests: batch.requests }).pipe(
+          Stream.mapError((error) => inStream(batch.offset)(withProblem(error)))
+        ))
+    }
+
+    const explain: DecisionClient["explain"] = (request) => Effect.mapError(client.Explain(request), withProblem)
+
+    return { resolve, explain }
+  })
+
+/** The client over the platform's `fetch` (Node 18+, Deno, browsers). */
+export const make = (options: Options): Effect.Effect<DecisionClient, never, Scope.Scope> =>
+  Effect.provide(makeWith(options), FetchHttpClient.layer)

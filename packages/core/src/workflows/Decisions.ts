@@ -1,0 +1,139 @@
+/**
+ * The decision API (issue 18): many references decided in one call, and one explained. A call
+ * reads the store once per policy it needs, never per reference: the requests are grouped by
+ * (repository, branch), and each group's policy and its repository's snoozes are read and indexed
+ * once (`ResolutionIndex.build`, or the `IndexCache`'s index of the same policy) before the first decision. The repository and branch checks are
+ * the REST resolve's (`loadRepository`, `trackedBranch`), so a reference is refused for the same
+ * reasons on both; an invalid image or platform is an `invalid` decision of its own, not a failure.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Decision from "../Decision.js"
+import type { RepositoryId } from "../Id.js"
+import { SnoozeStore } from "../ports/SnoozeStore.js"
+import type { Repository } from "../Repository.js"
+import type { ResolutionPolicy } from "../Resolution.js"
+import * as ResolutionIndex from "../ResolutionIndex.js"
+import { policyForAllRepositories, policyForBranch } from "./BranchPolicy.js"
+import { type Caller, now } from "./Caller.js"
+import * as Policy from "./Policy.js"
+import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
+
+/**
+ * Indexes of the policies decided against lately, by the policy's whole content: building the index
+ * of 10,000 mappings costs far more than reading them, and callers send the same policy call after
+ * call (a stream cut into calls, a CI fleet). A policy that changed in any field is another key, so a
+ * hit is the index `ResolutionIndex.build` would give. Without this service every call builds its own.
+ */
+export class IndexCache extends Context.Service<IndexCache, {
+  readonly index: (policy: ResolutionPolicy) => ResolutionIndex.ResolutionIndex
+}>()("@image-policy/core/Decisions/IndexCache") {}
+
+/** An `IndexCache` keeping the last `capacity` policies' indexes. */
+export const makeIndexCache = (capacity = 8): typeof IndexCache.Service => {
+  const entries = new Map<string, ResolutionIndex.ResolutionIndex>()
+  return {
+    index: (policy) => {
+      const key = JSON.stringify(policy)
+      const hit = entries.get(key)
+      if (hit !== undefined) {
+        // most recently used last
+        entries.delete(key)
+        entries.set(key, hit)
+        return hit
+      }
+      const built = ResolutionIndex.build(policy)
+      entries.set(key, built)
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+      return built
+    }
+  }
+}
+
+const uncached: typeof IndexCache.Service = { index: ResolutionIndex.build }
+
+/** What the references of one (repository, branch) are decided against. */
+interface Scope {
+  readonly index: ResolutionIndex.ResolutionIndex
+  readonly active: Decision.ActiveSnoozes
+}
+
+const noSnoozes: Decision.ActiveSnoozes = new Map()
+
+/**
+ * Decisions per streamed message: a message is one NDJSON line, and a reader scans a line again for
+ * its end with every network read until it ends, so lines stay within a read or two (~30 KB).
+ */
+const chunkSize = 100
+
+/** A request's group as written; two keys may still name one branch (no branch and the default branch). */
+const requestKey = (request: Decision.DecisionRequest) =>
+  request.repositoryId === undefined ? "" : `${request.repositoryId}\u0000${request.branch ?? ""}`
+
+/**
+ * Reads what the requests need, once per (repository, branch), and returns the decision of each
+ * request at one instant. Fails on the first request whose repository is unknown
+ * (`RepositoryNotFound`) or whose branch is not tracked (a field error naming `requests[i].branch`).
+ */
+export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: ReadonlyArray<Decision.DecisionRequest>) {
+  const at = yield* now
+  const indexes = Option.getOrElse(yield* Effect.serviceOption(IndexCache), () => uncached)
+  const repositories = new Map<RepositoryId, Repository>()
+  const snoozes = new Map<RepositoryId, Decision.ActiveSnoozes>()
+  const byBranch = new Map<string, Scope>()
+  const byRequest = new Map<string, Scope>()
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i]!
+    const key = requestKey(request)
+    if (byRequest.has(key)) continue
+    const { repositoryId } = request
+    if (repositoryId === undefined) {
+      // snoozes are about one repository's images: none applies without a repository
+      byRequest.set(key, { index: indexes.index(yield* policyForAllRepositories(caller.orgId)), active: noSnoozes })
+      continue
+    }
+    let repository = repositories.get(repositoryId)
+    if (repository === undefined) repositories.set(repositoryId, repository = yield* loadRepository(caller.orgId, repositoryId))
+    const branchName = yield* trackedBranch(repository, request.branch, `requests[${i}].branch`)
+    const branchKey = `${repositoryId}\u0000${branchName}`
+    let scope = byBranch.get(branchKey)
+    if (scope === undefined) {
+      let active = snoozes.get(repositoryId)
+      if (active === undefined) {
+        const all = yield* SnoozeStore.use((store) => store.listByRepository(caller.orgId, repositoryId))
+        snoozes.set(repositoryId, active = Decision.activeSnoozes(all, at))
+      }
+      const policy = yield* policyForBranch(caller.orgId, repositoryId, branchName)
+      byBranch.set(branchKey, scope = { index: indexes.index(policy), active })
+    }
+    byRequest.set(key, scope)
+  }
+  return (request: Decision.DecisionRequest): Decision.Decision => {
+    const scope = byRequest.get(requestKey(request))!
+    return Decision.decide(scope.index, scope.active, request, at)
+  }
+})
+
+/**
+ * RPC `Resolve`: the decision of every request, in request order. Everything is read before the
+ * first decision, so a refused call fails before it streams anything; the decisions are then
+ * computed as the stream is pulled, a chunk at a time.
+ */
+export const resolve = (caller: Caller, requests: ReadonlyArray<Decision.DecisionRequest>) =>
+  Stream.unwrap(Effect.map(prepare(caller, requests), (decide) => {
+    function* decisions() {
+      for (const request of requests) yield decide(request)
+    }
+    return Stream.fromIteratorSucceed(decisions(), chunkSize)
+  }))
+
+/**
+ * RPC `Explain`: the REST resolve's answer (its `considered` list included) for one request; without
+ * a repository, against the groups that apply to every repository.
+ */
+export const explain = (caller: Caller, request: Decision.DecisionRequest) =>
+  request.repositoryId === undefined
+    ? Effect.flatMap(policyForAllRepositories(caller.orgId), (policy) => Policy.explain(policy, request))
+    : Policy.resolve(caller, request.repositoryId, request)
