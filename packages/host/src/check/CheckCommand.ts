@@ -44,6 +44,36 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** Writes text as it is: a report's bytes, not a log line. */
 const print = (text: string) => text === "" ? Effect.void : Console.log(text.endsWith("\n") ? text.slice(0, -1) : text)
 
+const usage = (message: string) => new CheckFailure({ reason: "usage", message: `check: ${message} (see image-policy check --help)` })
+
+/** The policy to check against: a mappings file, or a server (its key from the environment, never a flag a shell history keeps). */
+const deciderOf = (flags: {
+  readonly mappings: Option.Option<string>
+  readonly server: Option.Option<string>
+  readonly org: Option.Option<string>
+  readonly repository: Option.Option<string>
+  readonly branch: Option.Option<string>
+}) => {
+  if (Option.isSome(flags.mappings) && Option.isSome(flags.server)) {
+    return Effect.fail(usage("give --mappings FILE or --server URL, not both"))
+  }
+  if (Option.isSome(flags.mappings)) return Decider.offline(flags.mappings.value)
+  if (Option.isNone(flags.server)) {
+    return Effect.fail(usage("give --mappings FILE (a service-mappings.json) or --server URL with --org ID to check against"))
+  }
+  if (Option.isNone(flags.org)) return Effect.fail(usage("--server needs --org ID, the organization whose policy applies"))
+  if (Option.isSome(flags.branch) && Option.isNone(flags.repository)) return Effect.fail(usage("--branch needs --repository ID"))
+  const apiKey = process.env.IMAGE_POLICY_API_KEY ?? ""
+  if (apiKey === "") return Effect.fail(usage("--server needs an API key holding policy:read in IMAGE_POLICY_API_KEY"))
+  return Effect.succeed(Decider.server({
+    baseUrl: flags.server.value,
+    orgId: flags.org.value,
+    apiKey,
+    repositoryId: Option.getOrUndefined(flags.repository),
+    branch: Option.getOrUndefined(flags.branch)
+  }))
+}
+
 export const make = <F>(cli: Cli<F>) =>
   Command.make(
     "check",
@@ -55,6 +85,24 @@ export const make = <F>(cli: Cli<F>) =>
       mappings: Flag.String("mappings").pipe(
         Flag.withMetavar("FILE"),
         Flag.withDescription("the policy to check against: a service-mappings.json file (the format of external phases)"),
+        Flag.optional
+      ),
+      server: Flag.String("server").pipe(
+        Flag.withMetavar("URL"),
+        Flag.withDescription(
+          "check against a service's published policy over its decision API (with --org; the key in IMAGE_POLICY_API_KEY)"
+        ),
+        Flag.optional
+      ),
+      org: Flag.String("org").pipe(Flag.withMetavar("ID"), Flag.withDescription("with --server: the organization"), Flag.optional),
+      repository: Flag.String("repository").pipe(
+        Flag.withMetavar("ID"),
+        Flag.withDescription("with --server: the repository whose assignments and snoozes apply (default: groups for every repository)"),
+        Flag.optional
+      ),
+      branch: Flag.String("branch").pipe(
+        Flag.withMetavar("NAME"),
+        Flag.withDescription("with --repository: a tracked branch (default: the repository's default branch)"),
         Flag.optional
       ),
       format: Flag.Literals("format", formats).pipe(
@@ -77,16 +125,10 @@ export const make = <F>(cli: Cli<F>) =>
     },
     (flags) =>
       Effect.gen(function*() {
-        if (Option.isNone(flags.mappings)) {
-          return yield* new CheckFailure({
-            reason: "usage",
-            message: "check: give --mappings FILE, the service-mappings.json to check against (see image-policy check --help)"
-          })
-        }
+        const decider = yield* deciderOf(flags)
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
         const cwd = process.cwd()
-        const decider = yield* Decider.offline(flags.mappings.value)
         const result = yield* Check.run({
           paths: flags.paths.length === 0 ? ["."] : flags.paths,
           cwd,
@@ -130,6 +172,6 @@ export const make = <F>(cli: Cli<F>) =>
       )
   ).pipe(
     Command.withDescription(
-      "scan files for container image references and check each against a mappings file; exit 1 when one is out of policy"
+      "scan files for container image references and check each against a mappings file or a server's policy; exit 1 when one is out of policy"
     )
   )

@@ -4,11 +4,14 @@
  * server's decision API returns the same `Decision` values, so everything after this seam (the
  * report, the exit code, `--fix`) is one code path for both.
  */
+import { DecisionClient } from "@image-policy/client"
+import { Problem } from "@image-policy/client/api/Problem"
 import { Decision, MappingsFile, ResolutionIndex } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { CheckFailure, describe } from "./CheckFailure.js"
 
 /** What is asked of a decider: a finding's image as its file states it, and its platform (`Decision.requestOf`). */
@@ -50,3 +53,54 @@ export const offline = (mappingsPath: string): Effect.Effect<Decider, CheckFailu
       decide: (asks) => Effect.sync(() => asks.map((ask) => Decision.decide(index, noSnoozes, ask, now)))
     }
   })
+
+export interface ServerOptions {
+  readonly baseUrl: string
+  readonly orgId: string
+  /** An API key holding `policy:read`; it goes in the `x-api-key` header and nowhere else. */
+  readonly apiKey: string
+  /** The repository whose assignments and snoozes apply; without it, the groups that apply to every repository. */
+  readonly repositoryId?: string | undefined
+  /** A tracked branch of that repository (default: its default branch). */
+  readonly branch?: string | undefined
+}
+
+/** Why the server could not answer, in a reader's words: its problem's status and detail, or the transport's failure. */
+const serverFailure = (baseUrl: string, error: DecisionClient.DecisionClientError): CheckFailure => {
+  const prefix = `the decision API of ${baseUrl}`
+  if (error instanceof Problem) {
+    return new CheckFailure({ reason: "server", message: `${prefix} answered ${error.status}: ${error.detail}` })
+  }
+  switch (error._tag) {
+    case "RepositoryNotFound":
+      return new CheckFailure({ reason: "server", message: `${prefix}: no repository ${error.repositoryId} in this organization` })
+    case "InvalidReferenceInBody":
+      return new CheckFailure({
+        reason: "server",
+        message: `${prefix}: ${error.path.replace(/^requests\[\d+\]\./, "--")} ${error.message}`
+      })
+    default:
+      return new CheckFailure({ reason: "server", message: `cannot reach ${prefix}: ${error.message}` })
+  }
+}
+
+/**
+ * Decides through a server's decision API (`POST /api/v1/org/{orgId}/rpc`, `Resolve`): the
+ * organization's published policy for the repository and branch, its snoozes, and the same
+ * `Decision` values the offline decider gives. Every ask goes in one stream (the client cuts it
+ * into calls), so a tree of thousands of files costs a handful of requests.
+ */
+export const server = (options: ServerOptions): Decider => ({
+  decide: (asks) =>
+    Effect.scoped(Effect.gen(function*() {
+      const client = yield* DecisionClient.make({ baseUrl: options.baseUrl, orgId: options.orgId, apiKey: options.apiKey })
+      const where = {
+        ...(options.repositoryId === undefined
+          ? {}
+          : { repositoryId: options.repositoryId as Decision.DecisionRequest["repositoryId"] & string }),
+        ...(options.branch === undefined ? {} : { branch: options.branch })
+      }
+      const decisions = yield* Stream.runCollect(client.resolve(asks.map((ask) => ({ ...ask, ...where }))))
+      return Array.from(decisions)
+    })).pipe(Effect.mapError((error) => serverFailure(options.baseUrl, error)))
+})
