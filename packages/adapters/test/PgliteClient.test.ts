@@ -229,7 +229,7 @@ describe("PgliteClient.layer", () => {
         return yield* sql<{ noteText: string }>`SELECT note_text FROM kept`
       }).pipe(Effect.provide(PgliteClient.layer({ dataDir })))
       assert.deepStrictEqual(rows, [{ noteText: "survives" }])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped), 180_000) // initdb on disk, then a second start: the slowest PGlite there is on a busy machine
 })
 
 await pgDescribe("sql_client", (url) => {

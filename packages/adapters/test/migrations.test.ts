@@ -323,5 +323,5 @@ describe("migrations", () => {
     await withStore((store) => store.organizations.insert(org))
     const read = await withStore((store) => store.organizations.get(orgId))
     assert.deepStrictEqual(Option.getOrThrow(read), org)
-  })
+  }, 180_000) // initdb on disk, then a second start: the slowest PGlite there is on a busy machine
 })

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import { afterAll } from "vitest"
 import * as PgClient from "../../adapters/src/storage/sql/PgClient.js"
 import * as PgliteClient from "../../adapters/src/storage/sql/PgliteClient.js"
 import * as StoreConfig from "../../adapters/src/storage/StoreConfig.js"
@@ -242,6 +243,7 @@ describe("Seed.load with update: a seed the organization refuses", () => {
 
 suite("memory", () => MemoryStore.layer)
 const pglite = await freshPglite()
+afterAll(() => pglite.close())
 suite("pglite", () => StoreConfig.migrated(PgliteClient.layerFromInstance(pglite)))
 await pgDescribe("seed-update", (url) => {
   suite("postgres", () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 })))
