@@ -1,6 +1,5 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -15,6 +14,7 @@ import { afterAll } from "vitest"
 import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgClient from "../src/storage/sql/PgClient.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
+import { freshPglite } from "./support/pglite.js"
 import { pgDescribe } from "./support/postgres.js"
 
 // A document whose keys must survive exactly as written (no camelCase rewrite inside JSON).
@@ -169,8 +169,8 @@ const sqlSuite = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
     }))
 }
 
-// One in-memory instance for the file: PGlite.create() costs seconds.
-const pglite = await PGlite.create()
+// One in-memory instance for the file: even restored from a dump (support/pglite.ts), opening one costs seconds.
+const pglite = await freshPglite()
 afterAll(() => pglite.close())
 
 layer(PgliteClient.layerFromInstance(pglite), { excludeTestServices: true })("PgliteClient", (it) => {
@@ -229,7 +229,7 @@ describe("PgliteClient.layer", () => {
         return yield* sql<{ noteText: string }>`SELECT note_text FROM kept`
       }).pipe(Effect.provide(PgliteClient.layer({ dataDir })))
       assert.deepStrictEqual(rows, [{ noteText: "survives" }])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped), 180_000) // initdb on disk, then a second start: the slowest PGlite there is on a busy machine
 })
 
 await pgDescribe("sql_client", (url) => {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Id, Ids, SecretBox, SecretHasher, SecretUnavailable } from "@image-policy/core"
+import { Id, Ids, PasswordHasher, SecretBox, SecretHasher, SecretUnavailable } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Base64Url from "effect/encoding/Base64Url"
@@ -10,6 +10,7 @@ import { effectProp } from "../../core/test/support/fcProp.js"
 import * as AesGcmSecretBox from "../src/crypto/AesGcmSecretBox.js"
 import * as ApiKeyHash from "../src/crypto/ApiKeyHash.js"
 import * as RandomIds from "../src/crypto/RandomIds.js"
+import * as ScryptPasswordHasher from "../src/crypto/ScryptPasswordHasher.js"
 import { unicodeText } from "./arbitraries.js"
 import { layerSeeded } from "./support/seededIds.js"
 
@@ -262,5 +263,37 @@ describe("RandomIds", () => {
       assert.isTrue(a[0].startsWith(`${Id.prefixes.organization}_`))
       assert.isTrue(a[1].startsWith(`${Id.prefixes.apiKey}_`))
       assert.notStrictEqual(a[0].slice(4), a[1].slice(4))
+    }))
+})
+
+describe("ScryptPasswordHasher", () => {
+  const hasher = (parameters?: ScryptPasswordHasher.Parameters) => Effect.provide(PasswordHasher, ScryptPasswordHasher.layer(parameters))
+
+  // the host's suites sign in with cheaper parameters (docs/sessions.md): this is where the production ones are held
+  it.effect("production: N = 2^15, r = 8, p = 1, a 16-byte salt and a 32-byte key, named in the hash; it verifies the right password only", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(ScryptPasswordHasher.defaults, { logCost: 15, blockSize: 8, parallelization: 1 })
+      const passwords = yield* hasher()
+      const encoded = yield* passwords.hash("correct horse battery staple")
+      assert.match(encoded, /^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/)
+      const decoded = ScryptPasswordHasher.decode(encoded)!
+      assert.deepStrictEqual(decoded.parameters, ScryptPasswordHasher.defaults)
+      assert.strictEqual(decoded.salt.length, 16)
+      assert.strictEqual(decoded.key.length, 32)
+      assert.notStrictEqual(yield* passwords.hash("correct horse battery staple"), encoded)
+      assert.isTrue(yield* passwords.verify("correct horse battery staple", encoded))
+      assert.isFalse(yield* passwords.verify("correct horse battery stapler", encoded))
+      assert.isFalse(yield* passwords.verify("correct horse battery staple", null))
+    }))
+
+  it.effect("a hash verifies with the parameters it names, whatever the hasher's own", () =>
+    Effect.gen(function*() {
+      const cheap = yield* hasher({ logCost: 10, blockSize: 8, parallelization: 1 })
+      const encoded = yield* cheap.hash("an older, cheaper hash")
+      assert.match(encoded, /^\$scrypt\$ln=10,r=8,p=1\$/)
+      const production = yield* hasher()
+      assert.isTrue(yield* production.verify("an older, cheaper hash", encoded))
+      assert.isFalse(yield* production.verify("another password", encoded))
+      assert.isFalse(yield* production.verify("an older, cheaper hash", "$scrypt$ln=10,r=8,p=1$not-base64!$x"))
     }))
 })

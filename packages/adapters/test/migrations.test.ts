@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import { AccessStore, Id, OrganizationStore, PolicyStore, RemediationStore, ReportStore, ScanStore, SnoozeStore } from "@image-policy/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -14,6 +13,7 @@ import * as Migrations from "../src/storage/sql/Migrations.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
 import * as SqlStore from "../src/storage/sql/SqlStore.js"
 import * as StoreConfig from "../src/storage/StoreConfig.js"
+import { freshPglite } from "./support/pglite.js"
 
 const tables = Effect.flatMap(
   SqlClient.SqlClient,
@@ -22,7 +22,7 @@ const tables = Effect.flatMap(
 
 describe("migrations", () => {
   it("run up from empty, and a second run is a no-op", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const program = Effect.gen(function*() {
         const first = yield* Migrations.run
@@ -64,7 +64,7 @@ describe("migrations", () => {
   })
 
   it("0002 gives external phases stored before it the default poll interval (60 s) and leaves the rest alone", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(1))
       const groupId = Id.make("policyGroup", new Uint8Array(16).fill(2))
@@ -131,7 +131,7 @@ describe("migrations", () => {
   })
 
   it("0003 counts 0 attempts for scans stored before it; a claim then counts from there", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
       const repositoryId = Id.make("repository", new Uint8Array(16).fill(2))
@@ -176,7 +176,7 @@ describe("migrations", () => {
   })
 
   it("0009 adds members and roles; API keys stored before it still authenticate, with no custom role", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(11))
       const keyId = Id.make("apiKey", new Uint8Array(16).fill(12))
@@ -232,7 +232,7 @@ describe("migrations", () => {
   })
 
   it("a store migrated by the Effect 3 build is up to date: no migration runs again, and the store works", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(8)) as Id.OrgId
       const org = { id: orgId, name: "Before", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 } as const
@@ -263,7 +263,7 @@ describe("migrations", () => {
   })
 
   it("0007 copies each stored snooze request's status and until into the columns the filters and the expiry worker read", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
       const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
@@ -318,7 +318,7 @@ describe("migrations", () => {
   })
 
   it("0014 gives remediation requests stored before it no merge time, and the columns a merge and the history read", async () => {
-    const pglite = await PGlite.create()
+    const pglite = await freshPglite()
     try {
       const orgId = Id.make("organization", new Uint8Array(16).fill(1)) as Id.OrgId
       const org = { id: orgId, name: "Old", edition: "team", grants: [], defaultNotificationTeamId: null, cooldownSeconds: 0 }
@@ -377,5 +377,5 @@ describe("migrations", () => {
     await withStore((store) => store.organizations.insert(org))
     const read = await withStore((store) => store.organizations.get(orgId))
     assert.deepStrictEqual(Option.getOrThrow(read), org)
-  })
+  }, 180_000) // initdb on disk, then a second start: the slowest PGlite there is on a busy machine
 })

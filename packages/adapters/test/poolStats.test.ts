@@ -5,7 +5,6 @@
  * not counted); the SQL store passes the client's readings on; the memory store has none.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -18,6 +17,7 @@ import * as PgClient from "../src/storage/sql/PgClient.js"
 import * as PgliteClient from "../src/storage/sql/PgliteClient.js"
 import { PoolStats, type Reading } from "../src/storage/sql/PoolStats.js"
 import * as StoreConfig from "../src/storage/StoreConfig.js"
+import { freshPglite } from "./support/pglite.js"
 import { pgDescribe } from "./support/postgres.js"
 
 const read = Effect.flatMap(
@@ -35,7 +35,7 @@ const readingWhere = (ok: (reading: Reading) => boolean) =>
     }
   })
 
-const pglite = await PGlite.create()
+const pglite = await freshPglite()
 afterAll(() => pglite.close())
 
 describe("PoolStats: PGlite", () => {

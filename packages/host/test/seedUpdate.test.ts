@@ -5,16 +5,17 @@
  * event).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import { MemoryStore } from "@image-policy/adapters"
 import { type Id, OrganizationStore, OutboxStore, type Stores, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import { afterAll } from "vitest"
 import * as PgClient from "../../adapters/src/storage/sql/PgClient.js"
 import * as PgliteClient from "../../adapters/src/storage/sql/PgliteClient.js"
 import * as StoreConfig from "../../adapters/src/storage/StoreConfig.js"
+import { freshPglite } from "../../adapters/test/support/pglite.js"
 import { pgDescribe } from "../../adapters/test/support/postgres.js"
 import { allStores } from "../../adapters/test/support/stores.js"
 import * as App from "../src/App.js"
@@ -241,7 +242,8 @@ describe("Seed.load with update: a seed the organization refuses", () => {
 })
 
 suite("memory", () => MemoryStore.layer)
-const pglite = await PGlite.create()
+const pglite = await freshPglite()
+afterAll(() => pglite.close())
 suite("pglite", () => StoreConfig.migrated(PgliteClient.layerFromInstance(pglite)))
 await pgDescribe("seed-update", (url) => {
   suite("postgres", () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 })))

@@ -1,17 +1,16 @@
 /**
  * A real host for the console's end-to-end tests: the host of `packages/host` (in this process),
- * on PGlite in a temporary folder, loaded with `consoleSeed` (an organization with an Owner and a
+ * on an in-memory PGlite, loaded with `consoleSeed` (an organization with an Owner and a
  * Read Only user of known passwords and API keys for test setup, and a second organization),
- * serving the built console (`dist/`) at `/`.
+ * serving the built console (`dist/`) at `/`, hashing passwords at the host suites' test cost.
  */
-import { StoreConfig } from "@image-policy/adapters"
+import { PgliteClient, StoreConfig } from "@image-policy/adapters"
 import * as Result from "effect/Result"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { freshPglite } from "../../../adapters/test/support/pglite.js"
 import * as App from "../../../host/src/App.js"
 import { type Running, start, type StartOptions } from "../../../host/src/runtime/node.js"
 import * as Seed from "../../../host/src/seed/Seed.js"
+import { cheapHashing } from "../../../host/test/support/sessions.js"
 import { distDir, ensureConsoleBuilt } from "./build.js"
 
 export const users = {
@@ -99,18 +98,19 @@ export interface ConsoleHostOptions {
 
 export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promise<ConsoleHost> => {
   await ensureConsoleBuilt()
-  const dir = mkdtempSync(join(tmpdir(), "console-host-"))
-  const store = Result.getOrThrow(StoreConfig.parse(`pglite:${join(dir, "data")}`))
+  const pglite = await freshPglite()
   let running: Running
   try {
     running = await start({
       port: 0,
       host: "127.0.0.1",
-      store: StoreConfig.layer(store),
+      store: StoreConfig.migrated(PgliteClient.layerFromInstance(pglite)),
       app: { ...App.defaults, accessLog: false, rateLimit: null, console: distDir, ...options.app } as App.Options,
       seed: Result.getOrThrow(Seed.parse(JSON.stringify(options.seed ?? consoleSeed))),
       logLevel: "Warn",
-      services: { allowUnsafeWebhookTargets: true, ...options.services },
+      // every sign-in and every seeded password runs the KDF: at the production cost that is most of a
+      // suite's CPU on a 2-core machine (the production parameters are checked in adapters' crypto.test.ts)
+      services: { allowUnsafeWebhookTargets: true, passwordHashing: cheapHashing, ...options.services },
       deliveryWorker: options.deliveryWorker ?? false,
       syncWorker: false,
       scanWorker: options.scanWorker ?? false,
@@ -120,7 +120,7 @@ export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promis
       instanceId: `console-${globalThis.crypto.randomUUID().slice(0, 8)}`
     })
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true })
+    await pglite.close()
     throw error
   }
   const api: ConsoleHost["api"] = async (method, path, opts = {}) => {
@@ -148,7 +148,7 @@ export const startConsoleHost = async (options: ConsoleHostOptions = {}): Promis
       try {
         await running.stop()
       } finally {
-        rmSync(dir, { recursive: true, force: true })
+        await pglite.close()
       }
     }
   }

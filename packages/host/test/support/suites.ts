@@ -7,8 +7,8 @@ import type { Stores } from "@image-policy/core"
 import type * as Layer from "effect/Layer"
 import { afterAll, beforeAll, expect } from "vitest"
 import * as PgClient from "../../../adapters/src/storage/sql/PgClient.js"
-import * as PgliteClient from "../../../adapters/src/storage/sql/PgliteClient.js"
 import * as StoreConfig from "../../../adapters/src/storage/StoreConfig.js"
+import { layerFresh } from "../../../adapters/test/support/pglite.js"
 import { pgDescribe } from "../../../adapters/test/support/postgres.js"
 import { startTestHost, type TestHost } from "./harness.js"
 
@@ -25,7 +25,7 @@ export const onEveryStore = async (
   options: { readonly pglite?: boolean } = {}
 ): Promise<void> => {
   suite("memory", () => MemoryStore.layer)
-  if (options.pglite === true) suite("pglite", () => StoreConfig.migrated(PgliteClient.layer()))
+  if (options.pglite === true) suite("pglite", () => StoreConfig.migrated(layerFresh()))
   await pgDescribe(`http-${name}`, (url) => {
     suite("postgres", () => StoreConfig.migrated(PgClient.layerFromUrl(url, { maxConnections: 4 })))
   })
