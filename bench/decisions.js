@@ -18,7 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { loadavg } from "node:os"
-import { publishedMappings, repositories, tags } from "./_scan-peers/policy.js"
+import { publishedMappings, seeded } from "./_scan-peers/policy.js"
 
 const seed = Number(process.env.BENCH_DECISIONS_SEED ?? 1)
 const COUNT = Number(process.env.BENCH_DECISIONS_COUNT ?? 100_000)
@@ -27,31 +27,8 @@ const MAPPINGS = 10_000
 const apiKey = "bench-decisions-secret-0123456789abcdefghij"
 const orgId = "org_bench"
 
-// deterministic randomness (mulberry32), as bench/scan.js
-const rng = (() => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-})()
-const int = (n) => Math.floor(rng() * n)
-const pick = (xs) => xs[int(xs.length)]
-const idBytes = (n) => {
-  const b = new Uint8Array(16)
-  new DataView(b.buffer).setUint32(0, n)
-  new DataView(b.buffer).setUint32(4, seed)
-  return b
-}
-const digest = () => `sha256:${Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("")}`
-const image = () => {
-  const r = pick(repositories)
-  const k = rng()
-  return k < 0.06 ? r : k < 0.1 ? `${r}@${digest()}` : `${r}:${pick(tags)}`
-}
+// deterministic randomness: the same seed gives the same repository, references and policy
+const { digest, idBytes, image, int, pick, rng } = seeded(seed)
 
 const { counts, groups } = publishedMappings({ count: MAPPINGS, rng, int, pick, digest, idBytes })
 

@@ -19,7 +19,7 @@ import * as Result from "effect/Result"
 import { loadavg } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import * as Bucketed from "./_scan-peers/bucketed.js"
-import { publishedMappings, repositories, tags } from "./_scan-peers/policy.js"
+import { publishedMappings, repositories, seeded, tags } from "./_scan-peers/policy.js"
 
 const seed = Number(process.env.BENCH_SCAN_SEED ?? 1)
 const naiveBudgetMs = Number(process.env.BENCH_SCAN_NAIVE_MS ?? 5000)
@@ -27,32 +27,8 @@ const rounds = Number(process.env.BENCH_SCAN_ROUNDS ?? 7)
 const FILES = 5_000
 const MAPPINGS = 10_000
 
-// deterministic randomness (mulberry32): the same seed gives the same repository and policy
-const rng = (() => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-})()
-const int = (n) => Math.floor(rng() * n)
-const pick = (xs) => xs[int(xs.length)]
-const idBytes = (n) => {
-  const b = new Uint8Array(16)
-  new DataView(b.buffer).setUint32(0, n)
-  new DataView(b.buffer).setUint32(4, seed)
-  return b
-}
-
-const digest = () => `sha256:${Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("")}`
-const image = () => {
-  const r = pick(repositories)
-  const k = rng()
-  return k < 0.06 ? r : k < 0.1 ? `${r}@${digest()}` : `${r}:${pick(tags)}`
-}
+// deterministic randomness: the same seed gives the same repository, references and policy
+const { digest, idBytes, image, int, pick, rng } = seeded(seed)
 const platformOf = () => (rng() < 0.15 ? pick(["linux/amd64", "linux/arm64"]) : undefined)
 
 // 5,000 files ------------------------------------------------------------------------------------------

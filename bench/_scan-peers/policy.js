@@ -3,6 +3,39 @@
 // from the caller's deterministic randomness (the same seed gives the same policy).
 import { Id } from "@image-policy/core"
 
+/**
+ * Deterministic randomness (mulberry32) for a seed, and the draws the benchmarks make from it:
+ * the same seed gives the same repository tree, references and policy.
+ */
+export const seeded = (seed) => {
+  const rng = (() => {
+    let a = seed >>> 0
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0
+      let t = a
+      t = Math.imul(t ^ (t >>> 15), t | 1)
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    }
+  })()
+  const int = (n) => Math.floor(rng() * n)
+  const pick = (xs) => xs[int(xs.length)]
+  const idBytes = (n) => {
+    const b = new Uint8Array(16)
+    new DataView(b.buffer).setUint32(0, n)
+    new DataView(b.buffer).setUint32(4, seed)
+    return b
+  }
+  const digest = () => `sha256:${Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("")}`
+  /** A reference to one of the repositories: mostly tagged, some by digest, some tag-less. */
+  const image = () => {
+    const r = pick(repositories)
+    const k = rng()
+    return k < 0.06 ? r : k < 0.1 ? `${r}@${digest()}` : `${r}:${pick(tags)}`
+  }
+  return { rng, int, pick, idBytes, digest, image }
+}
+
 // a few hundred repositories across registries -----------------------------------------------------
 const official = [
   "nginx",
