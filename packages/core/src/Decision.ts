@@ -8,10 +8,9 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { RepositoryId, SnoozeRequestId } from "./Id.js"
-import { normalizedText } from "./ImageReference.js"
+import { formatImageReference, normalizedText } from "./ImageReference.js"
 import { normalizedFrom } from "./Mapping.js"
-import { normalizePlatformScope } from "./Platform.js"
-import { FindingResolution } from "./Resolution.js"
+import { FindingResolution, parseInput } from "./Resolution.js"
 import * as ResolutionIndex from "./ResolutionIndex.js"
 import type { Finding } from "./Scanner.js"
 import { isActive, type SnoozeRequest } from "./SnoozeRequest.js"
@@ -75,21 +74,19 @@ export const decide = (
   request: { readonly image: string; readonly platform?: string | undefined },
   now: Date
 ): Decision => {
-  const result = ResolutionIndex.decide(index, { image: request.image, platform: request.platform, now })
-  if (Result.isFailure(result)) {
-    const field = result.failure._tag === "InvalidPlatform" ? "platform" : "image"
-    return { image: request.image, resolution: null, invalid: { field, message: result.failure.message } }
+  // parsed once: the index searches with the reference, the answer shows its canonical forms
+  const parsed = parseInput({ image: request.image, platform: request.platform, now })
+  if (Result.isFailure(parsed)) {
+    const field = parsed.failure._tag === "InvalidPlatform" ? "platform" : "image"
+    return { image: request.image, resolution: null, invalid: { field, message: parsed.failure.message } }
   }
-  const normalized = Result.getOrUndefined(normalizedText(request.image))
-  const platform = Result.getOrElse(normalizePlatformScope(request.platform), () => "")
-  const base = {
-    image: request.image,
-    ...(normalized === undefined ? {} : { normalized }),
-    ...(platform === "" ? {} : { platform })
-  }
-  if (result.success === null) return { ...base, resolution: null }
-  const resolution = ResolutionIndex.toFindingResolution(result.success)
-  const snooze = normalized === undefined ? undefined : snoozeFor(active, normalized, resolution.fromImage)
+  const [ref, platform] = parsed.success
+  const normalized = formatImageReference(ref)
+  const base = { image: request.image, normalized, ...(platform === "" ? {} : { platform }) }
+  const winner = ResolutionIndex.decideParsed(index, ref, platform, now)
+  if (winner === null) return { ...base, resolution: null }
+  const resolution = ResolutionIndex.toFindingResolution(winner)
+  const snooze = snoozeFor(active, normalized, resolution.fromImage)
   return { ...base, resolution, ...(snooze === undefined ? {} : { snoozed: { snoozeRequestId: snooze.id, until: snooze.until } }) }
 }
 

@@ -271,8 +271,12 @@ export const decide = (
   const parsed = parseInput(input)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const [ref, platform] = parsed.success
-  return Result.succeed(search(index, ref, platform, input.now.getTime()).best?.decision ?? null)
+  return Result.succeed(decideParsed(index, ref, platform, input.now))
 }
+
+/** `decide` for a reference and canonical platform already parsed (`Resolution.parseInput`), for callers that need them too. */
+export const decideParsed = (index: ResolutionIndex, ref: ImageReference, platform: string, now: Date): Decision | null =>
+  search(index, ref, platform, now.getTime()).best?.decision ?? null
 
 /** The whole resolution with its `considered` list: exactly what `Resolution.resolve` over the policy answers. */
 export const explain = (
