@@ -236,33 +236,46 @@ export const signOut = Effect.fnUntraced(
 )
 
 /**
- * A signed-in member changes its own password (PUT /session/password): the session and the CSRF
- * rule as for any unsafe request, then the current password must match (a wrong one is audited as a
- * refused sign-in and counts against the sign-in throttle at the edge), then `setPassword`, which
- * signs the member out everywhere, this browser too.
+ * The edge's sign-in throttle for one client, asked by account (`Member.emailKey`): `wait` fails
+ * while the account or the client must wait; `failed` counts a wrong password.
  */
-export const changePassword = Effect.fnUntraced(function*(
+export interface PasswordGuard<E> {
+  readonly wait: (account: string) => Effect.Effect<void, E>
+  readonly failed: (account: string) => Effect.Effect<void>
+}
+
+/**
+ * A signed-in member changes its own password (PUT /session/password): the session and the CSRF
+ * rule as for any unsafe request, then the sign-in throttle of the session's account (`guard`),
+ * then the current password must match (a wrong one is audited and counted by `guard`), then
+ * `setPassword`, which signs the member out everywhere, this browser too.
+ */
+export const changePassword = <E>(
   token: string | undefined,
   origin: Session.RequestOrigin,
   allowedOrigin: string,
   lifetimes: Session.Lifetimes,
   request: Session.ChangePasswordRequest,
-  correlationId: string
-) {
-  const session = yield* authenticate(token, lifetimes)
-  yield* Effect.fromResult(Session.checkCsrf(origin, session.csrfToken, allowedOrigin))
-  yield* Input.validate(Session.ChangePasswordRequest, request)
-  const { member, orgId } = session
-  const caller = memberCaller(orgId, member.id, correlationId)
-  const credentials = yield* (yield* SessionStore).credentials.findByEmail(Member.emailKey(member.email))
-  const own = credentials.find((c) => c.orgId === orgId && c.member.id === member.id)
-  if (!(yield* (yield* PasswordHasher).verify(request.currentPassword, own?.passwordHash ?? null))) {
-    yield* audit(caller, "member.set_password", "member", member.id, { outcome: "rejected", detail: "wrong current password" })
-    return yield* new Session.CurrentPasswordWrong({ path: "currentPassword" })
-  }
-  yield* setPassword(caller, member.id, request.newPassword)
-  return { orgId, memberId: member.id, email: member.email }
-})
+  correlationId: string,
+  guard: PasswordGuard<E>
+) =>
+  Effect.gen(function*() {
+    const session = yield* authenticate(token, lifetimes)
+    yield* Effect.fromResult(Session.checkCsrf(origin, session.csrfToken, allowedOrigin))
+    yield* Input.validate(Session.ChangePasswordRequest, request)
+    const { member, orgId } = session
+    const account = Member.emailKey(member.email)
+    yield* guard.wait(account)
+    const caller = memberCaller(orgId, member.id, correlationId)
+    const credentials = yield* (yield* SessionStore).credentials.findByEmail(account)
+    const own = credentials.find((c) => c.orgId === orgId && c.member.id === member.id)
+    if (!(yield* (yield* PasswordHasher).verify(request.currentPassword, own?.passwordHash ?? null))) {
+      yield* guard.failed(account)
+      yield* audit(caller, "member.set_password", "member", member.id, { outcome: "rejected", detail: "wrong current password" })
+      return yield* new Session.CurrentPasswordWrong({ path: "currentPassword" })
+    }
+    yield* setPassword(caller, member.id, request.newPassword)
+  })
 
 /**
  * Sets a member's password (CLI, seed, a reset by an administrator, and a member changing its own): at least 12 characters (a

@@ -65,29 +65,23 @@ export const SessionHandlers = (options: Options) => {
       .handle("getSession", ({ request }) => Problems.orProblem(Sessions.getSession(SessionCookie.token(request), lifetimes)))
       .handle("changePassword", ({ payload, request }) =>
         Effect.gen(function*() {
-          const token = SessionCookie.token(request)
           const address = yield* ClientAddress.of(request)
-          // throttled by the session's account as sign-in is, so a borrowed browser cannot guess the password here
-          const who = yield* Effect.option(Sessions.authenticate(token, lifetimes))
-          const account = who._tag === "Some" ? Member.emailKey(who.value.member.email) : ""
-          const wait = who._tag === "Some" ? throttle.wait(account, address, yield* nowMs) : 0
-          if (wait > 0) return yield* Effect.fail(throttled(wait))
           yield* Sessions.changePassword(
-            token,
+            SessionCookie.token(request),
             SessionCookie.origin(request),
             allowedOrigin(request),
             lifetimes,
             payload,
-            yield* correlationId
-          )
-            .pipe(
-              Effect.tapError((error) =>
-                error._tag === "CurrentPasswordWrong"
-                  ? Effect.flatMap(nowMs, (at) => Effect.sync(() => throttle.failed(account, address, at)))
-                  : Effect.void
-              ),
-              Problems.orProblem
-            )
+            yield* correlationId,
+            {
+              wait: (account) =>
+                Effect.flatMap(nowMs, (at) => {
+                  const wait = throttle.wait(account, address, at)
+                  return wait > 0 ? Effect.fail(throttled(wait)) : Effect.void
+                }),
+              failed: (account) => Effect.flatMap(nowMs, (at) => Effect.sync(() => throttle.failed(account, address, at)))
+            }
+          ).pipe(Problems.orProblem)
           yield* SessionCookie.clear(options)
         }))
       .handle("signOut", ({ request }) =>
