@@ -44,14 +44,16 @@ describe("Workflows.Decisions.resolve", () => {
       Effect.gen(function*() {
         const { repository } = yield* onboard(["main", "release"])
         yield* publish([["node:20", "node:20.11.1"], ["redis", "redis:7.4"]])
+        // few images, scopes and platforms: a call repeats each many times (decided once per call)
         const request = fc.record({
           image: fc.constantFrom(...images),
-          scope: fc.constantFrom("none", "default", "main", "release")
-        }).map(({ image, scope }): Decision.DecisionRequest =>
-          scope === "none"
-            ? { image }
-            : { image, repositoryId: repository.id, ...(scope === "default" ? {} : { branch: scope }) }
-        )
+          scope: fc.constantFrom("none", "default", "main", "release"),
+          platform: fc.constantFrom(undefined, "linux/amd64", "linux/arm64/v8", "not a platform")
+        }).map(({ image, platform, scope }): Decision.DecisionRequest => ({
+          image,
+          ...(platform === undefined ? {} : { platform }),
+          ...(scope === "none" ? {} : { repositoryId: repository.id, ...(scope === "default" ? {} : { branch: scope }) })
+        }))
         const samples = fc.sample(fc.array(request, { minLength: 1, maxLength: 400 }), 25)
         for (const requests of samples) {
           const reads = new Map<string, number>()

@@ -11,7 +11,7 @@ import { RepositoryId, ScanId } from "./Id.js"
 import * as Resolution from "./Resolution.js"
 import * as ResolutionIndex from "./ResolutionIndex.js"
 import { Finding, isScannable } from "./Scanner.js"
-import { isStorableText } from "./Text.js"
+import { isStorableText, utf8Length } from "./Text.js"
 import type { VcsProviderError } from "./Vcs.js"
 
 export { Finding }
@@ -172,21 +172,6 @@ const isPathScannable = (path: string): boolean => utf8Length(path) <= maxPathBy
  * queued). Both are ISO 8601 UTC texts of the same form, so text order is time order.
  */
 export const startedAt = (queuedAt: string, claimedAt: string): string => claimedAt > queuedAt ? claimedAt : queuedAt
-
-/** The UTF-8 length of a text in bytes (lone surrogates count as U+FFFD, 3 bytes, as an encoder writes them). */
-export const utf8Length = (text: string): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) bytes += 1
-    else if (c < 0x800) bytes += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4
-      i++
-    } else bytes += 3
-  }
-  return bytes
-}
 
 /** Whether a file is over `maxFileBytes` (skipped by a scan). */
 export const isFileTooLarge = (content: string): boolean =>

@@ -25,6 +25,26 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
 
 export const isStorableText = (text: string): boolean => !unstorable.test(text)
 
+// eslint-disable-next-line no-control-regex -- every character past ASCII
+const nonAscii = /[^\u0000-\u007f]/
+
+/** The UTF-8 length of a text in bytes (lone surrogates count as U+FFFD, 3 bytes, as an encoder writes them). */
+export const utf8Length = (text: string): number => {
+  // most texts are ASCII, which a regular expression finds far faster than a loop counts
+  if (!nonAscii.test(text)) return text.length
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) bytes += 1
+    else if (c < 0x800) bytes += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
 /**
  * `text` with every NUL and lone surrogate replaced by U+FFFD, one for one (nothing is stripped, so
  * lengths and columns stay those of the original); the same string when it has none.

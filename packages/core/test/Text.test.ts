@@ -9,6 +9,12 @@ import { prop } from "./support/fcProp.js"
 const anyText = codeUnitText({ maxLength: 40 })
 
 describe("Text", () => {
+  prop("utf8Length is what a UTF-8 encoder writes, lone surrogates included", [
+    fc.oneof(codeUnitText(), fc.string({ unit: "binary" }), fc.string())
+  ], ([text]) => {
+    assert.strictEqual(Text.utf8Length(text), new TextEncoder().encode(text).length)
+  })
+
   prop("constantTimeEqual is string equality", [anyText, anyText], ([a, b]) => {
     assert.strictEqual(Text.constantTimeEqual(a, b), a === b)
     assert.isTrue(Text.constantTimeEqual(a, a))

@@ -13,6 +13,7 @@ import { ExplainCall, ResolveCall, RpcRequestEnvelope } from "@image-policy/clie
 import { CurrentCaller } from "@image-policy/client/api/Security"
 import { Input, Workflows } from "@image-policy/core"
 import * as Effect from "effect/Effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -21,6 +22,7 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as BodyGuard from "../http/BodyGuard.js"
 import * as Problems from "../http/Problems.js"
 
 const { Decisions } = Workflows
@@ -48,20 +50,23 @@ const parseOptions = { errors: "all", onExcessProperty: "error" } as const
 const decodeEnvelope = Schema.decodeUnknownResult(RpcRequestEnvelope)
 const decodeCall = { Resolve: Schema.decodeUnknownResult(ResolveCall), Explain: Schema.decodeUnknownResult(ExplainCall) } as const
 
-/** A problem when `text` is not one valid request message of the group; `undefined` when the RPC server may read it. */
-const requestProblem = (text: string) => {
-  let message: unknown
-  try {
-    message = JSON.parse(text)
-  } catch {
-    // never echo the body: it may hold anything
-    return Problems.make({ status: 400, type: "/problems/malformed-json", detail: "send one RPC request message as JSON" })
-  }
+/** A problem when `message` is not one valid request message of the group; `undefined` when the RPC server may read it. */
+const requestProblem = (message: unknown) => {
   const envelope = decodeEnvelope(message, parseOptions)
   if (Result.isFailure(envelope)) return Problems.validation(Input.fieldErrors(envelope.failure))
   const call: Result.Result<unknown, Schema.SchemaError> = decodeCall[envelope.success.tag](message, parseOptions)
   return Result.isFailure(call) ? Problems.validation(Input.fieldErrors(call.failure)) : undefined
 }
+
+// never echo the body: it may hold anything
+const malformed = () => Problems.make({ status: 400, type: "/problems/malformed-json", detail: "send one RPC request message as JSON" })
+
+/**
+ * The request as the RPC server reads it: its body's text is the one `Authentication` decoded (the
+ * runtime's request would decode its bytes again). Every other field is the request's own.
+ */
+const withBodyText = (request: HttpServerRequest.HttpServerRequest, text: string): HttpServerRequest.HttpServerRequest =>
+  Object.create(request, { text: { value: Effect.succeed(text) } })
 
 export const DecisionsHandlers = HttpApiBuilder.group(
   Api,
@@ -71,10 +76,16 @@ export const DecisionsHandlers = HttpApiBuilder.group(
       RpcServer.toHttpEffect(DecisionRpcs.DecisionRpcs, { spanPrefix: "decisions" }),
       (rpc) =>
         handlers.handleRaw("decisionRpc", ({ request }) =>
-          // the body was read and checked as JSON by `Authentication`; the request keeps it
-          Effect.flatMap(Effect.orDie(request.text), (text) => {
-            const problem = requestProblem(text)
-            return problem === undefined ? rpc : Effect.fail(problem)
+          // the body was read and checked as JSON by `Authentication`; both are kept for this request
+          Effect.matchEffect(BodyGuard.json(request), {
+            onFailure: () => Effect.fail(malformed()),
+            onSuccess: (message) => {
+              const problem = requestProblem(message)
+              return problem !== undefined ? Effect.fail(problem) : Effect.flatMap(
+                Effect.orDie(BodyGuard.text(request)),
+                (text) => Effect.provideService(rpc, HttpServerRequest.HttpServerRequest, withBodyText(request, text))
+              )
+            }
           }))
     )
 ).pipe(Layer.provide([Handlers, CallerFromRequest, RpcSerialization.layerNdjson]))

@@ -1,8 +1,9 @@
 /**
  * Reads a request body once, before the handler decodes it, so the contracted order holds
  * (contracts 4: ... 403 -> 413 -> 400): bodies over the limit answer 413 without being buffered
- * past it, bodies that are not JSON answer 400 instead of reaching the decoder. The body is cached
- * by the request, so the decoder reads it again for free.
+ * past it, bodies that are not JSON answer 400 instead of reaching the decoder. The body's bytes are
+ * cached by the request, so the decoder reads them again for free; its text and JSON are kept here
+ * (`text`, `json`) for handlers that read the body themselves.
  */
 import type { Problem } from "@image-policy/client/api/Problem"
 import { JsonValue, Text } from "@image-policy/core"
@@ -24,7 +25,29 @@ const unreadable = () => Problems.make({ status: 400, type: "/problems/unreadabl
 export const unsupportedMediaType = () =>
   Problems.make({ status: 400, type: "/problems/unsupported-media-type", detail: "send JSON bodies with content-type: application/json" })
 
-const byteLength = (text: string) => new TextEncoder().encode(text).length
+/**
+ * Bodies read so far, by the runtime's request object (`source`, shared by every view of one request).
+ * Effect's request decodes its cached bytes again on every `text` read; the decision API's megabyte
+ * bodies were decoded and parsed three times on their way to the RPC server.
+ */
+const bodies = new WeakMap<object, { readonly text: string; json?: unknown }>()
+
+/** The body's text, decoded once per request. */
+export const text = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, HttpServerError.HttpServerError> => {
+  const known = bodies.get(request.source)
+  return known !== undefined ? Effect.succeed(known.text) : Effect.map(request.text, (text) => {
+    bodies.set(request.source, { text })
+    return text
+  })
+}
+
+/** The body parsed as JSON once per request (a body `checkThen` passed was parsed there). */
+export const json = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown, HttpServerError.HttpServerError | SyntaxError> =>
+  Effect.flatMap(text(request), (body) => {
+    const known = bodies.get(request.source)
+    if (known !== undefined && "json" in known) return Effect.succeed(known.json)
+    return Effect.try({ try: () => JSON.parse(body) as unknown, catch: (cause) => cause as SyntaxError })
+  })
 
 /** Whether a body read failed because the body is over the limit (`MaxBodySize`). */
 export const isTooLarge = (error: unknown): boolean =>
@@ -66,11 +89,16 @@ export const checkThen = <A, E, R>(
 ): Effect.Effect<A, E | Problem, R> => {
   if (!hasBody(request.method)) return next
   if (declaredTooLarge(request, limit)) return Effect.fail(seen(tooLarge(limit)))
-  return Effect.matchEffect(inPlace ? request.text : bounded(request.text, limit), {
+  return Effect.matchEffect(inPlace ? text(request) : bounded(text(request), limit), {
     onFailure: (error): Effect.Effect<A, E | Problem, R> => Effect.fail(seen(readProblem(error, limit))),
-    onSuccess: (text): Effect.Effect<A, E | Problem, R> => {
-      const problem = checkText(text, request.headers["content-type"], limit)
-      return problem === undefined ? next : Effect.fail(seen(problem))
+    onSuccess: (body): Effect.Effect<A, E | Problem, R> => {
+      const checked = checkText(body, request.headers["content-type"], limit)
+      if (checked !== undefined && "problem" in checked) return Effect.fail(seen(checked.problem))
+      if (checked !== undefined) {
+        const known = bodies.get(request.source)
+        if (known !== undefined) known.json = checked.json
+      }
+      return next
     }
   })
 }
@@ -100,32 +128,43 @@ export const asJson = (request: HttpServerRequest.HttpServerRequest): HttpServer
   return request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
 }
 
-/** The checks of a body's text, in the contracted order; `undefined` when the body may go on. */
-const checkText = (text: string, contentType: string | undefined, limit: number): Problem | undefined => {
+/**
+ * The checks of a body's text, in the contracted order: its problem, or the JSON it holds when it
+ * may go on (`undefined` for no body).
+ */
+const checkText = (
+  text: string,
+  contentType: string | undefined,
+  limit: number
+): { readonly problem: Problem } | { readonly json: unknown } | undefined => {
   // runtimes that buffer before the limit applies answer the same
-  if (text.length > limit / 4 && byteLength(text) > limit) return tooLarge(limit)
+  if (text.length > limit / 4 && Text.utf8Length(text) > limit) return { problem: tooLarge(limit) }
   // only a truly empty body is "no body": whitespace alone is not JSON
   if (text === "") return undefined
   if (contentType !== undefined && !contentType.toLowerCase().includes("json")) {
-    return unsupportedMediaType()
+    return { problem: unsupportedMediaType() }
   }
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
     // the parser's message quotes the body, which may hold anything: never echo it
-    return Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" })
+    return { problem: Problems.make({ status: 400, type: "/problems/malformed-json", detail: "the request body is not valid JSON" }) }
   }
   if (!JsonValue.withinDepth(body, JsonValue.maxDepth)) {
-    return Problems.make({
-      status: 400,
-      type: "/problems/body-too-deep",
-      detail: `JSON bodies may nest at most ${JsonValue.maxDepth} levels`
-    })
+    return {
+      problem: Problems.make({
+        status: 400,
+        type: "/problems/body-too-deep",
+        detail: `JSON bodies may nest at most ${JsonValue.maxDepth} levels`
+      })
+    }
   }
   const invalid = JsonValue.unstorableFields(body)
-  if (invalid.length > 0) return Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors")
-  return undefined
+  if (invalid.length > 0) {
+    return { problem: Problems.validation(invalid, "the request body holds text that is not valid Unicode; see errors") }
+  }
+  return { json: body }
 }
 
 /** Query parameters must be storable text too; each bad one is a 400 naming it. */
