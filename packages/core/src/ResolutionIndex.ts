@@ -49,18 +49,23 @@ export interface Decision {
 }
 
 /** A decision as the API shows it: the winner's ids, images and reasons (a finding's `resolution`). */
-export const toFindingResolution = ({ reason, resolved }: Decision): FindingResolution => ({
-  toImage: resolved.toImage,
-  policyGroupId: resolved.policyGroupId,
-  phaseId: resolved.mapping.phaseId,
-  mappingId: resolved.mapping.id,
-  fromImage: resolved.mapping.fromImage,
-  reason,
-  ...(resolved.mapping.reason === undefined || resolved.mapping.reason === "" ? {} : { mappingReason: resolved.mapping.reason }),
-  ...(resolved.mapping.platformScope === undefined || resolved.mapping.platformScope === ""
-    ? {}
-    : { platformScope: resolved.mapping.platformScope })
-})
+export const toFindingResolution = ({ reason, resolved }: Decision): FindingResolution => {
+  // built field by field, not by spreading: objects made by spreads serialize at half the speed,
+  // and the decision API writes one per reference
+  const resolution: { -readonly [K in keyof FindingResolution]: FindingResolution[K] } = {
+    toImage: resolved.toImage,
+    policyGroupId: resolved.policyGroupId,
+    phaseId: resolved.mapping.phaseId,
+    mappingId: resolved.mapping.id,
+    fromImage: resolved.mapping.fromImage,
+    reason
+  }
+  if (resolved.mapping.reason !== undefined && resolved.mapping.reason !== "") resolution.mappingReason = resolved.mapping.reason
+  if (resolved.mapping.platformScope !== undefined && resolved.mapping.platformScope !== "") {
+    resolution.platformScope = resolved.mapping.platformScope
+  }
+  return resolution
+}
 
 /**
  * A glob's literal ends: text without `*` must equal; text with `*` must start with what precedes
