@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/cli.ts", "src/runtime/node.ts", "src/runtime/deno.ts"].filter((f) => existsSync(f)),
+  entry: ["src/index.ts", "src/cli.ts", "src/check/main.ts", "src/runtime/node.ts", "src/runtime/deno.ts"].filter((f) => existsSync(f)),
   format: ["esm"],
   target: "es2022",
   platform: "node",

@@ -1,65 +1,43 @@
 /**
  * The `image-policy` command (contracts 1): `serve`, `migrate`, `seed`, `keys create`, `users`
- * (UsersCommand.ts) and `check` (check/CheckCommand.ts). It only
- * parses flags, calls the runtime, the seed loader or a workflow, and prints; docs/cli.md is the
- * user's page. Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
+ * (UsersCommand.ts) and `check` (check/CheckCommand.ts; bin/image-policy.js starts `check` from
+ * check/main.ts instead, which loads none of the host). It only parses flags, calls the runtime, the
+ * seed loader or a workflow, and prints; docs/cli.md is the user's page; runtime/CommandLine.ts holds
+ * what both entries share (the root command, global flags, failures, exit). Exit codes: 0 done, 1 the command failed (invalid seed, store unreachable, bad
  * secret key), 2 the command line is wrong.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Migrations, PgClient, PgliteClient, StoreConfig } from "@image-policy/adapters"
 import { ApiKey, Id, Input, OrganizationStore, Permission, version, Workflows } from "@image-policy/core"
 import * as Cause from "effect/Cause"
 import * as Argument from "effect/cli/Argument"
-import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as App from "./App.js"
 import * as CheckCommand from "./check/CheckCommand.js"
+import * as CommandLine from "./runtime/CommandLine.js"
+import { CommandFailure, usage } from "./runtime/CommandLine.js"
 import * as JsonLog from "./runtime/JsonLog.js"
 import { type Running, start } from "./runtime/node.js"
 import * as ServeOptions from "./runtime/ServeOptions.js"
-import * as Terminal from "./runtime/Terminal.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Seed from "./seed/Seed.js"
 import * as UsersCommand from "./UsersCommand.js"
 
-/** A failure the user can act on: printed on stderr as is, then the process exits with `exitCode`. */
-class CommandFailure extends Data.TaggedError("CommandFailure")<{
-  readonly message: string
-  readonly details?: ReadonlyArray<string> | undefined
-  readonly exitCode: 1 | 2
-}> {}
-
-const usage = (message: string) => new CommandFailure({ message, exitCode: 2 })
-
 const messageOf = (cause: Cause.Cause<unknown>): string => ServeOptions.reasonOf(Cause.squash(cause))
 
-const commandLineError = (message: string): never => {
-  console.error(`image-policy: ${message}`)
-  return process.exit(2)
-}
-
-const withFormat = Terminal.takeLogFormat(process.argv.slice(2))
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
-
-/** The log format of a stream: the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether it is a terminal. */
-const logFormatFor = (stream: NodeJS.WriteStream): JsonLog.Format => {
-  const settings = Terminal.logSettings(withFormat.value, process.env, stream.isTTY === true)
-  return "error" in settings ? commandLineError(settings.error) : settings
-}
-const serverLogFormat = logFormatFor(process.stdout)
+// `--log-format` and `--log-level` first: a wrong one ends the process here (exit 2)
+const invocation = CommandLine.read(process.argv.slice(2))
+const serverLogFormat = invocation.stdout
 
 // One-shot commands print their answer on stdout; logs (migrations, drivers) go to stderr so they
 // never mix into it, and only warnings unless `--log-level` asks for more.
-const quietLogs = JsonLog.stderrLoggerLayer(argv.level ?? "Warn", logFormatFor(process.stderr))
+const quietLogs = JsonLog.stderrLoggerLayer(invocation.level ?? "Warn", invocation.stderr)
 
 /** Runs `use` with the store's services (migrated first), then closes the store. */
 const withStore = <A, E, R>(
@@ -105,7 +83,7 @@ const stopOnSignal = (running: Running, logging: Layer.Layer<never>): Promise<vo
 
 const serve = Command.make("serve", ServeOptions.options, (flags) =>
   Effect.gen(function*() {
-    const config = yield* ServeOptions.resolve(flags, process.env, argv.level)
+    const config = yield* ServeOptions.resolve(flags, process.env, invocation.level)
     const running = yield* Effect.tryPromise({
       try: () =>
         start({
@@ -306,46 +284,19 @@ const users = UsersCommand.make({
   quietLogs
 })
 
-// check ------------------------------------------------------------------------------------------
-
-const check = CheckCommand.make({ fail: (message, exitCode, details) => new CommandFailure({ message, exitCode, details }) })
-
 // image-policy -----------------------------------------------------------------------------------
 
-const command = Command.make(
-  "image-policy",
-  {},
-  () => usage("give a command: serve, migrate, seed, keys create, users create, secrets reseal or check (see image-policy --help)")
-).pipe(
-  Command.withDescription(
-    "container-image policy service; every command takes --log-level debug|info|warning|error (the least severe log line written) and --log-format json|pretty (default: pretty on a terminal, else JSON lines)"
-  ),
-  Command.withSubcommands([serve, migrate, seed, keys, users, secrets, check])
-)
+const command = CommandLine.root([serve, migrate, seed, keys, users, secrets, CheckCommand.command])
 
 const cli = Command.runWith(command, { version })
 
-/** Waits until stdout and stderr have flushed (pipes may be asynchronous), then exits. */
-const exit = (code: number) => {
-  process.exitCode = code
-  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
-}
-
-Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeServices.layer, ServeOptions.cliLayer)))).then((result) => {
-  if (Exit.isSuccess(result)) return exit(0)
-  const failure = Cause.findErrorOption(result.cause)
-  if (Option.isNone(failure)) {
-    console.error(`image-policy: unexpected error\n${Cause.pretty(result.cause)}`)
-    return exit(1)
-  }
-  const error: unknown = failure.value
-  // effect/cli has presented its own usage errors already (ServeOptions.cliLayer)
-  if (CliError.isCliError(error)) return exit(2)
-  if (error instanceof CommandFailure || error instanceof ServeOptions.StartupError) {
-    console.error(`image-policy: ${error.message}`)
-    for (const line of error.details ?? []) console.error(line)
-    return exit(error instanceof CommandFailure ? error.exitCode : 1)
-  }
-  console.error(`image-policy: ${error instanceof Error ? error.message : String(error)}`)
-  return exit(1)
-})
+CommandLine.run(
+  cli(invocation.args).pipe(
+    // a bad seed file or serve setting: said as a command's failure is (exit 1)
+    Effect.mapError((error) =>
+      error instanceof ServeOptions.StartupError
+        ? new CommandFailure({ message: error.message, details: error.details, exitCode: 1 })
+        : error
+    )
+  )
+)

@@ -4,17 +4,19 @@
  * repository, wildcard, platform-scoped and not-yet-active mappings. The table, JSON and SARIF
  * reports are compared with the checked-in files under fixtures/check/expected (`UPDATE_GOLDEN=1`
  * rewrites them after a deliberate change); the SARIF is validated against the official 2.1.0
- * schema; exit codes; `--fix` on a copy of the tree, twice.
+ * schema; exit codes; `--fix` on a copy of the tree, twice; the entry `check` starts from
+ * (dist/check/main.js) loads none of the host and answers as dist/cli.js does.
  */
 import Ajv04Module from "ajv-draft-04"
 import addFormatsModule from "ajv-formats"
+import { spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, root } from "./support/build.js"
-import { run } from "./support/cli.js"
+import { cleanEnv, run } from "./support/cli.js"
 
 const fixtures = fileURLToPath(new URL("./fixtures/check/", import.meta.url))
 const tree = join(fixtures, "tree")
@@ -258,4 +260,62 @@ describe("check --fix", () => {
     },
     300_000
   )
+})
+
+describe("check: its own entry point", () => {
+  const dist = join(root, "packages/host/dist")
+
+  /** Every module dist/check/main.js imports before it runs, following the host's own chunks. */
+  const staticImports = (): Set<string> => {
+    const seen = new Set<string>()
+    const external = new Set<string>()
+    const walk = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      // static imports only: `import ... from "x"` and `import "x"` (a dynamic `import("x")` loads on use)
+      for (const [, specifier] of readFileSync(file, "utf8").matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["'];?$/gms)) {
+        if (specifier!.startsWith(".")) walk(join(dirname(file), specifier!))
+        else external.add(specifier!)
+      }
+    }
+    walk(join(dist, "check/main.js"))
+    return external
+  }
+
+  it("loads none of the host: no stores, HTTP API, workers or console; the decision API's client only for --server", () => {
+    const loaded = [...staticImports()]
+    expect(loaded).toContain("@image-policy/core")
+    expect(loaded).toContain("effect/cli/Command")
+    const heavy = loaded.filter((m) =>
+      /^(@image-policy\/(adapters|client|console)|@electric-sql\/|@effect\/sql|effect\/(http|http-api|sql|rpc)(\/|$))/.test(m)
+    )
+    expect(heavy).toEqual([])
+  })
+
+  it("answers as the whole host's entry (dist/cli.js) does: help, version, usage errors, reports, exit codes", async () => {
+    const viaHost = (args: ReadonlyArray<string>) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(dist, "cli.js"), ...args], { cwd: tree, env: cleanEnv() })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (d) => (stdout += d))
+        child.stderr.on("data", (d) => (stderr += d))
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, stdout, stderr }))
+        child.stdin.end()
+      })
+    const cases: ReadonlyArray<ReadonlyArray<string>> = [
+      ["check", "--help"],
+      ["check", "--version"],
+      ["check", "--bogus"],
+      ["check"],
+      ["--log-level", "loud", "check"],
+      ["--log-format", "json", "check", "--mappings", mappings, "--format", "json"],
+      ["check", "--mappings", mappings, "--fail-on", "none", "Dockerfile"]
+    ]
+    for (const args of cases) {
+      const [lean, whole] = await Promise.all([run(args, {}, "", tree), viaHost(args)])
+      expect({ args, ...lean }).toEqual({ args, ...whole })
+    }
+  }, 300_000)
 })

@@ -113,7 +113,7 @@ afterAll(() => {
 
 describe("image-policy --help", () => {
   const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
-    [[], ["serve", "migrate", "seed", "keys create"]],
+    [[], ["serve", "migrate", "seed", "keys create", "check"]],
     [["serve"], [
       "--port",
       "--host",
@@ -130,7 +130,20 @@ describe("image-policy --help", () => {
     [["migrate"], ["--store"]],
     [["seed"], ["--store", "<FILE>"]],
     [["keys"], ["create"]],
-    [["keys", "create"], ["--store", "--org", "--name", "--role", "--permission", "--expires-in-days"]]
+    [["keys", "create"], ["--store", "--org", "--name", "--role", "--permission", "--expires-in-days"]],
+    // started from its own entry (dist/check/main.js)
+    [["check"], [
+      "--mappings",
+      "--server",
+      "--org",
+      "--repository",
+      "--branch",
+      "--format",
+      "--output",
+      "--fail-on",
+      "--fix",
+      "[<PATH...>]"
+    ]]
   ]
   for (const [command, mentions] of cases) {
     // each case is its own process: run them side by side

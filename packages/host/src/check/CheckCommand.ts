@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import { CommandFailure } from "../runtime/CommandLine.js"
 import * as Check from "./Check.js"
 import { CheckFailure, describe } from "./CheckFailure.js"
 import * as Decider from "./Decider.js"
@@ -21,11 +22,6 @@ import * as Progress from "./Progress.js"
 import * as Report from "./Report.js"
 import * as Sarif from "./Sarif.js"
 import * as Table from "./Table.js"
-
-/** What the command borrows from cli.ts: its failure, printed on stderr, then the process exits with `exitCode`. */
-export interface Cli<F> {
-  readonly fail: (message: string, exitCode: 1 | 2, details?: ReadonlyArray<string>) => F
-}
 
 export const formats = ["table", "json", "sarif"] as const
 export type Format = (typeof formats)[number]
@@ -74,104 +70,110 @@ const deciderOf = (flags: {
   }))
 }
 
-export const make = <F>(cli: Cli<F>) =>
-  Command.make(
-    "check",
-    {
-      paths: Argument.String("PATH").pipe(
-        Argument.withDescription("files or directories to check (default: the working directory)"),
-        Argument.variadic()
+/**
+ * The one definition of `check`: cli.ts lists it among every command, and check/main.ts (the entry
+ * bin/image-policy.js starts for `check`, without the host's HTTP API, stores and workers) runs it
+ * under the same root (CommandLine.root), so its flags, help, messages and exit codes are the same.
+ */
+export const command = Command.make(
+  "check",
+  {
+    paths: Argument.String("PATH").pipe(
+      Argument.withDescription("files or directories to check (default: the working directory)"),
+      Argument.variadic()
+    ),
+    mappings: Flag.String("mappings").pipe(
+      Flag.withMetavar("FILE"),
+      Flag.withDescription("the policy to check against: a service-mappings.json file (the format of external phases)"),
+      Flag.optional
+    ),
+    server: Flag.String("server").pipe(
+      Flag.withMetavar("URL"),
+      Flag.withDescription(
+        "check against a service's published policy over its decision API (with --org; the key in IMAGE_POLICY_API_KEY)"
       ),
-      mappings: Flag.String("mappings").pipe(
-        Flag.withMetavar("FILE"),
-        Flag.withDescription("the policy to check against: a service-mappings.json file (the format of external phases)"),
-        Flag.optional
-      ),
-      server: Flag.String("server").pipe(
-        Flag.withMetavar("URL"),
-        Flag.withDescription(
-          "check against a service's published policy over its decision API (with --org; the key in IMAGE_POLICY_API_KEY)"
-        ),
-        Flag.optional
-      ),
-      org: Flag.String("org").pipe(Flag.withMetavar("ID"), Flag.withDescription("with --server: the organization"), Flag.optional),
-      repository: Flag.String("repository").pipe(
-        Flag.withMetavar("ID"),
-        Flag.withDescription("with --server: the repository whose assignments and snoozes apply (default: groups for every repository)"),
-        Flag.optional
-      ),
-      branch: Flag.String("branch").pipe(
-        Flag.withMetavar("NAME"),
-        Flag.withDescription("with --repository: a tracked branch (default: the repository's default branch)"),
-        Flag.optional
-      ),
-      format: Flag.Literals("format", formats).pipe(
-        Flag.withDescription("table (default), json or sarif (SARIF 2.1.0, for code scanning)"),
-        Flag.withDefault("table" as const)
-      ),
-      output: Flag.String("output").pipe(
-        Flag.withMetavar("FILE"),
-        Flag.withDescription("write the report to FILE instead of stdout"),
-        Flag.optional
-      ),
-      failOn: Flag.Literals("fail-on", ["none", "out-of-policy"] as const).pipe(
-        Flag.withDescription("out-of-policy (default): exit 1 when a finding is out of policy; none: exit 0 whatever is found"),
-        Flag.withDefault("out-of-policy" as const)
-      ),
-      fix: Flag.Boolean("fix").pipe(
-        Flag.withDescription("rewrite out-of-policy references in place (the edits a remediation request makes) and print the diff"),
-        Flag.withDefault(false)
-      )
-    },
-    (flags) =>
-      Effect.gen(function*() {
-        const decider = yield* deciderOf(flags)
-        const fs = yield* FileSystem.FileSystem
-        const path = yield* Path.Path
-        const cwd = process.cwd()
-        const result = yield* Check.run({
-          paths: flags.paths.length === 0 ? ["."] : flags.paths,
-          cwd,
-          decider,
-          progress: (total) => Progress.make(total, process.stderr, () => performance.now())
-        })
-        const report = render(flags.format, result)
-        const outOfPolicy = result.findings.filter((f) => Report.statusOf(f) === "out-of-policy").map((f) => f.finding)
-
-        let left = outOfPolicy
-        if (flags.fix) {
-          const planned = Fix.plan(result.files, result.findings)
-          yield* Fix.write(planned.fixes)
-          // stdout carries the diff alone, so it can be piped to `git apply -R` or kept as a patch
-          yield* print(planned.fixes.map(Fix.diffOf).join(""))
-          const fixed = new Set(planned.fixes.flatMap((f) => f.applied.map(placeOf)))
-          left = outOfPolicy.filter((f) => !fixed.has(placeOf(f)))
-          for (const file of planned.notUtf8) yield* Console.error(`image-policy: ${file} is not valid UTF-8: left unchanged`)
-          yield* Console.error(
-            fixed.size === 0
-              ? "image-policy: nothing to fix"
-              : `image-policy: fixed ${plural(fixed.size, "reference")} in ${plural(planned.fixes.length, "file")}`
-          )
-        }
-        if (Option.isSome(flags.output)) {
-          const output = flags.output.value
-          yield* fs.writeFileString(path.resolve(cwd, output), report).pipe(
-            Effect.mapError((e) => new CheckFailure({ reason: "unwritable", message: `cannot write ${output}: ${describe(e)}` }))
-          )
-        } else if (!flags.fix) {
-          yield* print(report)
-        }
-        return left.length
-      }).pipe(
-        Effect.mapError((e) => cli.fail(e.message, 2, e.details)),
-        Effect.flatMap((left) =>
-          flags.failOn === "out-of-policy" && left > 0
-            ? Effect.fail(cli.fail(`${plural(left, "finding")} out of policy${flags.fix ? " left after --fix" : ""}`, 1))
-            : Effect.void
-        )
-      )
-  ).pipe(
-    Command.withDescription(
-      "scan files for container image references and check each against a mappings file or a server's policy; exit 1 when one is out of policy"
+      Flag.optional
+    ),
+    org: Flag.String("org").pipe(Flag.withMetavar("ID"), Flag.withDescription("with --server: the organization"), Flag.optional),
+    repository: Flag.String("repository").pipe(
+      Flag.withMetavar("ID"),
+      Flag.withDescription("with --server: the repository whose assignments and snoozes apply (default: groups for every repository)"),
+      Flag.optional
+    ),
+    branch: Flag.String("branch").pipe(
+      Flag.withMetavar("NAME"),
+      Flag.withDescription("with --repository: a tracked branch (default: the repository's default branch)"),
+      Flag.optional
+    ),
+    format: Flag.Literals("format", formats).pipe(
+      Flag.withDescription("table (default), json or sarif (SARIF 2.1.0, for code scanning)"),
+      Flag.withDefault("table" as const)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withMetavar("FILE"),
+      Flag.withDescription("write the report to FILE instead of stdout"),
+      Flag.optional
+    ),
+    failOn: Flag.Literals("fail-on", ["none", "out-of-policy"] as const).pipe(
+      Flag.withDescription("out-of-policy (default): exit 1 when a finding is out of policy; none: exit 0 whatever is found"),
+      Flag.withDefault("out-of-policy" as const)
+    ),
+    fix: Flag.Boolean("fix").pipe(
+      Flag.withDescription("rewrite out-of-policy references in place (the edits a remediation request makes) and print the diff"),
+      Flag.withDefault(false)
     )
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const decider = yield* deciderOf(flags)
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const cwd = process.cwd()
+      const result = yield* Check.run({
+        paths: flags.paths.length === 0 ? ["."] : flags.paths,
+        cwd,
+        decider,
+        progress: (total) => Progress.make(total, process.stderr, () => performance.now())
+      })
+      const report = render(flags.format, result)
+      const outOfPolicy = result.findings.filter((f) => Report.statusOf(f) === "out-of-policy").map((f) => f.finding)
+
+      let left = outOfPolicy
+      if (flags.fix) {
+        const planned = Fix.plan(result.files, result.findings)
+        yield* Fix.write(planned.fixes)
+        // stdout carries the diff alone, so it can be piped to `git apply -R` or kept as a patch
+        yield* print(planned.fixes.map(Fix.diffOf).join(""))
+        const fixed = new Set(planned.fixes.flatMap((f) => f.applied.map(placeOf)))
+        left = outOfPolicy.filter((f) => !fixed.has(placeOf(f)))
+        for (const file of planned.notUtf8) yield* Console.error(`image-policy: ${file} is not valid UTF-8: left unchanged`)
+        yield* Console.error(
+          fixed.size === 0
+            ? "image-policy: nothing to fix"
+            : `image-policy: fixed ${plural(fixed.size, "reference")} in ${plural(planned.fixes.length, "file")}`
+        )
+      }
+      if (Option.isSome(flags.output)) {
+        const output = flags.output.value
+        yield* fs.writeFileString(path.resolve(cwd, output), report).pipe(
+          Effect.mapError((e) => new CheckFailure({ reason: "unwritable", message: `cannot write ${output}: ${describe(e)}` }))
+        )
+      } else if (!flags.fix) {
+        yield* print(report)
+      }
+      return left.length
+    }).pipe(
+      Effect.mapError((e) => new CommandFailure({ message: e.message, exitCode: 2, details: e.details })),
+      Effect.flatMap((left) =>
+        flags.failOn === "out-of-policy" && left > 0
+          ? Effect.fail(
+            new CommandFailure({ message: `${plural(left, "finding")} out of policy${flags.fix ? " left after --fix" : ""}`, exitCode: 1 })
+          )
+          : Effect.void
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "scan files for container image references and check each against a mappings file or a server's policy; exit 1 when one is out of policy"
   )
+)

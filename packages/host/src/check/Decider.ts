@@ -4,8 +4,8 @@
  * server's decision API returns the same `Decision` values, so everything after this seam (the
  * report, the exit code, `--fix`) is one code path for both.
  */
-import { DecisionClient } from "@image-policy/client"
-import { Problem } from "@image-policy/client/api/Problem"
+import type { DecisionClient } from "@image-policy/client"
+import type { Problem } from "@image-policy/client/api/Problem"
 import { Decision, MappingsFile, ResolutionIndex } from "@image-policy/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -66,9 +66,9 @@ export interface ServerOptions {
 }
 
 /** Why the server could not answer, in a reader's words: its problem's status and detail, or the transport's failure. */
-const serverFailure = (baseUrl: string, error: DecisionClient.DecisionClientError): CheckFailure => {
+const serverFailure = (baseUrl: string, problem: typeof Problem, error: DecisionClient.DecisionClientError): CheckFailure => {
   const prefix = `the decision API of ${baseUrl}`
-  if (error instanceof Problem) {
+  if (error instanceof problem) {
     return new CheckFailure({ reason: "server", message: `${prefix} answered ${error.status}: ${error.detail}` })
   }
   switch (error._tag) {
@@ -88,19 +88,25 @@ const serverFailure = (baseUrl: string, error: DecisionClient.DecisionClientErro
  * Decides through a server's decision API (`POST /api/v1/org/{orgId}/rpc`, `Resolve`): the
  * organization's published policy for the repository and branch, its snoozes, and the same
  * `Decision` values the offline decider gives. Every ask goes in one stream (the client cuts it
- * into calls), so a tree of thousands of files costs a handful of requests.
+ * into calls), so a tree of thousands of files costs a handful of requests. The client (the whole
+ * API's definition) is loaded here, on the first decision: an offline check never loads it.
  */
 export const server = (options: ServerOptions): Decider => ({
   decide: (asks) =>
-    Effect.scoped(Effect.gen(function*() {
-      const client = yield* DecisionClient.make({ baseUrl: options.baseUrl, orgId: options.orgId, apiKey: options.apiKey })
-      const where = {
-        ...(options.repositoryId === undefined
-          ? {}
-          : { repositoryId: options.repositoryId as Decision.DecisionRequest["repositoryId"] & string }),
-        ...(options.branch === undefined ? {} : { branch: options.branch })
-      }
-      const decisions = yield* Stream.runCollect(client.resolve(asks.map((ask) => ({ ...ask, ...where }))))
-      return Array.from(decisions)
-    })).pipe(Effect.mapError((error) => serverFailure(options.baseUrl, error)))
+    Effect.gen(function*() {
+      const [{ DecisionClient }, { Problem }] = yield* Effect.promise(() =>
+        Promise.all([import("@image-policy/client"), import("@image-policy/client/api/Problem")])
+      )
+      return yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* DecisionClient.make({ baseUrl: options.baseUrl, orgId: options.orgId, apiKey: options.apiKey })
+        const where = {
+          ...(options.repositoryId === undefined
+            ? {}
+            : { repositoryId: options.repositoryId as Decision.DecisionRequest["repositoryId"] & string }),
+          ...(options.branch === undefined ? {} : { branch: options.branch })
+        }
+        const decisions = yield* Stream.runCollect(client.resolve(asks.map((ask) => ({ ...ask, ...where }))))
+        return Array.from(decisions)
+      })).pipe(Effect.mapError((error) => serverFailure(options.baseUrl, Problem, error)))
+    })
 })

@@ -5,17 +5,12 @@
  */
 import { StoreConfig } from "@image-policy/adapters"
 import { DeliveryPolicy, Lease, Session } from "@image-policy/core"
-import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
-import * as CliOutput from "effect/cli/CliOutput"
 import * as Flag from "effect/cli/Flag"
-import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Config from "effect/Config"
-import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
-import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Path from "effect/Path"
@@ -27,7 +22,6 @@ import * as HostMetrics from "../metrics/HostMetrics.js"
 import * as Otlp from "../metrics/Otlp.js"
 import * as SecretKey from "../SecretKey.js"
 import * as Seed from "../seed/Seed.js"
-import * as Terminal from "./Terminal.js"
 
 // printed as is after `image-policy: ` (cli.ts installs that presenter), so the text names its flag
 const invalid = (message: string) => Effect.fail(new CliError.ValidationError({ message }))
@@ -106,63 +100,6 @@ export const scrub = (message: string, spec: StoreConfig.StoreSpec): string => {
   return out
 }
 
-export const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error" } as const satisfies Record<
-  string,
-  LogLevel.LogLevel
->
-
-/**
- * Takes `--log-level LEVEL` (or `--log-level=LEVEL`) out of the arguments, wherever it stands,
- * before effect/cli parses the rest. effect/cli has a global `--log-level` of its own, with other
- * values (`all`, `trace`, `warn`, `fatal`, …) and its own error text; reading ours first keeps the
- * documented four values and the message `--log-level must be one of …`.
- */
-export const takeLogLevel = (
-  args: ReadonlyArray<string>
-): Result.Result<{ readonly args: ReadonlyArray<string>; readonly level: LogLevel.LogLevel | undefined }, string> => {
-  const rest: Array<string> = []
-  let level: LogLevel.LogLevel | undefined
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--") {
-      rest.push(...args.slice(i))
-      break
-    }
-    let value: string | undefined
-    if (arg === "--log-level") value = args[++i] ?? ""
-    else if (arg.startsWith("--log-level=")) value = arg.slice("--log-level=".length)
-    else {
-      rest.push(arg)
-      continue
-    }
-    if (!Object.hasOwn(logLevels, value)) return Result.fail(`--log-level must be one of ${Object.keys(logLevels).join(", ")}`)
-    level = logLevels[value as keyof typeof logLevels]
-  }
-  return Result.succeed({ args: rest, level })
-}
-
-/**
- * effect/cli's settings for the image-policy commands (Node and Deno). Its global `--log-level`
- * is dropped: `takeLogLevel` has read ours (four documented values) before effect/cli sees the
- * arguments, so the built-in would only advertise values we refuse. A wrong command line prints
- * `image-policy: <what is wrong>` on stderr and nothing on stdout, as before (effect/cli's default
- * prints the whole help on stdout).
- */
-export const cliLayer: Layer.Layer<never> = Layer.mergeAll(
-  CliConfig.layer({ builtIns: GlobalFlag.BuiltIns.filter((flag) => flag !== GlobalFlag.LogLevel) }),
-  // help goes to stdout: its colour follows stdout (Terminal.colourAllowed, no FORCE_COLOR)
-  Layer.sync(CliOutput.Formatter, () =>
-    CliOutput.defaultFormatter({
-      colors: typeof process !== "undefined" && Terminal.colourAllowed(process.env, process.stdout.isTTY === true)
-    })),
-  CliOutput.layerPresenter({
-    present: (event) =>
-      event._tag === "InvalidInvocation"
-        ? Console.error(event.errors.map((error) => `image-policy: ${error.message}`).join("\n"))
-        : CliOutput.defaultPresenter.present(event)
-  })
-)
-
 export const metricsVar = "IMAGE_POLICY_METRICS"
 
 /** The longest `--shutdown-timeout`: a process manager's own grace period is rarely longer. */
@@ -185,7 +122,7 @@ const lifetimeFlag = (name: string, variable: string, description: string, defau
   )
 
 /**
- * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `takeLogLevel`.
+ * The flags of `serve`, as effect/cli flags. `--log-level` is not among them: see `CommandLine.takeLogLevel`.
  */
 export const options = {
   port: Flag.Int("port").pipe(

@@ -37,6 +37,7 @@ import * as ScanWorker from "../workers/Scan.js"
 import * as SnoozeExpiryWorker from "../workers/SnoozeExpiry.js"
 import * as SyncWorker from "../workers/Sync.js"
 import * as WebhookDeliveryWorker from "../workers/WebhookDelivery.js"
+import * as CommandLine from "./CommandLine.js"
 import * as JsonLog from "./JsonLog.js"
 import * as ServeOptions from "./ServeOptions.js"
 import * as Terminal from "./Terminal.js"
@@ -65,7 +66,7 @@ const commandLineError = (message: string): never => {
   return Deno.exit(2)
 }
 const withFormat = Terminal.takeLogFormat(Deno.args)
-const argv = Result.getOrElse(ServeOptions.takeLogLevel(withFormat.args), commandLineError)
+const argv = Result.getOrElse(CommandLine.takeLogLevel(withFormat.args), commandLineError)
 // as on Node (cli.ts): the flag, else IMAGE_POLICY_LOG_FORMAT, else by whether stdout is a terminal
 const logSettings = Terminal.logSettings(withFormat.value, Deno.env.toObject(), Deno.stdout.isTerminal())
 const logFormat: JsonLog.Format = "error" in logSettings ? commandLineError(logSettings.error) : logSettings
@@ -231,7 +232,7 @@ const command = Command.make("serve", ServeOptions.options, serve).pipe(
 
 const cli = Command.runWith(command, { version })
 
-Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeServices.layer, ServeOptions.cliLayer)))).then((result) => {
+Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeServices.layer, CommandLine.cliLayer)))).then((result) => {
   if (Exit.isSuccess(result)) return Deno.exit(0)
   const failure = Cause.findErrorOption(result.cause)
   if (Option.isNone(failure)) {
@@ -239,7 +240,7 @@ Effect.runPromiseExit(cli(argv.args).pipe(Effect.provide(Layer.merge(NodeService
     return Deno.exit(1)
   }
   const error: unknown = failure.value
-  // effect/cli has presented its own usage errors already (ServeOptions.cliLayer)
+  // effect/cli has presented its own usage errors already (CommandLine.cliLayer)
   if (CliError.isCliError(error)) return Deno.exit(2)
   if (error instanceof ServeOptions.StartupError) {
     console.error(`image-policy: ${error.message}`)

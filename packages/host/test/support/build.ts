@@ -32,7 +32,7 @@ const stale = () =>
     ["adapters", ["index.js"]],
     ["client", ["index.js"]],
     ["console", ["index.html"]],
-    ["host", ["index.js", "cli.js", "runtime/deno.js"]]
+    ["host", ["index.js", "cli.js", "check/main.js", "runtime/deno.js"]]
   ] as const)
     .some(([pkg, entries]) => oldestBuild(pkg, entries) < newest(join(root, "packages", pkg, "src")))
 
