@@ -316,8 +316,12 @@ describe("ResolutionIndex: precedence cases", () => {
       published(2, `nginx:2@${d}`, "td:1", { order: 0 }),
       published(3, "nginx:1", "t:1")
     )
-    assert.strictEqual(check(p, `nginx:1@${d}`)?.resolved.toImage, "d:1")
+    // two exact matches tie: the lower key wins (`…/nginx:1|` before `…/nginx@sha256:…|`), whatever the ids
+    assert.strictEqual(check(p, `nginx:1@${d}`)?.resolved.toImage, "t:1")
+    const swapped = oneGroup(published(3, `nginx@${d}`, "d:1"), published(1, "nginx:1", "t:1"))
+    assert.strictEqual(check(swapped, `nginx:1@${d}`)?.resolved.toImage, "t:1")
     assert.strictEqual(check(p, `nginx:2@${d}`)?.resolved.toImage, "td:1")
+    assert.strictEqual(check(p, `nginx@${d}`)?.resolved.toImage, "d:1")
     assert.strictEqual(check(p, `nginx:1@sha256:${"b".repeat(64)}`)?.resolved.toImage, "t:1")
   })
 
