@@ -2,13 +2,14 @@
  * `image-policy check` decides alike offline and against a server (issue 18; docs/cli.md#check):
  * for generated mappings files (exact references, tag-less repositories, wildcard patterns,
  * platform scopes, `order`, activation dates) and generated references as manifests write them
- * (registries, tags, digests, invalid ones; platforms canonical or not, invalid ones), the offline
- * decider over the file (`Decider.offline`, what `check --mappings` uses) and the server decider
- * (`Decider.server`, what `check --server` uses) over the same file synced into an external phase of
- * a group that applies to every repository, without cooldown, give the same decision on every
- * reference: whether it is invalid and why, its canonical forms, the mapping that applies (its key,
- * target and reasons) and whether it is out of policy. Ids are each side's own and not compared.
- * One host for the whole property; each case publishes its file with a sync.
+ * (registries, tags, digests, invalid ones, some longer than the decision API takes; platforms
+ * canonical or not, invalid ones), the offline decider over the file (`Decider.offline`, what
+ * `check --mappings` uses) and the server decider (`Decider.server`, what `check --server` uses)
+ * over the same file synced into an external phase of a group that applies to every repository,
+ * without cooldown, give the same decision on every reference: whether it is invalid and why, its
+ * canonical forms, the mapping that applies (its key, target and reasons) and whether it is out of
+ * policy. Ids are each side's own and not compared. One host for the whole property; each case
+ * publishes its file with a sync.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { FixtureVcs } from "@image-policy/adapters"
@@ -77,7 +78,9 @@ const invalidImage = fc.constantFrom(
   "nginx@sha256:abc",
   "ghcr.io/acme/",
   ":1",
-  `${"a".repeat(256)}:1`
+  `${"a".repeat(256)}:1`,
+  // longer than the decision API takes: the server decider decides it as the core does
+  `${"a".repeat(1100)}:1`
 )
 
 /** The platform of a finding: none, canonical, as people write it, or no platform at all. */
@@ -93,7 +96,8 @@ const platform = fc.constantFrom(
   "linux/arm64/v8",
   "linux/arm",
   "not a platform!",
-  "linux"
+  "linux",
+  `linux/${"x".repeat(120)}`
 )
 
 // mappings files -----------------------------------------------------------------------------------
@@ -226,4 +230,13 @@ describe("check: offline and server decisions agree (property)", () => {
       { numRuns: 300 }
     )
   }, 120_000)
+
+  it("a valid reference longer than the decision API takes is a failure of the server decider, never a guess", async () => {
+    // a registry name of 1,100 characters: a valid reference the API does not take
+    const image = `${"r".repeat(1100)}.example/app:1`
+    const server = Decider.server({ baseUrl: host.url, orgId: host.org.id, apiKey: secrets.readOnly })
+    const failure = await Effect.runPromise(Effect.flip(server.decide([{ image: "redis:7" }, { image }])))
+    expect(failure).toMatchObject({ _tag: "CheckFailure", reason: "server" })
+    expect(failure.message).toContain("images of at most 1024 characters")
+  })
 })

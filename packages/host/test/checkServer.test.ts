@@ -82,6 +82,20 @@ describe("image-policy check --server", () => {
     expect(decided.decision.resolution.policyGroupId).toBe(host!.org.policyGroups["Base images"]!.id)
   }, 300_000)
 
+  it("a reference longer than the decision API takes is decided as offline: invalid, not a failure", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "image-policy-check-long-"))
+    dirs.push(dir)
+    writeFileSync(join(dir, "Dockerfile"), `FROM ${"a".repeat(1100)}:1\nFROM redis:7\n`)
+    const offline = await run(["check", "--mappings", mappingsFile, "--format", "json", "."], {}, "", dir)
+    const online = await run(["check", ...server(), "--format", "json", "."], { IMAGE_POLICY_API_KEY: secrets.readOnly }, "", dir)
+    expect(online.stderr).toBe("image-policy: 1 finding out of policy\n")
+    expect(online.code).toBe(offline.code)
+    expect(verdicts(online.stdout)).toEqual(verdicts(offline.stdout))
+    const findings = JSON.parse(online.stdout).findings
+    expect(findings[0]).toMatchObject({ status: "invalid", decision: { invalid: { field: "image" } } })
+    expect(findings[0].decision).toEqual(JSON.parse(offline.stdout).findings[0].decision)
+  }, 300_000)
+
   it("exit 2 with the reason when the server cannot answer, and the key never printed", async () => {
     const noKey = await check([...server(), "."], null)
     expect(noKey.code).toBe(2)
