@@ -43,7 +43,7 @@ export const Decision = Schema.Struct({
   platform: Schema.optionalKey(Schema.String),
   /** The published mapping that applies, and why; null: no mapping applies. */
   resolution: Schema.NullOr(FindingResolution),
-  /** Set when an active snooze request suppresses the replacement. */
+  /** Set when an active snooze request suppresses the replacement (never when the mapping asks for this very image). */
   snoozed: Schema.optionalKey(Snoozed),
   /** Set when the reference cannot be decided: which field is wrong and why (then `resolution` is null). */
   invalid: Schema.optionalKey(Schema.Struct({ field: Schema.Literals(["image", "platform"]), message: Schema.String }))
@@ -90,7 +90,8 @@ export const decide = (
   const winner = ResolutionIndex.decideParsed(index, ref, platform, now)
   if (winner === null) return decision
   const resolution = decision.resolution = ResolutionIndex.toFindingResolution(winner)
-  const snooze = snoozeFor(active, normalized, resolution.fromImage)
+  // a snooze suppresses a replacement: an image its mapping already asks for has none (in policy, not snoozed)
+  const snooze = sameImage(resolution.toImage, request.image) ? undefined : snoozeFor(active, normalized, resolution.fromImage)
   if (snooze !== undefined) decision.snoozed = { snoozeRequestId: snooze.id, until: snooze.until }
   return decision
 }

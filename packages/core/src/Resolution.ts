@@ -147,7 +147,15 @@ export const candidateOf = (placed: Placed, matcher: Matcher): Candidate => ({
   specificity: matcher.kind === "pattern" ? matcher.specificity : 0
 })
 
-/** Candidates in precedence order: first wins; of equal candidates, the first in policy order. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * Candidates in precedence order: first wins; of equal candidates, the first in policy order. Two
+ * mappings of one phase can still tie (`nginx:1` and `nginx@sha256:…` both match `nginx:1@sha256:…`
+ * exactly): the lower key (normalized fromImage and scope, unique in a phase) wins, never the id, so
+ * the same mappings decide alike wherever they are published (a server's random ids, the
+ * `map_entry_<i>` of a file read by `check --mappings`).
+ */
 export const compareCandidates = (a: Candidate, b: Candidate): number =>
   kindRank[a.kind] - kindRank[b.kind] ||
   Number(b.platformSpecific) - Number(a.platformSpecific) ||
@@ -155,7 +163,8 @@ export const compareCandidates = (a: Candidate, b: Candidate): number =>
   b.specificity - a.specificity ||
   a.groupIndex - b.groupIndex ||
   a.phasePosition - b.phasePosition ||
-  (a.mapping.id < b.mapping.id ? -1 : a.mapping.id > b.mapping.id ? 1 : 0)
+  compareText(a.mapping.key, b.mapping.key) ||
+  compareText(a.mapping.id, b.mapping.id)
 
 /** The winner's line of `considered`: it depends on the winner alone. */
 export const describeWin = (c: Candidate): string =>
@@ -172,6 +181,7 @@ const describeLoss = (c: Candidate, winner: Candidate) => {
   if (c.specificity !== winner.specificity) return "matched but a more specific pattern takes precedence"
   if (c.groupIndex !== winner.groupIndex) return "matched but an earlier policy group takes precedence"
   if (c.phasePosition !== winner.phasePosition) return "matched but an earlier phase takes precedence"
+  if (c.mapping.key !== winner.mapping.key) return "matched but tied; the lower mapping key takes precedence"
   return "matched but tied; the lower mapping id takes precedence"
 }
 

@@ -233,7 +233,7 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
   )
 
   prop(
-    "a decision (the decision API's and the check command's) is the linear winner, snoozed as remediation is, out of policy only when it asks for another image",
+    "a decision (the decision API's and the check command's) is the linear winner, snoozed as remediation is when it asks for another image, out of policy only then",
     [
       policy,
       fc.array(fc.tuple(image, platform), { maxLength: 8 }),
@@ -266,7 +266,10 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
         assert.strictEqual(decision.resolution?.toImage ?? null, winner?.toImage ?? null)
         // with fromImage, the winner's key: what `check` names its SARIF rule by
         assert.strictEqual(decision.resolution?.platformScope, winner?.mapping.platformScope || undefined)
-        const covering = winner === null ? [] : snoozes.filter((s) =>
+        const another = winner !== null &&
+          Result.getOrUndefined(normalizedText(winner.toImage)) !== Result.getOrThrow(normalizedText(img)) && winner.toImage !== img
+        // a snooze suppresses a replacement: an image already in policy is never snoozed
+        const covering = winner === null || !another ? [] : snoozes.filter((s) =>
           SnoozeRequest.isActive(s, now) &&
           [Result.getOrThrow(normalizedText(img)), Mapping.normalizedFrom(winner.mapping.fromImage)].includes(
             Mapping.normalizedFrom(s.fromImage)
@@ -274,8 +277,6 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
         )
         assert.strictEqual(decision.snoozed !== undefined, covering.length > 0, `ask ${i}`)
         if (decision.snoozed !== undefined) assert.isTrue(covering.some((s) => s.id === decision.snoozed!.snoozeRequestId))
-        const another = winner !== null &&
-          Result.getOrUndefined(normalizedText(winner.toImage)) !== Result.getOrThrow(normalizedText(img)) && winner.toImage !== img
         assert.strictEqual(Decision.isOutOfPolicy(decision), another && covering.length === 0)
       })
     },
@@ -316,8 +317,12 @@ describe("ResolutionIndex: precedence cases", () => {
       published(2, `nginx:2@${d}`, "td:1", { order: 0 }),
       published(3, "nginx:1", "t:1")
     )
-    assert.strictEqual(check(p, `nginx:1@${d}`)?.resolved.toImage, "d:1")
+    // two exact matches tie: the lower key wins (`…/nginx:1|` before `…/nginx@sha256:…|`), whatever the ids
+    assert.strictEqual(check(p, `nginx:1@${d}`)?.resolved.toImage, "t:1")
+    const swapped = oneGroup(published(3, `nginx@${d}`, "d:1"), published(1, "nginx:1", "t:1"))
+    assert.strictEqual(check(swapped, `nginx:1@${d}`)?.resolved.toImage, "t:1")
     assert.strictEqual(check(p, `nginx:2@${d}`)?.resolved.toImage, "td:1")
+    assert.strictEqual(check(p, `nginx@${d}`)?.resolved.toImage, "d:1")
     assert.strictEqual(check(p, `nginx:1@sha256:${"b".repeat(64)}`)?.resolved.toImage, "t:1")
   })
 

@@ -11,6 +11,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { CheckFailure, describe } from "./CheckFailure.js"
 
@@ -84,29 +85,53 @@ const serverFailure = (baseUrl: string, problem: typeof Problem, error: Decision
   }
 }
 
+/** Whether the decision API takes an ask as it is: its image and platform within the request's limits. */
+const fitsRequest = Schema.is(Decision.DecisionRequest)
+
+/** No mapping: what an ask is decided against when its decision cannot depend on the policy. */
+const noPolicy = ResolutionIndex.build([])
+
 /**
  * Decides through a server's decision API (`POST /api/v1/org/{orgId}/rpc`, `Resolve`): the
  * organization's published policy for the repository and branch, its snoozes, and the same
  * `Decision` values the offline decider gives. Every ask goes in one stream (the client cuts it
  * into calls), so a tree of thousands of files costs a handful of requests. The client (the whole
  * API's definition) is loaded here, on the first decision: an offline check never loads it.
+ *
+ * An ask the API does not take (an image longer than 1,024 characters, a platform longer than 100)
+ * is no reference or platform the core can parse in practice: it is decided here, `invalid` as
+ * offline, whatever the policy. One the core could parse (a registry name of hundreds of
+ * characters) cannot be decided without the server: that is a failure, never a guess.
  */
 export const server = (options: ServerOptions): Decider => ({
   decide: (asks) =>
     Effect.gen(function*() {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const local = asks.map((ask) => fitsRequest(ask) ? undefined : Decision.decide(noPolicy, noSnoozes, ask, now))
+      const undecidable = local.findIndex((decision) => decision !== undefined && decision.invalid === undefined)
+      if (undecidable >= 0) {
+        return yield* new CheckFailure({
+          reason: "server",
+          message: `the decision API of ${options.baseUrl} takes images of at most 1024 characters and platforms of at most 100: ${
+            asks[undecidable]!.image.slice(0, 60)
+          }… is longer`
+        })
+      }
+      const where = {
+        ...(options.repositoryId === undefined
+          ? {}
+          : { repositoryId: options.repositoryId as Decision.DecisionRequest["repositoryId"] & string }),
+        ...(options.branch === undefined ? {} : { branch: options.branch })
+      }
+      const asked = asks.flatMap((ask, i) => local[i] === undefined ? [{ ...ask, ...where }] : [])
       const [{ DecisionClient }, { Problem }] = yield* Effect.promise(() =>
         Promise.all([import("@image-policy/client"), import("@image-policy/client/api/Problem")])
       )
-      return yield* Effect.scoped(Effect.gen(function*() {
+      const decisions = yield* Effect.scoped(Effect.gen(function*() {
         const client = yield* DecisionClient.make({ baseUrl: options.baseUrl, orgId: options.orgId, apiKey: options.apiKey })
-        const where = {
-          ...(options.repositoryId === undefined
-            ? {}
-            : { repositoryId: options.repositoryId as Decision.DecisionRequest["repositoryId"] & string }),
-          ...(options.branch === undefined ? {} : { branch: options.branch })
-        }
-        const decisions = yield* Stream.runCollect(client.resolve(asks.map((ask) => ({ ...ask, ...where }))))
-        return Array.from(decisions)
+        return Array.from(yield* Stream.runCollect(client.resolve(asked)))
       })).pipe(Effect.mapError((error) => serverFailure(options.baseUrl, Problem, error)))
+      let next = 0
+      return local.map((decision) => decision ?? decisions[next++]!)
     })
 })
