@@ -61,7 +61,8 @@ export const activeSnoozes = (snoozes: ReadonlyArray<SnoozeRequest>, now: Date):
 
 /** The snooze request that suppresses replacing `normalizedImage` by the mapping from `fromImage`, if any. */
 export const snoozeFor = (active: ActiveSnoozes, normalizedImage: string, fromImage: string): SnoozeRequest | undefined =>
-  active.get(normalizedImage) ?? active.get(normalizedFrom(fromImage))
+  // most repositories have no snooze: nothing to parse then
+  active.size === 0 ? undefined : active.get(normalizedImage) ?? active.get(normalizedFrom(fromImage))
 
 /** Whether two image texts name the same image (as written, or once normalized). */
 export const sameImage = (a: string, b: string): boolean =>
@@ -71,6 +72,16 @@ export const sameImage = (a: string, b: string): boolean =>
 export const decide = (
   index: ResolutionIndex.ResolutionIndex,
   active: ActiveSnoozes,
+  request: { readonly image: string; readonly platform?: string | undefined },
+  now: Date
+): Decision => withSnoozes(active, decideUnsnoozed(index, request, now))
+
+/**
+ * The decision on one reference before any snooze: the same for every repository the policy applies
+ * to, and for every instant of one of the index's epochs (`ResolutionIndex.epochAt`).
+ */
+export const decideUnsnoozed = (
+  index: ResolutionIndex.ResolutionIndex,
   request: { readonly image: string; readonly platform?: string | undefined },
   now: Date
 ): Decision => {
@@ -88,12 +99,20 @@ export const decide = (
     ? { image: request.image, normalized, resolution: null }
     : { image: request.image, normalized, platform, resolution: null }
   const winner = ResolutionIndex.decideParsed(index, ref, platform, now)
-  if (winner === null) return decision
-  const resolution = decision.resolution = ResolutionIndex.toFindingResolution(winner)
-  // a snooze suppresses a replacement: an image its mapping already asks for has none (in policy, not snoozed)
-  const snooze = sameImage(resolution.toImage, request.image) ? undefined : snoozeFor(active, normalized, resolution.fromImage)
-  if (snooze !== undefined) decision.snoozed = { snoozeRequestId: snooze.id, until: snooze.until }
+  if (winner !== null) decision.resolution = ResolutionIndex.toFindingResolution(winner)
   return decision
+}
+
+/**
+ * A decision with the repository's snooze that suppresses its replacement, if any. A snooze
+ * suppresses a replacement: an image its mapping already asks for has none (in policy, not snoozed).
+ */
+export const withSnoozes = (active: ActiveSnoozes, decision: Decision): Decision => {
+  const { resolution } = decision
+  if (active.size === 0 || resolution === null || decision.normalized === undefined) return decision
+  const snooze = snoozeFor(active, decision.normalized, resolution.fromImage)
+  if (snooze === undefined || sameImage(resolution.toImage, decision.image)) return decision
+  return { ...decision, snoozed: { snoozeRequestId: snooze.id, until: snooze.until } }
 }
 
 /**

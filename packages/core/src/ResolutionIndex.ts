@@ -132,6 +132,8 @@ export interface ResolutionIndex {
   /** By registry, then repository path. */
   readonly references: ReadonlyMap<string, ReadonlyMap<string, RepositoryNode>>
   readonly patterns: ReadonlyMap<string, PatternNode>
+  /** Every mapping's activation time (epoch ms), ascending, without repeats. */
+  readonly activations: ReadonlyArray<number>
 }
 
 const bucket = (): Bucket => ({ entries: [], minRank: Number.MAX_SAFE_INTEGER })
@@ -208,7 +210,29 @@ export const build = (policy: ResolutionPolicy): ResolutionIndex => {
     else if (digest !== undefined) add(getOr(node.byDigest, digest, bucket), entry)
     else add(getOr(node.byTag, tag!, bucket), entry)
   })
-  return { size, references, patterns }
+  // a time that does not parse never holds a mapping back (`applicability`): no epoch of its own
+  const activations = [...new Set(parsed.map(({ placed }) => Date.parse(placed.mapping.activeFrom)))]
+    .filter((t) => !Number.isNaN(t))
+    .sort((a, b) => a - b)
+  return { size, references, patterns, activations }
+}
+
+/**
+ * How many of the index's activation times have passed at `now`. Time enters a decision only by
+ * which mappings are active, so two instants of the same epoch get the same decision for every
+ * reference: a decision can be remembered while the epoch lasts.
+ */
+export const epochAt = (index: ResolutionIndex, now: Date): number => {
+  const at = now.getTime()
+  const { activations } = index
+  let low = 0
+  let high = activations.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (activations[middle]! <= at) low = middle + 1
+    else high = middle
+  }
+  return low
 }
 
 /** Mutable state of one search: the best entry so far. */

@@ -17,6 +17,7 @@ import * as Resolution from "../src/Resolution.js"
 import * as ResolutionIndex from "../src/ResolutionIndex.js"
 import type * as Scanner from "../src/Scanner.js"
 import * as SnoozeRequest from "../src/SnoozeRequest.js"
+import * as Decisions from "../src/workflows/Decisions.js"
 import { prop } from "./support/fcProp.js"
 
 const gid = (k: number) => Id.make("policyGroup", new Uint8Array(16).fill(k)) as Id.PolicyGroupId
@@ -282,6 +283,40 @@ describe("ResolutionIndex: the same answers as Resolution.resolve", () => {
     },
     { fastCheck: { numRuns: 500 } }
   )
+})
+
+describe("Decisions.indexed: decisions remembered per epoch", () => {
+  // one memory asked again and again, at instants on both sides of the policy's activations, in any order
+  prop(
+    "answers what Decision.decideUnsnoozed answers at each instant",
+    [policy, fc.array(fc.tuple(image, platform), { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.nat(), moment), { maxLength: 30 })],
+    ([p, queries, asks]) => {
+      const index = ResolutionIndex.build(p)
+      const remembered = Decisions.indexed(index)
+      // every reference at `now` first, then again at any instant in any order
+      for (const [pick, at] of [...queries.map((_, i) => [i, now] as const), ...asks]) {
+        const [img, plat] = queries[pick % queries.length]!
+        const request = { image: img, ...(plat === undefined ? {} : { platform: plat }) }
+        assert.deepStrictEqual(remembered.deciderAt(at)(request), Decision.decideUnsnoozed(index, request, at))
+      }
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it("a mapping that becomes active is decided from its activation on, and the earlier answer again before it", () => {
+    const index = ResolutionIndex.build(oneGroup(
+      published(1, "nginx", "registry.example/nginx:old", { activeFrom: "2026-01-01T00:00:00.000Z" }),
+      published(2, "nginx:1.25", "registry.example/nginx:new", { activeFrom: "2027-01-01T00:00:00.000Z" })
+    ))
+    const remembered = Decisions.indexed(index)
+    const ask = { image: "nginx:1.25" }
+    const toImage = (at: string) => remembered.deciderAt(new Date(at))(ask).resolution?.toImage
+    assert.strictEqual(toImage("2026-06-01T00:00:00.000Z"), "registry.example/nginx:old")
+    assert.strictEqual(toImage("2026-12-31T23:59:59.999Z"), "registry.example/nginx:old")
+    assert.strictEqual(toImage("2027-01-01T00:00:00.000Z"), "registry.example/nginx:new")
+    assert.strictEqual(toImage("2026-06-01T00:00:00.000Z"), "registry.example/nginx:old")
+    assert.deepStrictEqual(index.activations, [Date.parse("2026-01-01T00:00:00.000Z"), Date.parse("2027-01-01T00:00:00.000Z")])
+  })
 })
 
 describe("ResolutionIndex: precedence cases", () => {

@@ -82,9 +82,28 @@ describe("decision client NDJSON framing", () => {
     assert.strictEqual(failure((b) => RpcSerialization.ndjson.makeUnsafe().decode(b)), "NdjsonDecodeError")
   })
 
-  it("encodes as Effect's serialization does", () => {
+  it("encodes as Effect's serialization does, values sent before included", () => {
     const messages = [{ _tag: "Exit", requestId: "1", exit: { _tag: "Success", value: null } }]
     assert.strictEqual(Ndjson.ndjson.makeUnsafe().encode(messages), RpcSerialization.ndjson.makeUnsafe().encode(messages))
     assert.strictEqual(Ndjson.ndjson.contentType, "application/x-ndjson")
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ image: fc.string({ unit: "grapheme" }), n: fc.option(fc.integer()) }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.tuple(fc.oneof(fc.string(), fc.nat()), fc.array(fc.nat(), { maxLength: 6 })), { maxLength: 6 }),
+        (values, chunks) => {
+          // the same value objects in message after message, as the host sends remembered decisions
+          const messages = chunks.map(([requestId, picks]) => ({
+            _tag: "Chunk",
+            requestId,
+            values: picks.map((i) => values[i % values.length])
+          }))
+          const ours = Ndjson.ndjson.makeUnsafe()
+          const effects = RpcSerialization.ndjson.makeUnsafe()
+          assert.strictEqual(ours.encode(messages), effects.encode(messages))
+          for (const message of messages) assert.strictEqual(ours.encode(message), effects.encode(message))
+        }
+      ),
+      { numRuns: 200 }
+    )
   })
 })

@@ -6,7 +6,12 @@
  * client this was most of the CPU of 100,000 decisions (bench/decisions.js). Here each read is searched
  * once for newline bytes and each whole line is decoded in one call and parsed once. A newline byte
  * never occurs inside a multi-byte UTF-8 sequence, so a line boundary is a character boundary.
- * Strings, and everything the host encodes, go through Effect's serialization unchanged.
+ * Strings go through Effect's parser unchanged.
+ *
+ * Writing, a `Chunk` message's values are serialized once per value object: the host answers the
+ * same decision objects again and again (it remembers its decisions, `Workflows.Decisions.indexed`),
+ * and serializing every value of every message was the largest part of its CPU. The values must not
+ * change once sent (decisions never do); every other message is `JSON.stringify`'s, as Effect's.
  */
 import * as Layer from "effect/Layer"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
@@ -15,6 +20,38 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 const maxLineBytes = 16 * 1024 * 1024
 const newline = 0x0a
 const carriageReturn = 0x0d
+
+/** The JSON of values sent before, by value object. */
+const sent = new WeakMap<object, string>()
+
+const valueJson = (value: unknown): string => {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null"
+  let json = sent.get(value)
+  if (json === undefined) sent.set(value, json = JSON.stringify(value) ?? "null")
+  return json
+}
+
+/** What `JSON.stringify` writes for `message`, plus the newline. */
+const encodeMessage = (message: unknown): string => {
+  const chunk = message as { readonly _tag?: unknown; readonly requestId?: unknown; readonly values?: unknown }
+  if (chunk._tag === "Chunk" && Array.isArray(chunk.values)) {
+    const keys = Object.keys(chunk)
+    // only the envelope Effect's RPC server writes: `{ _tag, requestId, values }`, in that order
+    const id = chunk.requestId
+    if (keys.length === 3 && keys[1] === "requestId" && keys[2] === "values" && (typeof id === "string" || typeof id === "number")) {
+      return `{"_tag":"Chunk","requestId":${JSON.stringify(id)},"values":[${chunk.values.map(valueJson).join(",")}]}\n`
+    }
+  }
+  return JSON.stringify(message) + "\n"
+}
+
+const encode = (response: unknown): string | undefined => {
+  if (!Array.isArray(response)) return encodeMessage(response)
+  if (response.length === 0) return undefined
+  let data = ""
+  for (const message of response) data += encodeMessage(message)
+  return data
+}
 
 export const ndjson: typeof RpcSerialization.RpcSerialization.Service = {
   ...RpcSerialization.ndjson,
@@ -74,7 +111,7 @@ export const ndjson: typeof RpcSerialization.RpcSerialization.Service = {
 
     return {
       decode: (data) => typeof data === "string" ? strings.decode(data) : decodeBytes(data),
-      encode: strings.encode
+      encode
     }
   }
 }

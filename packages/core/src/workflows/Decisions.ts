@@ -2,8 +2,8 @@
  * The decision API (issue 18): many references decided in one call, and one explained. A call
  * reads the store once per policy it needs, never per reference: the requests are grouped by
  * (repository, branch), and each group's policy and its repository's snoozes are read and indexed
- * once (`ResolutionIndex.build`, or the `IndexCache`'s index of the same policy) before the first decision. The repository and branch checks are
- * the REST resolve's (`loadRepository`, `trackedBranch`), so a reference is refused for the same
+ * once (`ResolutionIndex.build`, or the `IndexCache`'s index of the same policy) before the first
+ * decision. The repository and branch checks are the REST resolve's (`loadRepository`, `trackedBranch`), so a reference is refused for the same
  * reasons on both; an invalid image or platform is an `invalid` decision of its own, not a failure.
  */
 import * as Context from "effect/Context"
@@ -22,13 +22,70 @@ import * as Policy from "./Policy.js"
 import { loadRepository, trackedBranch } from "./RepositoryAccess.js"
 
 /**
+ * A policy's index, and the decisions made against it before any snooze. A decision depends on the
+ * instant only through which mappings are active (`ResolutionIndex.epochAt`), so it is remembered
+ * while the epoch lasts: callers name the same images call after call (a base image in every
+ * Dockerfile, a stream cut into calls, a CI fleet), and each is decided once.
+ */
+export interface IndexedPolicy {
+  readonly index: ResolutionIndex.ResolutionIndex
+  /** What decides references at `now` (snoozes not applied: they are the repository's). */
+  readonly deciderAt: (now: Date) => (request: Decision.DecisionRequest) => Decision.Decision
+}
+
+/**
+ * Decisions remembered per policy at most: past it the memory starts again, so a caller naming ever
+ * new images cannot grow it without bound (about 10 MB of decisions).
+ */
+const maxRemembered = 20_000
+
+interface Memory {
+  readonly epoch: number
+  /** By platform ("" for none), then image as written. */
+  readonly decided: Map<string, Map<string, Decision.Decision>>
+  size: number
+}
+
+/** `index` with its memory of decisions. */
+export const indexed = (index: ResolutionIndex.ResolutionIndex): IndexedPolicy => {
+  let memory: Memory = { epoch: -1, decided: new Map(), size: 0 }
+  return {
+    index,
+    deciderAt: (now) => {
+      const epoch = ResolutionIndex.epochAt(index, now)
+      if (memory.epoch !== epoch) memory = { epoch, decided: new Map(), size: 0 }
+      // a call deciding at another epoch meanwhile gets a memory of its own: this one stays this epoch's
+      const mine = memory
+      return (request) => {
+        const platform = request.platform ?? ""
+        let byImage = mine.decided.get(platform)
+        if (byImage === undefined) mine.decided.set(platform, byImage = new Map())
+        let decision = byImage.get(request.image)
+        if (decision === undefined) {
+          decision = Decision.decideUnsnoozed(index, request, now)
+          if (mine.size >= maxRemembered) {
+            mine.decided.clear()
+            mine.decided.set(platform, byImage = new Map())
+            mine.size = 0
+          }
+          byImage.set(request.image, decision)
+          mine.size++
+        }
+        return decision
+      }
+    }
+  }
+}
+
+/**
  * Indexes of the policies decided against lately: building the index of 10,000 mappings costs far
- * more than reading them, and callers send the same policy call after call (a stream cut into calls,
- * a CI fleet). A hit is a policy equal in every field to one indexed before, so it is the index
- * `ResolutionIndex.build` would give. Without this service every call builds its own.
+ * more than reading them, and callers send the same policy call after call. A hit is a policy equal
+ * in every field to one indexed before, so it is the index `ResolutionIndex.build` would give, and
+ * its remembered decisions are the ones that index gives. Without this service every call builds its
+ * own (and remembers its decisions for that call only).
  */
 export class IndexCache extends Context.Service<IndexCache, {
-  readonly index: (policy: ResolutionPolicy) => ResolutionIndex.ResolutionIndex
+  readonly index: (policy: ResolutionPolicy) => IndexedPolicy
 }>()("@image-policy/core/Decisions/IndexCache") {}
 
 /**
@@ -57,41 +114,36 @@ const samePlainData = (a: unknown, b: unknown): boolean => {
 /** An `IndexCache` keeping the last `capacity` policies' indexes. */
 export const makeIndexCache = (capacity = 8): typeof IndexCache.Service => {
   // most recently used first
-  const entries: Array<{ readonly policy: ResolutionPolicy; readonly index: ResolutionIndex.ResolutionIndex }> = []
+  const entries: Array<{ readonly policy: ResolutionPolicy; readonly indexed: IndexedPolicy }> = []
   return {
     index: (policy) => {
       const at = entries.findIndex((entry) => samePlainData(entry.policy, policy))
       if (at !== -1) {
         const [hit] = entries.splice(at, 1)
         entries.unshift(hit!)
-        return hit!.index
+        return hit!.indexed
       }
-      const index = ResolutionIndex.build(policy)
-      entries.unshift({ policy, index })
+      const built = indexed(ResolutionIndex.build(policy))
+      entries.unshift({ policy, indexed: built })
       if (entries.length > capacity) entries.pop()
-      return index
+      return built
     }
   }
 }
 
-const uncached: typeof IndexCache.Service = { index: ResolutionIndex.build }
+const uncached: typeof IndexCache.Service = { index: (policy) => indexed(ResolutionIndex.build(policy)) }
 
-/** What the references of one (repository, branch) are decided against, and what was decided. */
+/** What the references of one (repository, branch) are decided against. */
 interface Scope {
-  readonly index: ResolutionIndex.ResolutionIndex
+  readonly decide: (request: Decision.DecisionRequest) => Decision.Decision
   readonly active: Decision.ActiveSnoozes
-  /**
-   * The call's decisions so far, by platform ("" for none), then image as written: a call names the
-   * same images again and again (a base image in every Dockerfile), and each is decided once.
-   */
-  readonly decided: Map<string, Map<string, Decision.Decision>>
 }
 
 const noSnoozes: Decision.ActiveSnoozes = new Map()
 
 /**
- * Decisions per streamed message: a message is one NDJSON line, and a reader scans a line again for
- * its end with every network read until it ends, so lines stay within a read or two (~30 KB).
+ * Decisions per streamed message (one NDJSON line, ~40 KB): of 50, 100, 400 and 1,000, 100 cost the
+ * least CPU on both sides in bench/decisions.js.
  */
 const chunkSize = 100
 
@@ -118,11 +170,7 @@ export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: Rea
     const { repositoryId } = request
     if (repositoryId === undefined) {
       // snoozes are about one repository's images: none applies without a repository
-      byRequest.set(key, {
-        index: indexes.index(yield* policyForAllRepositories(caller.orgId)),
-        active: noSnoozes,
-        decided: new Map()
-      })
+      byRequest.set(key, { decide: indexes.index(yield* policyForAllRepositories(caller.orgId)).deciderAt(at), active: noSnoozes })
       continue
     }
     let repository = repositories.get(repositoryId)
@@ -137,7 +185,7 @@ export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: Rea
         snoozes.set(repositoryId, active = Decision.activeSnoozes(all, at))
       }
       const policy = yield* policyForBranch(caller.orgId, repositoryId, branchName)
-      byBranch.set(branchKey, scope = { index: indexes.index(policy), active, decided: new Map() })
+      byBranch.set(branchKey, scope = { decide: indexes.index(policy).deciderAt(at), active })
     }
     byRequest.set(key, scope)
   }
@@ -150,12 +198,7 @@ export const prepare = Effect.fnUntraced(function*(caller: Caller, requests: Rea
       : byRequest.get(requestKey(request))!
     last = request
     lastScope = scope
-    const platform = request.platform ?? ""
-    let decided = scope.decided.get(platform)
-    if (decided === undefined) scope.decided.set(platform, decided = new Map())
-    let decision = decided.get(request.image)
-    if (decision === undefined) decided.set(request.image, decision = Decision.decide(scope.index, scope.active, request, at))
-    return decision
+    return Decision.withSnoozes(scope.active, scope.decide(request))
   }
 })
 

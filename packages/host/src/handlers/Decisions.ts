@@ -7,7 +7,7 @@
  * The handler here decodes the request message (a 400 naming the field, where the RPC server would
  * answer a defect) and hands the request to the RPC server.
  */
-import { DecisionRpcs } from "@image-policy/client"
+import { DecisionFraming, DecisionRpcs } from "@image-policy/client"
 import { Api } from "@image-policy/client/api/Api"
 import { ExplainCall, ResolveCall, RpcRequestEnvelope } from "@image-policy/client/api/Decisions"
 import { CurrentCaller } from "@image-policy/client/api/Security"
@@ -18,7 +18,6 @@ import { HttpApiBuilder } from "effect/http-api"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -88,4 +87,4 @@ export const DecisionsHandlers = HttpApiBuilder.group(
             }
           }))
     )
-).pipe(Layer.provide([Handlers, CallerFromRequest, RpcSerialization.layerNdjson]))
+).pipe(Layer.provide([Handlers, CallerFromRequest, DecisionFraming.layerNdjson]))
