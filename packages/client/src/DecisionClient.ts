@@ -6,6 +6,7 @@
  * a stream of decisions out, in the same order.
  */
 import { type Decision, Workflows } from "@image-policy/core"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
@@ -170,7 +171,9 @@ export const makeWith = (options: Options): Effect.Effect<DecisionClient, never,
             Stream.runCollect,
             Effect.mapError((error) => inStream(batch.offset)(withProblem(error)))
           ), { concurrency: callsInFlight }),
-        Stream.flattenIterable
+        // a call's decisions leave as one chunk (one per request: never empty, a batch never is)
+        Stream.filter(Arr.isArrayNonEmpty),
+        Stream.flattenArray
       )
     }
 
