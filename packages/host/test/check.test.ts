@@ -9,14 +9,14 @@
  */
 import Ajv04Module from "ajv-draft-04"
 import addFormatsModule from "ajv-formats"
-import { spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, root } from "./support/build.js"
-import { cleanEnv, run } from "./support/cli.js"
+import { cleanEnv, run, spawnOutcome } from "./support/cli.js"
+import { goldenIn } from "./support/golden.js"
 
 const fixtures = fileURLToPath(new URL("./fixtures/check/", import.meta.url))
 const tree = join(fixtures, "tree")
@@ -39,15 +39,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-/** The file's bytes under expected/, or (with UPDATE_GOLDEN=1) writes them. */
-const golden = (name: string, actual: string) => {
-  const file = join(expected, name)
-  if (process.env.UPDATE_GOLDEN === "1") {
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, actual)
-  }
-  expect(actual).toBe(readFileSync(file, "utf8"))
-}
+/** The report files under expected/ (`UPDATE_GOLDEN=1` rewrites them after a deliberate change). */
+const golden = goldenIn(expected)
 
 const check = (args: ReadonlyArray<string>, cwd = tree) => run(["check", ...args], {}, "", cwd)
 
@@ -294,16 +287,7 @@ describe("check: its own entry point", () => {
 
   it("answers as the whole host's entry (dist/cli.js) does: help, version, usage errors, reports, exit codes", async () => {
     const viaHost = (args: ReadonlyArray<string>) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(dist, "cli.js"), ...args], { cwd: tree, env: cleanEnv() })
-        let stdout = ""
-        let stderr = ""
-        child.stdout.on("data", (d) => (stdout += d))
-        child.stderr.on("data", (d) => (stderr += d))
-        child.on("error", reject)
-        child.on("close", (code) => resolve({ code, stdout, stderr }))
-        child.stdin.end()
-      })
+      spawnOutcome(process.execPath, [join(dist, "cli.js"), ...args], { cwd: tree, env: cleanEnv() })
     const cases: ReadonlyArray<ReadonlyArray<string>> = [
       ["check", "--help"],
       ["check", "--version"],

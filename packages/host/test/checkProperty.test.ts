@@ -23,7 +23,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Decider from "../src/check/Decider.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
-import { expectJson } from "./support/suites.js"
+import { applyToEveryRepository, publishMappingsFile } from "./support/mappingsPhase.js"
 
 // what one case talks about --------------------------------------------------------------------
 
@@ -181,32 +181,14 @@ describe("check: offline and server decisions agree (property)", () => {
 
   /** The file as the external phase's file, synced: the server's published policy for every repository. */
   const publish = async (text: string) => {
-    const org = host.org
-    const group = org.policyGroups["Base images"]!
-    fixture.files.setFile({
-      orgId: org.id,
-      vcsConnectionId: org.vcsConnections["acme"]!,
-      fullName: "acme/policy",
-      branch: "main",
-      path: "service-mappings.json"
-    }, text)
-    const answer = expectJson(
-      await host.request("POST", `/api/v1/org/${org.id}/policy-groups/${group.id}/phases/${group.phases["From repo"]}/sync`),
-      200
-    )
+    const answer = await publishMappingsFile(host, fixture, text)
     expect(answer.error ?? null, answer.error).toBeNull()
   }
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "image-policy-check-property-"))
     host = await startTestHost({ vcs: { fixture: fixture.provider } })
-    const group = host.org.policyGroups["Base images"]!
-    expectJson(
-      await host.request("PATCH", `/api/v1/org/${host.org.id}/policy-groups/${group.id}`, {
-        body: { applyToAllRepos: true, cooldownSeconds: 0 }
-      }),
-      200
-    )
+    await applyToEveryRepository(host)
   })
   afterAll(async () => {
     await host?.stop()

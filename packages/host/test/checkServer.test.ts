@@ -5,14 +5,16 @@
  * reason on stderr, never the API key.
  */
 import { FixtureVcs } from "@image-policy/adapters"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, root } from "./support/build.js"
 import { run } from "./support/cli.js"
+import { goldenIn } from "./support/golden.js"
 import { secrets, startTestHost, type TestHost } from "./support/harness.js"
+import { applyToEveryRepository, publishMappingsFile } from "./support/mappingsPhase.js"
 import { expectJson } from "./support/suites.js"
 
 const fixtures = fileURLToPath(new URL("./fixtures/check/", import.meta.url))
@@ -21,15 +23,8 @@ const mappingsFile = join(fixtures, "service-mappings.json")
 const expected = join(fixtures, "expected", "server-snoozed")
 const version = JSON.parse(readFileSync(join(root, "packages/core/package.json"), "utf8")).version as string
 
-/** The file's bytes under expected/server-snoozed, or (with UPDATE_GOLDEN=1) writes them, as check.test.ts does. */
-const golden = (name: string, actual: string) => {
-  const file = join(expected, name)
-  if (process.env.UPDATE_GOLDEN === "1") {
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, actual)
-  }
-  expect(actual).toBe(readFileSync(file, "utf8"))
-}
+/** The report files under expected/server-snoozed (`UPDATE_GOLDEN=1` rewrites them, as for check.test.ts). */
+const golden = goldenIn(expected)
 
 describe("image-policy check --server", () => {
   let host: TestHost | undefined
@@ -39,18 +34,8 @@ describe("image-policy check --server", () => {
     // to every repository, synced without cooldown: the same policy, published on the server
     const fixture = FixtureVcs.make()
     host = await startTestHost({ vcs: { fixture: fixture.provider } })
-    const org = host.org
-    const group = org.policyGroups["Base images"]!
-    fixture.files.setFile({
-      orgId: org.id,
-      vcsConnectionId: org.vcsConnections["acme"]!,
-      fullName: "acme/policy",
-      branch: "main",
-      path: "service-mappings.json"
-    }, readFileSync(mappingsFile, "utf8"))
-    const groupPath = `/api/v1/org/${org.id}/policy-groups/${group.id}`
-    expectJson(await host.request("PATCH", groupPath, { body: { applyToAllRepos: true, cooldownSeconds: 0 } }), 200)
-    expectJson(await host.request("POST", `${groupPath}/phases/${group.phases["From repo"]}/sync`), 200)
+    await applyToEveryRepository(host)
+    await publishMappingsFile(host, fixture, readFileSync(mappingsFile, "utf8"))
   }, 600_000)
   const dirs: Array<string> = []
   afterAll(async () => {

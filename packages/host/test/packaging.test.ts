@@ -10,14 +10,13 @@
  * `npm install` filled. support/packageLock.ts says why that needs a lockfile, cut from the
  * repository's, and why that lockfile still catches an undeclared dependency.
  */
-import { spawn } from "node:child_process"
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, root } from "./support/build.js"
-import { cleanEnv } from "./support/cli.js"
+import { cleanEnv, type Outcome, spawnOutcome } from "./support/cli.js"
 import { lockfileFor, type Packed } from "./support/packageLock.js"
 
 const workspaces = ["packages/core", "packages/adapters", "packages/client", "packages/console", "packages/host"] as const
@@ -54,23 +53,8 @@ const childEnv = (): Record<string, string> => {
   }
 }
 
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 const exec = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Outcome> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: childEnv() })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end()
-  })
+  spawnOutcome(command, args, { cwd, env: childEnv() })
 
 /** Runs and insists on exit 0, showing the output otherwise. */
 const execOk = async (command: string, args: ReadonlyArray<string>, cwd: string) => {

@@ -21,18 +21,28 @@ export interface Outcome {
   readonly stderr: string
 }
 
-/**
- * Runs the bin to its end; stdout and stderr without terminal control codes. `input` is piped to its
- * stdin (closed either way); `cwd` is the working directory (default: the repository root).
- */
-export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "", cwd = root): Promise<Outcome> =>
+/** Runs `command` to its end in a child process; `input` is piped to its stdin (closed either way). */
+export const spawnOutcome = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: Record<string, string>; readonly input?: string }
+): Promise<Outcome> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env) })
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
     child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }))
-    child.stdin.end(input)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? "")
   })
+
+/**
+ * Runs the bin to its end; stdout and stderr without terminal control codes. `input` is piped to its
+ * stdin (closed either way); `cwd` is the working directory (default: the repository root).
+ */
+export const run = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "", cwd = root): Promise<Outcome> => {
+  const { code, stderr, stdout } = await spawnOutcome(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env), input })
+  return { code, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr) }
+}
