@@ -245,8 +245,11 @@ describe("policy groups", () => {
     expect(await settings.getByLabel("Notify").inputValue()).toMatch(/^team:/)
     await settings.getByLabel("Cooldown in seconds").fill("600")
     await settings.getByRole("button", { name: "Save settings" }).click()
-    await expect.poll(() => settings.textContent()).toContain("Team Payments")
-    expect(await settings.textContent()).toContain("10 minutes")
+    // saved and read again: the form gives way to the settings as read (the open form lists "Team
+    // Payments" among its options, so that text alone does not say the save is done)
+    await expect.poll(() => settings.getByRole("button", { name: "Edit settings" }).count()).toBe(1)
+    await expect.poll(() => settings.textContent()).toContain("10 minutes")
+    expect(await settings.textContent()).toContain("Team Payments")
     const saved = await host.api("GET", `${org()}/policy-groups/${groups["Platform images"]!.id}`)
     expect(saved.body.cooldownSeconds).toBe(600)
     expect(saved.body.notification).toHaveProperty("teamId")
