@@ -8,8 +8,8 @@
 // output says. Before any figure is printed the RPC decisions must name the REST answers' mappings on
 // that sample. CPU is reported for the client and the host process apart. BENCH_DECISIONS_SEED
 // (default 1) changes the data, BENCH_DECISIONS_COUNT (default 100000) the references,
-// BENCH_DECISIONS_REST_SAMPLE (default 2000) the REST sample, BENCH_DECISIONS_HTTP (fetch, node or
-// undici; default fetch) the client's HTTP client. Target: under 1 s of wall time.
+// BENCH_DECISIONS_REST_SAMPLE (default 2000) the REST sample, BENCH_DECISIONS_HTTP (node or fetch;
+// default node) the client's HTTP client. Target: under 1 s of wall time.
 // Prints figures and ratios; asserts nothing.
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { DecisionClient } from "@image-policy/client"
@@ -21,13 +21,13 @@ import { fileURLToPath } from "node:url"
 import { publishedMappings, seeded } from "./_scan-peers/policy.js"
 
 const seed = Number(process.env.BENCH_DECISIONS_SEED ?? 1)
-// the HTTP client under DecisionClient: the platform's fetch (`make`), or Node's own http module or
-// undici through @effect/platform-node (`makeWith`), as a Node caller may choose
-const HTTP = process.env.BENCH_DECISIONS_HTTP ?? "fetch"
+// the HTTP client under DecisionClient: Node's own http module through @effect/platform-node
+// (`makeWith`), what docs/decision-api.md advises a Node caller, or the platform's fetch (`make`)
+const HTTP = process.env.BENCH_DECISIONS_HTTP ?? "node"
 const clientOf = (options) =>
   HTTP === "fetch"
     ? DecisionClient.make(options)
-    : Effect.provide(DecisionClient.makeWith(options), HTTP === "node" ? NodeHttpClient.layerNodeHttp : NodeHttpClient.layerUndici)
+    : Effect.provide(DecisionClient.makeWith(options), NodeHttpClient.layerNodeHttp)
 const COUNT = Number(process.env.BENCH_DECISIONS_COUNT ?? 100_000)
 const REST_SAMPLE = Number(process.env.BENCH_DECISIONS_REST_SAMPLE ?? 2_000)
 
@@ -72,7 +72,7 @@ export const main = async () => {
     console.log(
       `host on loopback: ${mappings} published mappings (${counts.exact} exact, ${counts.repository} repository, ${counts.pattern} pattern); ` +
         `${COUNT} references of one repository, ${new Set(requests.map((r) => `${r.image} ${r.platform ?? ""}`)).size} distinct; ` +
-        `DecisionClient over ${HTTP === "fetch" ? "fetch" : `@effect/platform-node's ${HTTP} client`}`
+        `DecisionClient over ${HTTP === "fetch" ? "fetch" : "@effect/platform-node's node:http client"}`
     )
 
     const resolveAll = (list) =>
