@@ -4,23 +4,15 @@
  * resets a member's (POST /members/{id}/password, a generated password answered once), never for a
  * member holding permissions the administrator lacks. Both end every session of the member.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestHost, type TestHost } from "./support/harness.js"
-import { cheapHashing, passwords, sessionSeed, signIn, withCookie } from "./support/sessions.js"
+import { describe, expect, it } from "vitest"
+import { passwords, sessionHost, signIn, withCookie } from "./support/sessions.js"
 import { auditRows, expectJson, expectProblem, type MakeStore, onEveryStore } from "./support/suites.js"
 
 const acme = "/api/v1/org/org_acme"
 
 const suite = (storeName: string, makeStore: MakeStore) =>
   describe(`passwords (${storeName})`, () => {
-    let running: TestHost | undefined
-    beforeAll(async () => {
-      running = await startTestHost({ store: makeStore(), seed: sessionSeed, services: { passwordHashing: cheapHashing } })
-    })
-    afterAll(async () => {
-      await running?.stop()
-    })
-    const host = () => running!
+    const host = sessionHost(makeStore)
     const memberId = async (email: string) =>
       (expectJson(await host().request("GET", `${acme}/members?limit=100`), 200).items as Array<any>).find((m) => m.email === email).id
 

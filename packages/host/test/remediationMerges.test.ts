@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "./support/harness.js"
 import { auditRows, expectJson, expectProblem, onEveryStore, readAllPages } from "./support/suites.js"
-import { api, githubSecret, gitlabSecret, sign, syncSeed } from "./support/sync.js"
+import { api, githubEventTo, githubSecret, gitlabSecret, syncSeed } from "./support/sync.js"
 import { until } from "./support/until.js"
 
 /** The sync seed (webhook secrets on `acme` and `acme-lab`) with a Dockerfile on acme/api and on a GitLab project. */
@@ -73,20 +73,8 @@ await onEveryStore(
       const connection = (name: string) => host.org.vcsConnections[name]!
       const requestsOf = async (name: string) =>
         (await readAllPages(host, `${api}/repositories/${repositories[name]}/remediation-requests`)).items
-      const githubEvent = (body: unknown, headers: Record<string, string | undefined> = {}) => {
-        const raw = JSON.stringify(body)
-        const all: Record<string, string> = {
-          "x-github-event": "pull_request",
-          "x-github-delivery": randomUUID(),
-          "x-hub-signature-256": sign(githubSecret, raw),
-          "content-type": "application/json"
-        }
-        for (const [k, v] of Object.entries(headers)) {
-          if (v === undefined) delete all[k]
-          else all[k] = v
-        }
-        return host.request("POST", `/api/v1/vcs-events/github/${connection("acme")}`, { key: null, raw, headers: all })
-      }
+      const githubEvent = (body: unknown, headers: Record<string, string | undefined> = {}) =>
+        githubEventTo(host, "pull_request", body, headers, connection("acme"))
       const gitlabEvent = (body: unknown, token = gitlabSecret) =>
         host.request("POST", `/api/v1/vcs-events/gitlab/${connection("acme-lab")}`, {
           key: null,

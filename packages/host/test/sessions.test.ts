@@ -4,23 +4,15 @@
  * CSRF, audit rows. Expiry and throttling: sessionsExpiry.test.ts.
  */
 import { describe, expect, it } from "vitest"
-import { afterAll, beforeAll } from "vitest"
-import { secrets, startTestHost, type TestHost } from "./support/harness.js"
-import { cheapHashing, passwords, sessionSeed, signIn, withCookie } from "./support/sessions.js"
+import { secrets } from "./support/harness.js"
+import { passwords, sessionHost, signIn, withCookie } from "./support/sessions.js"
 import { auditRows, expectJson, expectProblem, type MakeStore, onEveryStore } from "./support/suites.js"
 
 const acme = "/api/v1/org/org_acme"
 
 const suite = (storeName: string, makeStore: MakeStore) =>
   describe(`sessions (${storeName})`, () => {
-    let running: TestHost | undefined
-    beforeAll(async () => {
-      running = await startTestHost({ store: makeStore(), seed: sessionSeed, services: { passwordHashing: cheapHashing } })
-    })
-    afterAll(async () => {
-      await running?.stop()
-    })
-    const host = () => running!
+    const host = sessionHost(makeStore)
 
     it("signs in with the right password: the session, and an HttpOnly, SameSite=Lax cookie on / (not Secure over http)", async () => {
       const signed = await signIn(host(), "ADA@acme.example", passwords.owner)

@@ -4,8 +4,9 @@
  * signing in as a browser does, keeping the cookie and the CSRF token.
  */
 import type { ScryptPasswordHasher } from "@image-policy/adapters"
-import { expect } from "vitest"
-import { type TestHost, testSeed } from "./harness.js"
+import { afterAll, beforeAll, expect } from "vitest"
+import { startTestHost, type TestHost, testSeed } from "./harness.js"
+import type { MakeStore } from "./suites.js"
 
 /** The KDF at a cost tests can afford on every sign-in (N = 2^10). */
 export const cheapHashing: ScryptPasswordHasher.Parameters = { logCost: 10, blockSize: 8, parallelization: 1 }
@@ -62,3 +63,18 @@ export const withCookie = (
   headers: { cookie: signed.cookie, ...(options.csrf === true ? { "x-csrf-token": signed.csrf } : {}), ...options.headers },
   ...(options.body !== undefined ? { body: options.body } : {})
 })
+
+/**
+ * A host with the session seed and cheap password hashing on `makeStore`'s store, started before
+ * the tests of the describe block this is called in and stopped after them.
+ */
+export const sessionHost = (makeStore: MakeStore): () => TestHost => {
+  let running: TestHost | undefined
+  beforeAll(async () => {
+    running = await startTestHost({ store: makeStore(), seed: sessionSeed, services: { passwordHashing: cheapHashing } })
+  })
+  afterAll(async () => {
+    await running?.stop()
+  })
+  return () => running!
+}

@@ -69,16 +69,20 @@ export const githubPush = (options: {
   commits: [{ id: "2".repeat(40), added: [], modified: [...(options.paths ?? ["service-mappings.json"])], removed: [] }]
 })
 
-/** A GitHub push signed with the connection's secret, to `connectionId`; `headers` replace (or with `undefined`, drop) the defaults. */
-export const pushGithubTo = (
+/**
+ * A GitHub webhook of `event` signed with the connection's secret, to `connectionId`; `headers`
+ * replace (or with `undefined`, drop) the defaults.
+ */
+export const githubEventTo = (
   host: TestHost,
+  event: string,
   body: unknown,
   headers: Record<string, string | undefined>,
   connectionId: string
 ) => {
   const raw = JSON.stringify(body)
   const all: Record<string, string> = {
-    "x-github-event": "push",
+    "x-github-event": event,
     "x-github-delivery": randomUUID(),
     "x-hub-signature-256": sign(githubSecret, raw),
     "content-type": "application/json"
@@ -89,3 +93,11 @@ export const pushGithubTo = (
   }
   return host.request("POST", `/api/v1/vcs-events/github/${connectionId}`, { key: null, raw, headers: all })
 }
+
+/** A GitHub push signed with the connection's secret, to `connectionId` (`githubEventTo`). */
+export const pushGithubTo = (
+  host: TestHost,
+  body: unknown,
+  headers: Record<string, string | undefined>,
+  connectionId: string
+) => githubEventTo(host, "push", body, headers, connectionId)
