@@ -3,17 +3,16 @@
  * Members and roles (shown once), the member signs in with it, and changes it under Your account
  * (the current one checked at its field, the new one twice), which signs them out with a notice.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   apiKeys,
   axeCheck,
   type ConsoleHost,
+  consoleSuite,
   desktop,
-  launchBrowser,
   phone,
   screenshots,
   signIn,
-  startConsoleHost,
   type TestBrowser,
   users
 } from "./support/index.js"
@@ -21,13 +20,7 @@ import {
 describe("your account and passwords", () => {
   let host: ConsoleHost
   let browser: TestBrowser
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({}, (started) => ({ host, browser } = started))
 
   it("an administrator resets a member's password, shown once; the member signs in with it and changes it", async () => {
     // a member added without a password (as Add member does) cannot sign in until one is set

@@ -6,29 +6,13 @@
  */
 import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  axeCheck,
-  type ConsoleHost,
-  launchBrowser,
-  phone,
-  screenshots,
-  signIn,
-  startConsoleHost,
-  type TestBrowser,
-  users
-} from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { axeCheck, type ConsoleHost, consoleSuite, phone, screenshots, signIn, type TestBrowser, users } from "./support/index.js"
 
 describe("audit log page", () => {
   let host: ConsoleHost
   let browser: TestBrowser
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({}, (started) => ({ host, browser } = started))
 
   const rows = (page: Page) => page.getByRole("table", { name: "Audit events" }).locator("tbody tr")
 

@@ -5,16 +5,15 @@
  * repository page); axe and screenshots at 1280x800 and 390x844.
  */
 import { createHmac, randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   axeCheck,
   type ConsoleHost,
   consoleSeed,
-  launchBrowser,
+  consoleSuite,
   phone,
   screenshots,
   signIn,
-  startConsoleHost,
   type TestBrowser,
   users
 } from "./support/index.js"
@@ -22,17 +21,8 @@ import {
 describe("overview", () => {
   let host: ConsoleHost
   let browser: TestBrowser
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([
-      // the snapshot worker's first pass writes today's point of the history
-      startConsoleHost({ snapshotWorker: {} }),
-      launchBrowser()
-    ])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  // the snapshot worker's first pass writes today's point of the history
+  consoleSuite({ snapshotWorker: {} }, (started) => ({ host, browser } = started))
 
   it("shows the report by policy group and team, and the history as charts with a table of the numbers", async () => {
     const page = await browser.newPage()
@@ -105,16 +95,7 @@ describe("overview: remediation requests opened and merged", () => {
   let host: ConsoleHost
   let browser: TestBrowser
   let repositoryId: string
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([
-      startConsoleHost({ seed: mergeSeed, scanWorker: { pollIntervalMs: 200 }, snapshotWorker: {} }),
-      launchBrowser()
-    ])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({ seed: mergeSeed, scanWorker: { pollIntervalMs: 200 }, snapshotWorker: {} }, (started) => ({ host, browser } = started))
 
   const org = () => `/api/v1/org/${host.orgId}`
   const waitFor = async <A>(what: string, f: () => Promise<A | undefined>): Promise<A> => {

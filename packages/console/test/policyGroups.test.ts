@@ -7,18 +7,17 @@
  * draft and 2,000 published mappings renders a bounded number of rows, filters and scrolls.
  */
 import type { Locator, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import {
   apiKeys,
   axeCheck,
   type ConsoleHost,
   consoleSeed,
+  consoleSuite,
   desktop,
-  launchBrowser,
   phone,
   screenshots,
   signIn,
-  startConsoleHost,
   type TestBrowser,
   users
 } from "./support/index.js"
@@ -83,18 +82,14 @@ describe("policy groups", () => {
   let groups: Record<string, { id: string; phases: Array<{ id: string; name: string; sourceType: string }> }>
   const org = () => `/api/v1/org/${host.orgId}`
 
+  consoleSuite({ seed }, (started) => ({ host, browser } = started))
   beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost({ seed }), launchBrowser()])
     const list = await host.api("GET", `${org()}/policy-groups?limit=200`)
     groups = {}
     for (const g of list.body.items as Array<{ id: string; name: string }>) {
       const settings = await host.api("GET", `${org()}/policy-groups/${g.id}`)
       groups[g.name] = settings.body
     }
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
   })
 
   const groupPath = (name: string, phase?: string) => {

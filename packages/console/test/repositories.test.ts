@@ -7,17 +7,16 @@
  * A real host on PGlite with its scan worker, so the onboarded branches are really scanned.
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import {
   apiKeys,
   axeCheck,
   type ConsoleHost,
   consoleSeed,
-  launchBrowser,
+  consoleSuite,
   phone,
   screenshots,
   signIn,
-  startConsoleHost,
   type TestBrowser,
   users
 } from "./support/index.js"
@@ -56,8 +55,8 @@ describe("repositories", () => {
   let org: string
   let repositoryId: string
 
+  consoleSuite({ seed, scanWorker: { pollIntervalMs: 200 } }, (started) => ({ host, browser } = started))
   beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost({ seed, scanWorker: { pollIntervalMs: 200 } }), launchBrowser()])
     org = `/api/v1/org/${host.orgId}`
     // a published mapping in "Base images" (assigned per repository): node:18 -> node:20
     const groups = await host.api("GET", `${org}/policy-groups`)
@@ -69,10 +68,6 @@ describe("repositories", () => {
     })
     expect(upsert.status).toBe(201)
     expect((await host.api("POST", `${org}/policy-groups/${base.id}/publish`)).status).toBe(200)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
   })
 
   it("an Owner onboards a repository through the wizard and lands on its page", async () => {

@@ -6,29 +6,13 @@
  * screenshots of each page at 1280x800 and 390x844.
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  axeCheck,
-  type ConsoleHost,
-  launchBrowser,
-  phone,
-  screenshots,
-  signIn,
-  startConsoleHost,
-  type TestBrowser,
-  users
-} from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { axeCheck, type ConsoleHost, consoleSuite, phone, screenshots, signIn, type TestBrowser, users } from "./support/index.js"
 
 describe("settings pages", () => {
   let host: ConsoleHost
   let browser: TestBrowser
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({}, (started) => ({ host, browser } = started))
 
   const heading = (page: Page) => page.getByRole("heading", { level: 1 })
   const toast = (page: Page, text: string) => page.locator(".toasts").getByText(text).waitFor()

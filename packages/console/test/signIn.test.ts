@@ -4,31 +4,14 @@
  * the signed-in shell at 1280x800 and 390x844, and the cookie refused without its CSRF token.
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { toApiError } from "../src/problem.js"
-import {
-  axeCheck,
-  type ConsoleHost,
-  desktop,
-  launchBrowser,
-  phone,
-  screenshots,
-  signIn,
-  startConsoleHost,
-  type TestBrowser,
-  users
-} from "./support/index.js"
+import { axeCheck, type ConsoleHost, consoleSuite, desktop, phone, screenshots, signIn, type TestBrowser, users } from "./support/index.js"
 
 describe("sign-in", () => {
   let host: ConsoleHost
   let browser: TestBrowser
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({}, (started) => ({ host, browser } = started))
 
   const fillAndSubmit = async (page: Page, email: string, password: string) => {
     await page.getByLabel("Email").fill(email)
@@ -187,16 +170,7 @@ describe("session expiry", () => {
   let host: ConsoleHost
   let browser: TestBrowser
   const idleMs = 4_000
-  beforeAll(async () => {
-    ;[host, browser] = await Promise.all([
-      startConsoleHost({ app: { sessionLifetimes: { idleMs, maxAgeMs: 3_600_000 } } }),
-      launchBrowser()
-    ])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
-  })
+  consoleSuite({ app: { sessionLifetimes: { idleMs, maxAgeMs: 3_600_000 } } }, (started) => ({ host, browser } = started))
 
   it("an idle session ends: back to sign-in, which says why, then to the page the user was on", async () => {
     const page = await browser.newPage()

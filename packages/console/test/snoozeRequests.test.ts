@@ -5,19 +5,8 @@
  * a forged review (403). axe and screenshots at both sizes on the list and the detail.
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  apiKeys,
-  axeCheck,
-  type ConsoleHost,
-  launchBrowser,
-  phone,
-  screenshots,
-  signIn,
-  startConsoleHost,
-  type TestBrowser,
-  users
-} from "./support/index.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { apiKeys, axeCheck, type ConsoleHost, consoleSuite, phone, screenshots, signIn, type TestBrowser, users } from "./support/index.js"
 
 const heading = (page: Page) => page.getByRole("heading", { level: 1 }).textContent()
 
@@ -35,8 +24,8 @@ describe("snooze requests", () => {
   let repositoryId: string
   let approvedId: string
 
+  consoleSuite({}, (started) => ({ host, browser } = started))
   beforeAll(async () => {
-    ;[host, browser] = await Promise.all([startConsoleHost(), launchBrowser()])
     org = `/api/v1/org/${host.orgId}`
     // a tracked repository to snooze images of
     const connection = (await host.api("GET", `${org}/vcs-connections`)).body.items[0]
@@ -53,10 +42,6 @@ describe("snooze requests", () => {
     })
     expect(created.status).toBe(201)
     repositoryId = created.body.repository.id
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
   })
 
   it("an Owner requests a snooze (checked as the API does) and approves it with a comment", async () => {

@@ -22,12 +22,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   axeCheck,
   type ConsoleHost,
-  launchBrowser,
+  consoleSuite,
   phone,
   type Receiver,
   screenshots,
   signIn,
-  startConsoleHost,
   startReceiver,
   type TestBrowser,
   users
@@ -57,16 +56,11 @@ describe("webhooks page", () => {
   let host: ConsoleHost
   let browser: TestBrowser
   let receiver: Receiver
+  consoleSuite({ deliveryWorker: { schedule: retrySchedule } }, (started) => ({ host, browser } = started))
   beforeAll(async () => {
     receiver = await startReceiver(500)
-    ;[host, browser] = await Promise.all([
-      startConsoleHost({ deliveryWorker: { schedule: retrySchedule } }),
-      launchBrowser()
-    ])
   })
   afterAll(async () => {
-    await browser?.close()
-    await host?.stop()
     await receiver?.close()
   })
 

@@ -6,3 +6,4 @@ export { apiKeys, type ConsoleHost, consoleSeed, startConsoleHost, users } from 
 export { type Receiver, startReceiver } from "./receiver.js"
 export { artifactsDir, screenshot, screenshots } from "./screenshot.js"
 export { signIn } from "./signIn.js"
+export { consoleSuite } from "./suite.js"
