@@ -109,7 +109,7 @@ export const decideUnsnoozed = (
  */
 export const withSnoozes = (active: ActiveSnoozes, decision: Decision): Decision => {
   const { resolution } = decision
-  if (active.size === 0 || resolution === null || decision.normalized === undefined) return decision
+  if (resolution === null || decision.normalized === undefined) return decision
   const snooze = snoozeFor(active, decision.normalized, resolution.fromImage)
   if (snooze === undefined || sameImage(resolution.toImage, decision.image)) return decision
   return { ...decision, snoozed: { snoozeRequestId: snooze.id, until: snooze.until } }
